@@ -1,0 +1,32 @@
+/**
+ * Who is calling. Set on `request.identity` by the auth layer (bearer JWT or X-Client-Id),
+ * passed to the resource service inside a RequestContext by every surface.
+ */
+export interface Identity {
+  /** `user` — a verified bearer JWT; `client` — an anonymous apiClient (read-only). */
+  kind: 'user' | 'client'
+  /** The tenant: JWT `user_id`. Null for anonymous clients (they read through `acl.scope[role]`). */
+  userId: string | null
+  email?: string
+  roles: string[]
+  /** JWT `account_id` (organisation), stamped on records as `accountId` when present. */
+  accountId?: string
+  /** apiClient id for `kind: 'client'`. */
+  clientId?: string
+}
+
+export type Surface = 'rest' | 'graphql' | 'mcp' | 'agent' | 'system'
+
+/**
+ * The context every resource-service call receives. Trusted internal calls say so with
+ * `system: true`; they never pass an empty context.
+ */
+export interface RequestContext {
+  identity: Identity | null
+  surface: Surface
+  /** The HTTP request when there is one (undefined under GraphQL hooks per the spec). */
+  req?: unknown
+  system?: boolean
+  /** Request id, for audit rows and logs. */
+  requestId?: string
+}
