@@ -1,0 +1,53 @@
+import type { Db } from 'mongodb'
+import type { EventEmitter } from 'node:events'
+import type { FastifyRequest } from 'fastify'
+import type { Identity } from './identity.js'
+
+/** Options of the @svc/core plugin. The host app owns the MongoDB connection and passes its `Db`. */
+export interface SvcCoreOptions {
+  db: Db
+  /** Schema root; files are `versions/<version>/*.{ts,mts,js,mjs}`. */
+  schemaDir?: string
+  /** In-memory schema definitions (tests, embedding); loaded in addition to `schemaDir`. */
+  schemas?: unknown[]
+  /** HS256 key for access tokens. */
+  jwtSecret: string
+  /** Seconds or a duration string (`15m`, `2h`); default 15 minutes, ceiling 2 hours. */
+  accessTokenTtl?: number | string
+  /** Default `__perPage` (default 20, capped at 200). */
+  pageSize?: number
+  /** bcrypt cost (default 10; tests may lower it). */
+  bcryptRounds?: number
+}
+
+/** The authentication service the auth layer installs on `app.svc.auth`. */
+export interface SvcAuth {
+  /**
+   * Resolves the caller from `Authorization: Bearer` (wins) or `X-Client-Id`.
+   * Throws UnauthenticatedError (401) for a missing/invalid/expired/`alg:none` token or unknown client.
+   * Sets and returns `request.identity`.
+   */
+  authenticate (request: FastifyRequest, opts?: { allowClient?: boolean }): Promise<Identity>
+  /** Signs an access token with the configured secret (claims per CONTRACT.md). */
+  mintAccessToken (claims: { user_id: string, email: string, roles: string[], account_id?: string }, ttlSeconds?: number): string
+}
+
+/** `app.svc`: decorated once by core; plugins add members to it, never re-decorate. */
+export interface SvcContext {
+  db: Db
+  /** Normalized resource models, keyed by `<version>/<path>`. Shape defined in ./registry. */
+  registry: unknown
+  /** Record events: `<path>.created|updated|deleted|transitioned`. Subscribers cannot fail a request. */
+  events: EventEmitter
+  config: Required<Pick<SvcCoreOptions, 'pageSize' | 'bcryptRounds'>> & { accessTokenTtlSeconds: number }
+  auth: SvcAuth
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    svc: SvcContext
+  }
+  interface FastifyRequest {
+    identity: Identity | null
+  }
+}
