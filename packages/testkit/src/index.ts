@@ -1,0 +1,6 @@
+export { getTestDb, uniqueDbName } from './db.js'
+export type { TestDb, Teardownable } from './db.js'
+export { signToken, userClaims } from './tokens.js'
+export type { SignTokenOptions } from './tokens.js'
+export { registerUser } from './users.js'
+export type { RegisteredUser } from './users.js'
