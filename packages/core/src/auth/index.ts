@@ -1,13 +1,66 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
+import type { SvcAuth } from '../types.js'
+import { createAuthenticate } from './authenticate.js'
+import { createJwtService } from './jwt.js'
+import { createPasswordHasher } from './passwords.js'
+import { loginRoute } from './routes/login.js'
+import { passwordResetRoutes } from './routes/password-reset.js'
+import { refreshRoute } from './routes/refresh.js'
+import { registerRoute } from './routes/register.js'
+import type { AuthDeps, SendMail } from './session.js'
+import { ApiClientStore } from './stores/api-clients.js'
+import { DEFAULT_REFRESH_TOKEN_TTL_SECONDS, RefreshTokenStore } from './stores/refresh-tokens.js'
+import { ResetTokenStore } from './stores/reset-tokens.js'
+import { UserStore } from './stores/users.js'
+
+export { parseDuration } from './duration.js'
+export { signAccessToken } from './sign-token.js'
+export type { AccessClaims } from './claims.js'
+export type { MailMessage, SendMail } from './session.js'
+export type { PublicUser } from './public-user.js'
+export { UserStore, normalizeEmail } from './stores/users.js'
+export { ApiClientStore } from './stores/api-clients.js'
+export { DEFAULT_REFRESH_TOKEN_TTL_SECONDS } from './stores/refresh-tokens.js'
 
 export interface AuthPluginOptions {
   jwtSecret: string
   accessTokenTtlSeconds: number
   bcryptRounds: number
+  /** Lifetime of each refresh token; default 30 days, renewed by every rotation. */
+  refreshTokenTtlSeconds?: number
+  /** Sends reset mails; unset, the message is logged (spec: no SMTP_HOST). */
+  sendMail?: SendMail
+  /** Base URL used in reset mails. */
+  publicBaseUrl?: string
 }
 
-// Placeholder wiring; the auth layer (JWT, /register, /login, /auth/refresh, X-Client-Id) replaces this.
-async function auth (_app: FastifyInstance, _opts: AuthPluginOptions): Promise<void> {}
+async function auth (app: FastifyInstance, opts: AuthPluginOptions): Promise<void> {
+  const db = app.svc.db
+  const deps: AuthDeps = {
+    users: new UserStore(db),
+    refreshTokens: new RefreshTokenStore(db, opts.refreshTokenTtlSeconds ?? DEFAULT_REFRESH_TOKEN_TTL_SECONDS),
+    resetTokens: new ResetTokenStore(db),
+    clients: new ApiClientStore(db),
+    passwords: await createPasswordHasher(opts.bcryptRounds),
+    jwt: await createJwtService(app, opts.jwtSecret, opts.accessTokenTtlSeconds),
+    accessTokenTtlSeconds: opts.accessTokenTtlSeconds,
+    sendMail: opts.sendMail
+  }
+  await deps.users.ensureIndexes()
+  await deps.refreshTokens.ensureIndexes()
+  await deps.resetTokens.ensureIndexes()
 
-export default fp(auth, { name: '@svc/core.auth' })
+  const service: SvcAuth = {
+    authenticate: createAuthenticate(deps.jwt, deps.clients),
+    mintAccessToken: (claims, ttlSeconds) => deps.jwt.sign(claims, ttlSeconds ?? opts.accessTokenTtlSeconds)
+  }
+  app.svc.auth = service
+
+  registerRoute(app, deps)
+  loginRoute(app, deps)
+  refreshRoute(app, deps)
+  passwordResetRoutes(app, deps, opts.publicBaseUrl)
+}
+
+export default fp(auth, { name: '@svc/core.auth', fastify: '5.x' })

@@ -1,0 +1,51 @@
+import type { FastifyRequest } from 'fastify'
+import { ForbiddenError, UnauthenticatedError } from '../errors.js'
+import type { Identity } from '../identity.js'
+import { identityFromClaims } from './claims.js'
+import type { JwtService } from './jwt.js'
+import type { ApiClientStore } from './stores/api-clients.js'
+
+const BEARER = /^Bearer ([A-Za-z0-9\-_]+\.[A-Za-z0-9\-_]*\.[A-Za-z0-9\-_]*)$/
+
+function verifyBearer (jwt: JwtService, header: string): Identity {
+  const match = BEARER.exec(header.trim())
+  if (match == null) throw new UnauthenticatedError('malformed Authorization header: expected "Bearer <token>"')
+  let payload: unknown
+  try {
+    payload = jwt.verify(match[1])
+  } catch (err) {
+    const expired = (err as { code?: string }).code === 'FAST_JWT_EXPIRED'
+    throw new UnauthenticatedError(expired ? 'token expired' : 'invalid token')
+  }
+  const identity = identityFromClaims(payload)
+  if (identity == null) throw new UnauthenticatedError('invalid token: required claims missing')
+  return identity
+}
+
+/**
+ * Resolves the caller. A present Authorization header always decides (bearer wins, and an
+ * invalid bearer is 401 even next to a valid client id, so a broken token never silently
+ * downgrades to anonymous access). Api clients are read-only: without `allowClient` a known
+ * client gets 403, an unknown one 401.
+ */
+export function createAuthenticate (jwt: JwtService, clients: ApiClientStore) {
+  return async function authenticate (request: FastifyRequest, opts: { allowClient?: boolean } = {}): Promise<Identity> {
+    const authorization = request.headers.authorization
+    if (authorization !== undefined) {
+      const identity = verifyBearer(jwt, authorization)
+      request.identity = identity
+      return identity
+    }
+    const clientId = request.headers['x-client-id']
+    if (clientId !== undefined) {
+      if (typeof clientId !== 'string' || clientId.length === 0 || clientId.length > 128) throw new UnauthenticatedError('invalid client id')
+      const client = await clients.findById(clientId)
+      if (client == null) throw new UnauthenticatedError('unknown client id')
+      if (opts.allowClient !== true) throw new ForbiddenError('api clients are read-only')
+      const identity: Identity = { kind: 'client', userId: null, roles: [client.role], clientId: client._id }
+      request.identity = identity
+      return identity
+    }
+    throw new UnauthenticatedError('authentication required')
+  }
+}

@@ -1,0 +1,54 @@
+import type { FastifyInstance } from 'fastify'
+import { ValidationError } from '../../errors.js'
+import { ForgotPasswordBody, ResetPasswordBody } from '../schemas.js'
+import type { AuthDeps, MailMessage } from '../session.js'
+import { assertPasswordBytes, assertValidBody } from '../validation.js'
+
+function resetMessage (to: string, token: string, publicBaseUrl?: string): MailMessage {
+  const lines = [
+    'Someone asked to reset the password of this account. If it was not you, ignore this message.',
+    '',
+    `Reset token (valid for 1 hour, single use): ${token}`
+  ]
+  if (publicBaseUrl !== undefined) lines.push('', `POST ${publicBaseUrl.replace(/\/$/, '')}/auth/reset-password with { "token", "password" }`)
+  return { to, subject: 'Password reset', text: lines.join('\n') }
+}
+
+export function passwordResetRoutes (app: FastifyInstance, deps: AuthDeps, publicBaseUrl?: string): void {
+  app.post<{ Body: ForgotPasswordBody }>('/auth/forgot-password', {
+    schema: { body: ForgotPasswordBody },
+    attachValidation: true
+  }, async (request, reply) => {
+    assertValidBody(request)
+    const { email } = request.body
+    // Answer first and work afterwards, so neither the status nor the timing says whether the
+    // address is registered.
+    const work = async (): Promise<void> => {
+      const user = await deps.users.findByEmail(email)
+      if (user == null) return
+      const token = await deps.resetTokens.issue(user._id.toHexString())
+      const message = resetMessage(user.email, token, publicBaseUrl)
+      if (deps.sendMail != null) await deps.sendMail(message)
+      // Spec: without a mail server the message body goes to the log (development only).
+      else request.log.info({ mail: message }, 'password reset mail (no SMTP_HOST configured)')
+    }
+    work().catch((err: unknown) => request.log.error({ err }, 'password reset mail failed'))
+    return await reply.code(202).send({ accepted: true })
+  })
+
+  app.post<{ Body: ResetPasswordBody }>('/auth/reset-password', {
+    schema: { body: ResetPasswordBody },
+    attachValidation: true
+  }, async (request) => {
+    assertValidBody(request)
+    const { token, password } = request.body
+    assertPasswordBytes(password)
+    const userId = await deps.resetTokens.consume(token)
+    const user = userId == null ? null : await deps.users.findById(userId)
+    if (user == null) throw new ValidationError('invalid, used or expired reset token', { field: 'token' })
+    await deps.users.setPasswordHash(user._id, await deps.passwords.hash(password))
+    // A reset ends every existing session of the account.
+    await deps.refreshTokens.revokeAllForUser(userId as string)
+    return { ok: true }
+  })
+}

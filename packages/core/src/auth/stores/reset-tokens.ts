@@ -1,0 +1,49 @@
+import type { Collection, Db } from 'mongodb'
+import { generateOpaqueToken, hashToken } from '../tokens.js'
+
+export const RESET_TOKENS_COLLECTION = 'password_resets'
+/** Spec: reset tokens live one hour and are single use. */
+export const RESET_TOKEN_TTL_SECONDS = 60 * 60
+
+interface ResetTokenDoc {
+  _id: string
+  userId: string
+  createdAt: Date
+  expiresAt: Date
+  usedAt: Date | null
+}
+
+export class ResetTokenStore {
+  readonly collection: Collection<ResetTokenDoc>
+
+  constructor (db: Db) {
+    this.collection = db.collection<ResetTokenDoc>(RESET_TOKENS_COLLECTION)
+  }
+
+  async ensureIndexes (): Promise<void> {
+    await this.collection.createIndex({ userId: 1 }, { name: 'user' })
+  }
+
+  async issue (userId: string): Promise<string> {
+    const token = generateOpaqueToken()
+    const now = new Date()
+    await this.collection.insertOne({
+      _id: hashToken(token),
+      userId,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + RESET_TOKEN_TTL_SECONDS * 1000),
+      usedAt: null
+    })
+    return token
+  }
+
+  /** Marks the token used in the same atomic step that checks it, so it works exactly once. */
+  async consume (token: string): Promise<string | null> {
+    const now = new Date()
+    const doc = await this.collection.findOneAndUpdate(
+      { _id: hashToken(token), usedAt: null, expiresAt: { $gt: now } },
+      { $set: { usedAt: now } }
+    )
+    return doc?.userId ?? null
+  }
+}
