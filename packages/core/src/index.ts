@@ -1,35 +1,57 @@
 import fp from 'fastify-plugin'
-import { EventEmitter } from 'node:events'
 import type { FastifyInstance } from 'fastify'
-import authPlugin from './auth/index.js'
+import authPlugin, { parseDuration } from './auth/index.js'
+import { installErrorHandling } from './http/error-handler.js'
+import { resourceRoutes } from './rest/resource-routes.js'
+import { ensureIndexes } from './schema/indexes.js'
+import { loadRegistry } from './schema/load.js'
+import { RecordEvents, ResourceServices } from './service/index.js'
 import type { SvcContext, SvcCoreOptions } from './types.js'
 
 export * from './errors.js'
+export { defineSchema } from './schema/define.js'
+export type * from './schema/define.js'
+export type { FieldModel, FieldKind, RelationModel, ResourceModel, ResourceSchemas } from './schema/model.js'
+export { Registry } from './schema/registry.js'
+export { SchemaError } from './schema/schema-error.js'
+export { loadRegistry } from './schema/load.js'
+export { describeModel } from './schema/describe.js'
+export { ResourceService, ResourceServices, RecordEvents } from './service/index.js'
+export type { RecordEvent, ListQuery, ListResult, ReadOptions, RecordJson, Scope, DeleteStrategy, WriteResult, WriteSubscriber, Operation } from './service/index.js'
+export { normalizeError, type ErrorEnvelope, type NormalizedError } from './http/error-envelope.js'
 export type { Identity, RequestContext, Surface } from './identity.js'
 export type { SvcContext, SvcCoreOptions, SvcAuth } from './types.js'
-// Auth helpers for hosts and the CLI (offline minting, duration parsing, user/client admin).
-export { parseDuration, signAccessToken, UserStore, ApiClientStore, normalizeEmail, DEFAULT_REFRESH_TOKEN_TTL_SECONDS } from './auth/index.js'
-export type { AccessClaims, PublicUser } from './auth/index.js'
+export { parseDuration } from './auth/index.js'
 
 const TWO_HOURS = 2 * 60 * 60
 
 async function svcCore (app: FastifyInstance, opts: SvcCoreOptions): Promise<void> {
   if (opts.db == null) throw new Error('@svc/core: option `db` (a mongodb Db) is required')
   if (typeof opts.jwtSecret !== 'string' || opts.jwtSecret.length === 0) throw new Error('@svc/core: option `jwtSecret` is required')
-  // TODO(core): parse durations, load registry, resource service, routes, error handler.
-  const accessTokenTtlSeconds = typeof opts.accessTokenTtl === 'number' ? opts.accessTokenTtl : 900
+  const accessTokenTtlSeconds = parseDuration(opts.accessTokenTtl ?? 900)
   if (accessTokenTtlSeconds > TWO_HOURS) throw new Error('@svc/core: accessTokenTtl above the 2 h ceiling')
+  const pageSize = opts.pageSize ?? 20
+  if (!Number.isInteger(pageSize) || pageSize < 1) throw new Error('@svc/core: option `pageSize` must be a positive integer')
 
+  const registry = await loadRegistry({ schemaDir: opts.schemaDir, schemas: opts.schemas, log: app.log })
+  const events = new RecordEvents(app.log.child({ name: '@svc/core.events' }))
+  const services = new ResourceServices(registry, { db: opts.db, events, log: app.log.child({ name: '@svc/core' }), pageSize: Math.min(pageSize, 200) })
   const svc: SvcContext = {
     db: opts.db,
-    registry: null,
-    events: new EventEmitter(),
-    config: { pageSize: opts.pageSize ?? 20, bcryptRounds: opts.bcryptRounds ?? 10, accessTokenTtlSeconds },
+    registry,
+    services,
+    events,
+    config: { pageSize: Math.min(pageSize, 200), bcryptRounds: opts.bcryptRounds ?? 10, accessTokenTtlSeconds },
     auth: null as unknown as SvcContext['auth'] // installed by the auth layer below
   }
   app.decorate('svc', svc)
   app.decorateRequest('identity', null)
+  installErrorHandling(app, { production: opts.production ?? process.env.NODE_ENV === 'production' })
+  await ensureIndexes(opts.db, registry)
   await app.register(authPlugin, { jwtSecret: opts.jwtSecret, accessTokenTtlSeconds, bcryptRounds: svc.config.bcryptRounds })
+  for (const service of services.all()) {
+    await app.register(resourceRoutes, { prefix: `/api/${service.model.version}`, service })
+  }
 }
 
 export default fp(svcCore, { name: '@svc/core', fastify: '5.x' })

@@ -1,7 +1,8 @@
 import type { Db } from 'mongodb'
-import type { EventEmitter } from 'node:events'
 import type { FastifyRequest } from 'fastify'
 import type { Identity } from './identity.js'
+import type { Registry } from './schema/registry.js'
+import type { RecordEvents, ResourceServices } from './service/index.js'
 
 /** Options of the @svc/core plugin. The host app owns the MongoDB connection and passes its `Db`. */
 export interface SvcCoreOptions {
@@ -18,6 +19,8 @@ export interface SvcCoreOptions {
   pageSize?: number
   /** bcrypt cost (default 10; tests may lower it). */
   bcryptRounds?: number
+  /** Hide 5xx messages in responses; default `NODE_ENV === 'production'`. */
+  production?: boolean
 }
 
 /** The authentication service the auth layer installs on `app.svc.auth`. */
@@ -35,10 +38,12 @@ export interface SvcAuth {
 /** `app.svc`: decorated once by core; plugins add members to it, never re-decorate. */
 export interface SvcContext {
   db: Db
-  /** Normalized resource models, keyed by `<version>/<path>`. Shape defined in ./registry. */
-  registry: unknown
+  /** Normalized resource models, keyed by `<version>/<path>`. */
+  registry: Registry
+  /** One resource service per model: the only code that reads or writes records. */
+  services: ResourceServices
   /** Record events: `<path>.created|updated|deleted|transitioned`. Subscribers cannot fail a request. */
-  events: EventEmitter
+  events: RecordEvents
   config: Required<Pick<SvcCoreOptions, 'pageSize' | 'bcryptRounds'>> & { accessTokenTtlSeconds: number }
   auth: SvcAuth
 }

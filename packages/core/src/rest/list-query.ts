@@ -1,0 +1,27 @@
+import { ValidationError } from '../errors.js'
+import type { ResourceModel } from '../schema/model.js'
+import type { ListQuery } from '../service/types.js'
+
+const FRAMEWORK = new Set(['__page', '__perPage', '__sort', '__include', '__includeDeleted', 'q'])
+
+/**
+ * Splits a REST query string into framework parameters and field filters. Field filters stay
+ * raw text: the service decodes JSON operator objects and casts, the same way for every surface.
+ */
+export function toListQuery (model: ResourceModel, query: Record<string, unknown>): ListQuery {
+  const filter: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(query)) {
+    if (FRAMEWORK.has(key)) continue
+    if (key.startsWith('__')) throw new ValidationError(`unknown framework parameter '${key}'`, { field: key })
+    if (Array.isArray(value)) throw new ValidationError(`'${key}' is given more than once: use {"$in": [...]}`, { field: key })
+    filter[key] = value
+  }
+  if (query.q !== undefined) throw new ValidationError(`text search (q) is not available on ${model.path}`, { field: 'q' })
+  if (query.__include !== undefined) throw new ValidationError('__include is not supported yet', { field: '__include' })
+  const out: ListQuery = { filter }
+  if (query.__sort !== undefined) out.sort = query.__sort as string
+  if (query.__page !== undefined) out.page = query.__page as number
+  if (query.__perPage !== undefined) out.perPage = query.__perPage as number
+  if (query.__includeDeleted !== undefined) out.includeDeleted = query.__includeDeleted === true || query.__includeDeleted === 'true'
+  return out
+}

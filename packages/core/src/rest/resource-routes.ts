@@ -1,0 +1,65 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { RequestContext } from '../identity.js'
+import { describeModel } from '../schema/describe.js'
+import type { ResourceService } from '../service/resource-service.js'
+import { toListQuery } from './list-query.js'
+
+export interface ResourceRoutesOptions {
+  service: ResourceService
+}
+
+function context (request: FastifyRequest): RequestContext {
+  return { identity: request.identity, surface: 'rest', req: request, requestId: request.id }
+}
+
+const READ_METHODS = new Set(['GET', 'HEAD'])
+
+/**
+ * The REST surface of one schema, an encapsulated child plugin registered with prefix
+ * `/api/<version>`. Routes only translate HTTP to service calls; every rule lives in the service.
+ */
+export async function resourceRoutes (app: FastifyInstance, opts: ResourceRoutesOptions): Promise<void> {
+  const { service } = opts
+  const { model } = service
+  const s = model.schemas
+  const base = `/${model.path}`
+  const description = describeModel(model)
+
+  // Every route authenticates; api clients (X-Client-Id) only on reads, and the service
+  // still refuses their writes so GraphQL/MCP behave the same.
+  app.addHook('onRequest', async (request) => {
+    await app.svc.auth.authenticate(request, { allowClient: READ_METHODS.has(request.method) })
+  })
+
+  app.post(base, { schema: { body: s.create } }, async (request, reply) => {
+    const record = await service.create(context(request), request.body)
+    return await reply.code(201).send(record)
+  })
+
+  app.get(base, { schema: { querystring: s.listQuery } }, async (request) => {
+    return await service.list(context(request), toListQuery(model, request.query as Record<string, unknown>))
+  })
+
+  app.put(base, { schema: { body: s.bulk } }, async (request) => {
+    const body = request.body as { filter: Record<string, unknown>, record: unknown }
+    return await service.bulkPut(context(request), body.filter, body.record)
+  })
+
+  app.get(`${base}-schema`, async () => description)
+
+  app.get(`${base}/:id`, { schema: { params: s.params } }, async (request) => {
+    const { id } = request.params as { id: string }
+    const q = request.query as Record<string, unknown>
+    return await service.get(context(request), id, { includeDeleted: q.__includeDeleted === 'true' })
+  })
+
+  app.put(`${base}/:id`, { schema: { params: s.params, body: s.update } }, async (request) => {
+    const { id } = request.params as { id: string }
+    return await service.updateById(context(request), id, request.body)
+  })
+
+  app.delete(`${base}/:id`, { schema: { params: s.params } }, async (request) => {
+    const { id } = request.params as { id: string }
+    return await service.deleteById(context(request), id)
+  })
+}

@@ -1,0 +1,78 @@
+import type { TSchema } from '@sinclair/typebox'
+import type { FieldAcl, FileOptions, SchemaDefinition, StateMachineDefinition } from './define.js'
+
+export type FieldKind = 'string' | 'number' | 'boolean' | 'date' | 'mixed' | 'file' | 'object' | 'array'
+
+/** One normalized field. Nested sub-schemas have `fields`; arrays have `items` (a nameless field). */
+export interface FieldModel {
+  name: string
+  /** Dotted path from the record root (`address.city`); array items share their array's path. */
+  path: string
+  kind: FieldKind
+  /** Type as the manifest writes it (`String`, `Number`, `Boolean`, `date`, `Mixed`, `File`, `Object`, `[String]`). */
+  typeName: string
+  required: boolean
+  default?: unknown
+  enum?: readonly unknown[]
+  min?: number
+  lowercase: boolean
+  searchable: boolean
+  computed?: (record: Record<string, unknown>) => unknown
+  reference?: string
+  stateMachine?: StateMachineDefinition
+  file?: FileOptions
+  acl?: FieldAcl
+  fields?: FieldModel[]
+  items?: FieldModel
+}
+
+export interface RelationModel {
+  name: string
+  kind: 'belongsTo' | 'hasOne' | 'hasMany'
+  /** Target schema `path` (same version). */
+  target: string
+  /** belongsTo: field on this schema; hasOne/hasMany: field on the target. */
+  fk: string
+  where?: Record<string, unknown>
+}
+
+/** Generated TypeBox schemas: route validation now, Swagger/GraphQL/MCP/client later. */
+export interface ResourceSchemas {
+  create: TSchema
+  update: TSchema
+  read: TSchema
+  listQuery: TSchema
+  list: TSchema
+  params: TSchema
+  bulk: TSchema
+}
+
+/** The normalized, validated form of one schema file: the single source for every surface. */
+export interface ResourceModel {
+  /** `<version>/<path>` — registry key. */
+  key: string
+  version: string
+  path: string
+  collection: string
+  /** Where it came from (file path, or `opts.schemas[i]`), for error messages. */
+  source: string
+  fields: FieldModel[]
+  /** Every declared field by dotted path, nested ones included. */
+  fieldsByPath: Map<string, FieldModel>
+  relations: Record<string, RelationModel>
+  compositeIndexes: Array<Record<string, 1 | -1>>
+  softDelete: { enabled: boolean, retentionDays?: number }
+  audit: boolean
+  acl: { list: string[], delete: string[], scope: Record<string, Record<string, unknown>> }
+  stateMachines: Record<string, StateMachineDefinition>
+  hooks: Record<string, (arg: any) => unknown>
+  aggregations: Array<Record<string, unknown>>
+  webhooks?: SchemaDefinition['webhooks']
+  schemas: ResourceSchemas
+  /** The schema file's own object (hooks receive it as `schema`). */
+  definition: SchemaDefinition
+}
+
+/** Stamped and managed by the service; never accepted from clients. */
+export const SYSTEM_FIELDS = ['_id', 'userId', 'accountId', 'createdAt', 'updatedAt', 'deletedAt'] as const
+export const SYSTEM_FIELD_SET: ReadonlySet<string> = new Set(SYSTEM_FIELDS)

@@ -1,0 +1,94 @@
+import { Type, type TSchema } from '@sinclair/typebox'
+import type { FieldModel, ResourceModel, ResourceSchemas } from './model.js'
+
+const DATE = (): TSchema => Type.Union([Type.String({ format: 'date-time' }), Type.String({ format: 'date' })])
+/** Stamped fields are accepted on input (so a read record can be sent back) and ignored. */
+const STAMPED_INPUT = { _id: Type.Optional(Type.Unknown()), userId: Type.Optional(Type.Unknown()), accountId: Type.Optional(Type.Unknown()), createdAt: Type.Optional(Type.Unknown()), updatedAt: Type.Optional(Type.Unknown()) }
+
+type Mode = 'create' | 'update' | 'read'
+
+/** Fields a client may write: computed values are derived and File fields belong to the file routes. */
+export function isWritable (f: FieldModel): boolean {
+  return f.computed === undefined && f.kind !== 'file'
+}
+
+function leaf (f: FieldModel, mode: Mode): TSchema {
+  const opts: Record<string, unknown> = {}
+  if (f.enum !== undefined) opts.enum = f.enum
+  switch (f.kind) {
+    case 'string': return Type.String(opts)
+    case 'number': return Type.Number(f.min !== undefined ? { ...opts, minimum: f.min } : opts)
+    case 'boolean': return Type.Boolean()
+    case 'date': return mode === 'read' ? Type.String({ format: 'date-time' }) : DATE()
+    case 'mixed': return Type.Unknown()
+    case 'file': return Type.Object({ key: Type.String(), size: Type.Number(), contentType: Type.String(), originalName: Type.String(), uploadedAt: Type.String({ format: 'date-time' }), url: Type.Optional(Type.String()) })
+    case 'array': return Type.Array(leaf(f.items!, mode))
+    case 'object': return object(f.fields!, mode === 'update' ? 'create' : mode)
+  }
+}
+
+function withOptions (f: FieldModel, mode: Mode): TSchema {
+  const s = leaf(f, mode)
+  // `nullable` (Ajv keyword) rather than a union: a union would let body coercion turn null into "".
+  if (!f.required && mode !== 'read' && f.kind !== 'mixed') {
+    const o = s as Record<string, unknown>
+    o.nullable = true
+    if (Array.isArray(o.enum)) o.enum = [...o.enum, null]
+  }
+  if (mode === 'create' && f.default !== undefined && typeof f.default !== 'function') (s as Record<string, unknown>).default = f.default
+  return s
+}
+
+function object (fields: FieldModel[], mode: Mode, extra: Record<string, TSchema> = {}): TSchema {
+  const props: Record<string, TSchema> = { ...extra }
+  for (const f of fields) {
+    if (mode !== 'read' && !isWritable(f)) continue
+    const s = withOptions(f, mode)
+    const required = mode === 'create' && f.required && f.default === undefined
+    props[f.name] = required ? s : Type.Optional(s)
+  }
+  // Unknown input keys are dropped (Fastify's Ajv `removeAdditional`, and the service does the same).
+  return Type.Object(props, { additionalProperties: mode === 'read' })
+}
+
+/** TypeBox schemas generated from the model; they validate routes and later feed Swagger/GraphQL/MCP. */
+export function buildSchemas (model: ResourceModel): ResourceSchemas {
+  const id = Type.String({ description: 'record id (24 hex characters)' })
+  const read = object(model.fields, 'read', {
+    _id: id,
+    userId: Type.String(),
+    accountId: Type.Optional(Type.String()),
+    createdAt: Type.String({ format: 'date-time' }),
+    updatedAt: Type.String({ format: 'date-time' })
+  })
+  const filters: Record<string, TSchema> = {}
+  for (const f of model.fields) if (['string', 'number', 'boolean', 'date', 'array'].includes(f.kind)) filters[f.name] = Type.Optional(Type.String())
+  return {
+    create: object(model.fields, 'create', STAMPED_INPUT),
+    update: object(model.fields, 'update', STAMPED_INPUT),
+    read,
+    listQuery: Type.Object({
+      __page: Type.Optional(Type.Integer({ minimum: 1, description: '1-based page' })),
+      __perPage: Type.Optional(Type.Integer({ minimum: 1, description: 'page size, capped at 200' })),
+      __sort: Type.Optional(Type.String({ description: 'field:asc,other:desc' })),
+      __include: Type.Optional(Type.String()),
+      __includeDeleted: Type.Optional(Type.Boolean()),
+      q: Type.Optional(Type.String()),
+      ...filters
+    }, { additionalProperties: true }),
+    list: Type.Object({
+      results: Type.Array(read),
+      totalResults: Type.Integer(),
+      page: Type.Integer(),
+      perPage: Type.Integer(),
+      totalPages: Type.Integer(),
+      nextPage: Type.Union([Type.Integer(), Type.Null()]),
+      prevPage: Type.Union([Type.Integer(), Type.Null()])
+    }),
+    params: Type.Object({ id: Type.String() }),
+    bulk: Type.Object({
+      filter: Type.Record(Type.String(), Type.Unknown()),
+      record: object(model.fields, 'update', STAMPED_INPUT)
+    }, { additionalProperties: false })
+  }
+}

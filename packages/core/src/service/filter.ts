@@ -1,0 +1,117 @@
+import type { Document, Sort } from 'mongodb'
+import { ValidationError } from '../errors.js'
+import type { FieldKind, ResourceModel } from '../schema/model.js'
+import { castScalar } from './convert.js'
+
+/** The only operators a caller may use; everything else is refused before the database. */
+const OPERATORS = new Set(['$gt', '$gte', '$lt', '$lte', '$ne', '$in', '$regex', '$options'])
+const SYSTEM_KINDS: Record<string, FieldKind | 'objectId'> = { _id: 'objectId', userId: 'string', accountId: 'string', createdAt: 'date', updatedAt: 'date' }
+const MAX_REGEX = 256
+
+interface Target { kind: FieldKind | 'objectId', lowercase: boolean }
+
+function refuse (field: string, message: string): never {
+  throw new ValidationError(message, { field })
+}
+
+/** Resolves a filter or sort key to a declared scalar (or array-of-scalar) field. */
+export function resolveField (model: ResourceModel, key: string, extra: Record<string, FieldKind> = {}): Target {
+  if (key.includes('$')) refuse(key, `operator-like key '${key}' is not allowed`)
+  const system = SYSTEM_KINDS[key] ?? extra[key]
+  if (system !== undefined) return { kind: system, lowercase: false }
+  const f = model.fieldsByPath.get(key)
+  if (f === undefined) refuse(key, `unknown field '${key}'`)
+  const leaf = f.kind === 'array' ? f.items! : f
+  if (!['string', 'number', 'boolean', 'date'].includes(leaf.kind)) refuse(key, `field '${key}' cannot be filtered or sorted`)
+  return { kind: leaf.kind, lowercase: leaf.lowercase }
+}
+
+function cast (key: string, t: Target, v: unknown): unknown {
+  const c = castScalar(t.kind, v)
+  if (c === undefined) refuse(key, `value for '${key}' is not a valid ${t.kind === 'objectId' ? 'id' : t.kind}`)
+  return t.lowercase && typeof c === 'string' ? c.toLowerCase() : c
+}
+
+function operators (key: string, t: Target, ops: Record<string, unknown>): Document {
+  const out: Document = {}
+  const names = Object.keys(ops)
+  if (names.length === 0) refuse(key, `empty operator object for '${key}'`)
+  for (const op of names) {
+    if (!OPERATORS.has(op)) refuse(key, `operator '${op}' is not allowed (allowed: ${[...OPERATORS].join(' ')})`)
+    const v = ops[op]
+    if (op === '$in') {
+      if (!Array.isArray(v) || v.length > 1000) refuse(key, `$in on '${key}' needs an array (at most 1000 values)`)
+      out.$in = v.map((x) => cast(key, t, x))
+    } else if (op === '$regex') {
+      if (t.kind !== 'string') refuse(key, `$regex applies to string fields only ('${key}')`)
+      if (typeof v !== 'string' || v.length > MAX_REGEX) refuse(key, `$regex on '${key}' needs a string of at most ${MAX_REGEX} characters`)
+      try { new RegExp(v) } catch { refuse(key, `$regex on '${key}' is not a valid regular expression`) } // eslint-disable-line no-new
+      out.$regex = v
+    } else if (op === '$options') {
+      if (ops.$regex === undefined) refuse(key, '$options needs $regex')
+      if (typeof v !== 'string' || !/^[imsx]*$/.test(v)) refuse(key, '$options may only contain i, m, s, x')
+      out.$options = v
+    } else {
+      out[op] = cast(key, t, v)
+    }
+  }
+  return out
+}
+
+/**
+ * Turns a caller's filter into a MongoDB filter: keys must be declared fields, values are cast
+ * to the field type, operators are limited to the allow-list. Query-string values that are
+ * JSON objects (`{"$gt":5}`) are decoded here so REST and other surfaces share one path.
+ */
+export function buildFilter (model: ResourceModel, raw: Record<string, unknown> | undefined, extra?: Record<string, FieldKind>): Document {
+  const filter: Document = {}
+  if (raw == null) return filter
+  if (typeof raw !== 'object' || Array.isArray(raw)) refuse('filter', 'filter must be an object')
+  for (const [key, rawValue] of Object.entries(raw)) {
+    const t = resolveField(model, key, extra)
+    let v = rawValue
+    if (typeof v === 'string' && v.trimStart().startsWith('{')) {
+      try { v = JSON.parse(v) } catch { refuse(key, `value for '${key}' looks like JSON but does not parse`) }
+    }
+    if (v !== null && typeof v === 'object' && !(v instanceof Date)) {
+      if (Array.isArray(v)) refuse(key, `array value for '${key}': use {"$in": [...]}`)
+      filter[key] = operators(key, t, v as Record<string, unknown>)
+    } else {
+      filter[key] = cast(key, t, v)
+    }
+  }
+  return filter
+}
+
+/** `a:asc,b:desc` (or an array of those) → ordered sort, always ending in `_id` so paging is stable. */
+export function buildSort (model: ResourceModel, raw: unknown, extra?: Record<string, FieldKind>): Sort {
+  const sort: Record<string, 1 | -1> = {}
+  const text = Array.isArray(raw) ? raw.join(',') : raw
+  if (text === undefined || text === null || text === '') {
+    sort.createdAt = -1
+  } else {
+    if (typeof text !== 'string') refuse('__sort', '__sort must be a string such as createdAt:desc')
+    for (const part of text.split(',')) {
+      const [field, dir = 'asc', ...rest] = part.trim().split(':')
+      if (field === '' || rest.length > 0) refuse('__sort', `malformed sort '${part}'`)
+      resolveField(model, field, extra)
+      if (dir !== 'asc' && dir !== 'desc') refuse('__sort', `sort direction for '${field}' must be asc or desc`)
+      if (sort[field] !== undefined) refuse('__sort', `'${field}' appears twice in __sort`)
+      sort[field] = dir === 'asc' ? 1 : -1
+    }
+  }
+  if (sort._id === undefined) sort._id = Object.values(sort)[0] ?? -1
+  return sort
+}
+
+export interface Paging { page: number, perPage: number, skip: number }
+
+export function buildPaging (page: unknown, perPage: unknown, defaultPerPage: number): Paging {
+  const p = page === undefined ? 1 : Number(page)
+  const pp = perPage === undefined ? defaultPerPage : Number(perPage)
+  if (!Number.isInteger(p) || p < 1) refuse('__page', '__page must be an integer >= 1')
+  if (!Number.isInteger(pp) || pp < 1) refuse('__perPage', '__perPage must be an integer >= 1')
+  const capped = Math.min(pp, 200)
+  if ((p - 1) * capped > 1e9) refuse('__page', '__page is too large')
+  return { page: p, perPage: capped, skip: (p - 1) * capped }
+}

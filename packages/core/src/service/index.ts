@@ -1,0 +1,37 @@
+import type { Db } from 'mongodb'
+import type { FastifyBaseLogger } from 'fastify'
+import type { Registry } from '../schema/registry.js'
+import type { RecordEvents } from './events.js'
+import { ResourceService } from './resource-service.js'
+
+export { ResourceService } from './resource-service.js'
+export { RecordEvents, type RecordEvent } from './events.js'
+export type * from './types.js'
+export type { Operation } from './tenancy.js'
+
+/** Resource services keyed like the registry: `<version>/<path>`. */
+export class ResourceServices {
+  readonly #byKey = new Map<string, ResourceService>()
+
+  constructor (registry: Registry, deps: { db: Db, events: RecordEvents, log: FastifyBaseLogger, pageSize: number }) {
+    for (const model of registry.all()) {
+      this.#byKey.set(model.key, new ResourceService(model, {
+        collection: deps.db.collection(model.collection),
+        events: deps.events,
+        log: deps.log.child({ resource: model.key }),
+        pageSize: deps.pageSize
+      }))
+    }
+  }
+
+  /** The service for a schema path; `version` defaults to v1. */
+  get (path: string, version = 'v1'): ResourceService {
+    const s = this.#byKey.get(`${version}/${path}`)
+    if (s === undefined) throw new Error(`@svc/core: no schema '${path}' in version ${version}`)
+    return s
+  }
+
+  all (): ResourceService[] {
+    return [...this.#byKey.values()]
+  }
+}

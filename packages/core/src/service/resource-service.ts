@@ -1,0 +1,165 @@
+import type { Collection, Document } from 'mongodb'
+import type { FastifyBaseLogger } from 'fastify'
+import { NotFoundError, ValidationError } from '../errors.js'
+import type { RequestContext } from '../identity.js'
+import type { ResourceModel } from '../schema/model.js'
+import { parseId, toJson } from './convert.js'
+import type { RecordEvents } from './events.js'
+import { buildFilter, buildPaging, buildSort } from './filter.js'
+import { prepareInput } from './input.js'
+import { and, stamp, tenantFilter, type Operation } from './tenancy.js'
+import type { DeleteStrategy, ListQuery, ListResult, ReadOptions, RecordJson, Scope, WriteResult, WriteSubscriber } from './types.js'
+
+const hardDelete: DeleteStrategy = async ({ collection, filter }) => {
+  const before = await collection.findOneAndDelete(filter)
+  return before == null ? null : { before, after: null }
+}
+
+export interface ResourceServiceDeps {
+  collection: Collection
+  events: RecordEvents
+  log: FastifyBaseLogger
+  pageSize: number
+}
+
+/**
+ * The only code that reads or writes records of one schema. Every surface (REST, GraphQL, MCP,
+ * agent) calls it with a RequestContext, so tenancy, validation and events hold everywhere.
+ */
+export class ResourceService {
+  readonly model: ResourceModel
+  readonly collection: Collection
+  readonly #deps: ResourceServiceDeps
+  readonly #scopes: Scope[] = []
+  readonly #subscribers: WriteSubscriber[] = []
+  readonly #clientScopes: Map<string, Document>
+  #deleteStrategy: DeleteStrategy = hardDelete
+
+  constructor (model: ResourceModel, deps: ResourceServiceDeps) {
+    this.model = model
+    this.collection = deps.collection
+    this.#deps = deps
+    // acl.scope filters are trusted schema code but still go through the same casting path.
+    this.#clientScopes = new Map(Object.entries(model.acl.scope).map(([role, f]) => [role, buildFilter(model, f)]))
+  }
+
+  addScope (scope: Scope): void { this.#scopes.push(scope) }
+  setDeleteStrategy (strategy: DeleteStrategy): void { this.#deleteStrategy = strategy }
+  onWrite (subscriber: WriteSubscriber): void { this.#subscribers.push(subscriber) }
+
+  /** Tenant filter + every scope for one operation. Exposed for plugins that add operations (restore). */
+  scopeFilter (ctx: RequestContext, op: Operation, options: ReadOptions = {}): Document {
+    const base = tenantFilter(this.model, ctx, op, this.#clientScopes)
+    if (this.#scopes.length === 0) return base
+    return and(base, ...this.#scopes.map((s) => s({ ctx, op, options, model: this.model })))
+  }
+
+  async list (ctx: RequestContext, query: ListQuery = {}): Promise<ListResult> {
+    const scoped = this.scopeFilter(ctx, 'list', query)
+    const filter = and(buildFilter(this.model, query.filter), scoped)
+    const sort = buildSort(this.model, query.sort)
+    const { page, perPage, skip } = buildPaging(query.page, query.perPage, this.#deps.pageSize)
+    const [docs, totalResults] = await Promise.all([
+      this.collection.find(filter, { sort, skip, limit: perPage }).toArray(),
+      this.collection.countDocuments(filter)
+    ])
+    const totalPages = Math.ceil(totalResults / perPage)
+    return {
+      results: docs.map((d) => toJson<RecordJson>(d)),
+      totalResults,
+      page,
+      perPage,
+      totalPages,
+      nextPage: page < totalPages ? page + 1 : null,
+      prevPage: page > 1 ? Math.min(page - 1, Math.max(totalPages, 1)) : null
+    }
+  }
+
+  async get (ctx: RequestContext, id: string, options: ReadOptions = {}): Promise<RecordJson> {
+    const scoped = this.scopeFilter(ctx, 'get', options)
+    const _id = parseId(id)
+    if (_id == null) throw new NotFoundError(`${this.model.path} not found`)
+    const doc = await this.collection.findOne(and({ _id }, scoped))
+    if (doc == null) throw new NotFoundError(`${this.model.path} not found`)
+    return toJson<RecordJson>(doc)
+  }
+
+  async create (ctx: RequestContext, input: unknown): Promise<RecordJson> {
+    const owner = stamp(ctx)
+    const { set } = prepareInput(this.model, input, 'create')
+    const now = new Date()
+    // Stamped last so nothing in the input can override ownership or timestamps.
+    const doc: Document = { ...set, ...owner, createdAt: now, updatedAt: now }
+    await this.collection.insertOne(doc)
+    const after = toJson<RecordJson>(doc)
+    await this.#written({ action: 'created', model: this.model, ctx, recordId: after._id, before: null, after })
+    return after
+  }
+
+  async updateById (ctx: RequestContext, id: string, patch: unknown): Promise<RecordJson> {
+    const scoped = this.scopeFilter(ctx, 'update')
+    const _id = parseId(id)
+    if (_id == null) throw new NotFoundError(`${this.model.path} not found`)
+    const { set, unset } = prepareInput(this.model, patch, 'update')
+    const $set = { ...set, updatedAt: new Date() }
+    const update: Document = { $set }
+    if (unset.length > 0) update.$unset = Object.fromEntries(unset.map((k) => [k, '']))
+    // One atomic round trip; the post-image is the pre-image plus this top-level $set/$unset.
+    const previous = await this.collection.findOneAndUpdate(and({ _id }, scoped), update, { returnDocument: 'before' })
+    if (previous == null) throw new NotFoundError(`${this.model.path} not found`)
+    const next: Document = { ...previous, ...$set }
+    for (const k of unset) delete next[k]
+    const before = toJson<RecordJson>(previous)
+    const after = toJson<RecordJson>(next)
+    await this.#written({ action: 'updated', model: this.model, ctx, recordId: after._id, before, after })
+    return after
+  }
+
+  async deleteById (ctx: RequestContext, id: string): Promise<RecordJson> {
+    const scoped = this.scopeFilter(ctx, 'delete')
+    const _id = parseId(id)
+    if (_id == null) throw new NotFoundError(`${this.model.path} not found`)
+    const res = await this.#deleteStrategy({ ctx, model: this.model, collection: this.collection, filter: and({ _id }, scoped) })
+    if (res == null) throw new NotFoundError(`${this.model.path} not found`)
+    const before = toJson<RecordJson>(res.before)
+    const after = res.after == null ? null : toJson<RecordJson>(res.after)
+    await this.#written({ action: 'deleted', model: this.model, ctx, recordId: before._id, before, after })
+    return after ?? before
+  }
+
+  /** Bulk PUT: sets `record`'s fields on every record of the caller matching `filter`. No hooks. */
+  async bulkPut (ctx: RequestContext, filter: Record<string, unknown>, record: unknown): Promise<{ numAffected: number }> {
+    const scoped = this.scopeFilter(ctx, 'bulk')
+    const userFilter = buildFilter(this.model, filter)
+    const { set, unset } = prepareInput(this.model, record, 'update')
+    if (Object.keys(set).length === 0 && unset.length === 0) throw new ValidationError('record has no writable fields', { field: 'record' })
+    const update: Document = { $set: { ...set, updatedAt: new Date() } }
+    if (unset.length > 0) update.$unset = Object.fromEntries(unset.map((k) => [k, '']))
+    const res = await this.collection.updateMany(and(userFilter, scoped), update)
+    const numAffected = res.matchedCount
+    await this.#written({ action: 'updated', model: this.model, ctx, filter: toJson(userFilter), numAffected })
+    return { numAffected }
+  }
+
+  async #written (result: WriteResult): Promise<void> {
+    const log = (result.ctx.req as { log?: FastifyBaseLogger } | undefined)?.log ?? this.#deps.log
+    for (const sub of this.#subscribers) {
+      try {
+        await sub(result)
+      } catch (err) {
+        log.error({ err, path: this.model.path, action: result.action }, 'write subscriber failed')
+      }
+    }
+    const type = `${this.model.path}.${result.action}`
+    this.#deps.events.emit(type, {
+      type,
+      version: this.model.version,
+      path: this.model.path,
+      userId: result.ctx.identity?.userId ?? null,
+      ...(result.recordId !== undefined ? { recordId: result.recordId } : {}),
+      ...(result.after != null ? { record: result.after } : result.before != null ? { record: result.before } : {}),
+      ...(result.before != null ? { before: result.before } : {}),
+      ...(result.filter !== undefined ? { filter: result.filter, numAffected: result.numAffected } : {})
+    })
+  }
+}

@@ -1,0 +1,64 @@
+import type { Collection, Document } from 'mongodb'
+import type { RequestContext } from '../identity.js'
+import type { ResourceModel } from '../schema/model.js'
+import type { Operation } from './tenancy.js'
+
+export type RecordJson = Record<string, unknown> & { _id: string }
+
+export interface ReadOptions {
+  /** Honoured by a soft-delete scope; core alone has no tombstones. */
+  includeDeleted?: boolean
+}
+
+export interface ListQuery extends ReadOptions {
+  /** Field filters: equality values or allow-listed operator objects (JSON text is decoded). */
+  filter?: Record<string, unknown>
+  /** `a:asc,b:desc`; default `createdAt:desc`. */
+  sort?: string | string[]
+  page?: number
+  perPage?: number
+}
+
+export interface ListResult {
+  results: RecordJson[]
+  totalResults: number
+  page: number
+  perPage: number
+  totalPages: number
+  nextPage: number | null
+  prevPage: number | null
+}
+
+/**
+ * Extension point 1 — a scope adds a filter to every read and write of the service
+ * (soft delete: `{ deletedAt: null }` unless `options.includeDeleted`). Return undefined to add nothing.
+ */
+export type Scope = (args: { ctx: RequestContext, op: Operation, options: ReadOptions, model: ResourceModel }) => Document | undefined
+
+/**
+ * Extension point 2 — how a delete-by-id happens. `filter` already carries the tenant and every
+ * scope. Resolve `{ before, after }` (after: the tombstone, or null for a removal), or null when
+ * nothing matched (the service answers 404). Default: `findOneAndDelete`.
+ */
+export type DeleteStrategy = (args: { ctx: RequestContext, model: ResourceModel, collection: Collection, filter: Document }) =>
+Promise<{ before: Document, after: Document | null } | null>
+
+/** What a successful write did; handed to write subscribers and turned into the record event. */
+export interface WriteResult {
+  action: 'created' | 'updated' | 'deleted'
+  model: ResourceModel
+  ctx: RequestContext
+  recordId?: string
+  before?: RecordJson | null
+  after?: RecordJson | null
+  /** Bulk writes: the caller's (cast) filter and the count. */
+  filter?: Record<string, unknown>
+  numAffected?: number
+}
+
+/**
+ * Extension point 3 — runs after every successful write, awaited in registration order
+ * before the caller gets its answer (audit rows land before the response). A throw is logged
+ * and swallowed: it can never fail or undo the write it observes.
+ */
+export type WriteSubscriber = (result: WriteResult) => void | Promise<void>
