@@ -21,7 +21,9 @@ export type { RecordEvent, ListQuery, ListResult, ReadOptions, RecordJson, Scope
 export { normalizeError, type ErrorEnvelope, type NormalizedError } from './http/error-envelope.js'
 export type { Identity, RequestContext, Surface } from './identity.js'
 export type { SvcContext, SvcCoreOptions, SvcAuth } from './types.js'
-export { parseDuration } from './auth/index.js'
+// Auth helpers for hosts and the CLI (offline minting, duration parsing, user/client admin).
+export { parseDuration, signAccessToken, UserStore, ApiClientStore, normalizeEmail, DEFAULT_REFRESH_TOKEN_TTL_SECONDS } from './auth/index.js'
+export type { AccessClaims, PublicUser } from './auth/index.js'
 
 const TWO_HOURS = 2 * 60 * 60
 
