@@ -43,7 +43,18 @@ export const Codes = {
   Location40324: 40324,
   DuplicateKey: 11000,
   InvalidBSON: 22,
-  Location15974: 15974
+  Location15974: 15974,
+  CannotCreateIndex: 67,
+  ConflictingUpdateOperators: 40,
+  InvalidIndexSpecificationOption: 197,
+  InvalidPipelineOperator: 168,
+  NoSuchTransaction: 251,
+  CursorInUse: 250,
+  QueryExceededMemoryLimitNoDiskUseAllowed: 292,
+  Unauthorized: 13,
+  UnknownError: 8,
+  DocumentValidationFailure: 121,
+  NotWritablePrimary: 10107
 } as const
 
 export function badValue (msg: string): CommandError {

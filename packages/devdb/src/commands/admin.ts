@@ -1,0 +1,100 @@
+/** Database and collection catalog commands. */
+import { UUID, type Document } from 'bson'
+import type { Handler } from './context.js'
+import { CommandError, Codes } from '../errors.js'
+import { collectionArg, optionalDoc } from './args.js'
+import { compileFilter } from '../query/options.js'
+import { validateFilter } from '../query/validate.js'
+import { assertValidDbName } from '../engine/catalog.js'
+
+const uuids = new WeakMap<object, UUID>()
+function uuidOf (o: object): UUID {
+  let u = uuids.get(o)
+  if (u === undefined) uuids.set(o, u = new UUID())
+  return u
+}
+
+const UNSUPPORTED_CREATE = ['capped', 'validator', 'timeseries', 'clusteredIndex', 'viewOn', 'pipeline', 'changeStreamPreAndPostImages', 'collation', 'encryptedFields', 'expireAfterSeconds', 'size', 'max']
+const IGNORED = new Set(['create', 'lsid', '$db', '$clusterTime', 'writeConcern', '$readPreference', 'comment', 'apiVersion', 'apiStrict', 'apiDeprecationErrors', 'validationLevel', 'validationAction', 'storageEngine', 'indexOptionDefaults', 'autoIndexId', 'idIndex'])
+
+export const adminCommands: Record<string, Handler> = {
+  listDatabases: (cmd, ctx) => {
+    const filter = optionalDoc(cmd, 'filter', 'listDatabases')
+    if (filter !== undefined) validateFilter(filter)
+    const match = compileFilter(filter)
+    const databases: Document[] = []
+    let total = 0
+    for (const [name, colls] of [...ctx.server.catalog.dbs.entries()].sort((a, b) => a[0] < b[0] ? -1 : 1)) {
+      let size = 0
+      for (const c of colls.values()) size += c.docs.size * 64
+      const entry = cmd.nameOnly === true ? { name } : { name, sizeOnDisk: Math.max(size, 4096), empty: false }
+      if (!match(entry)) continue
+      total += entry.sizeOnDisk ?? 0
+      databases.push(entry)
+    }
+    if (cmd.nameOnly === true) return { databases, ok: 1 }
+    return { databases, totalSize: total, totalSizeMb: Math.round(total / 1048576), ok: 1 }
+  },
+
+  listCollections: (cmd, ctx) => {
+    const filter = optionalDoc(cmd, 'filter', 'listCollections')
+    if (filter !== undefined) validateFilter(filter)
+    const match = compileFilter(filter)
+    const nameOnly = cmd.nameOnly === true
+    const out: Document[] = []
+    const colls = ctx.server.catalog.collections(ctx.db).sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
+    for (const c of colls) {
+      const full: Document = {
+        name: c.name,
+        type: 'collection',
+        options: c.options,
+        info: { readOnly: false, uuid: uuidOf(c) },
+        idIndex: { v: 2, key: { _id: 1 }, name: '_id_' }
+      }
+      if (!match(full)) continue
+      out.push(nameOnly ? { name: c.name, type: 'collection' } : full)
+    }
+    const batchSize = typeof cmd.cursor?.batchSize === 'number' ? cmd.cursor.batchSize : undefined
+    return ctx.server.cursors.firstBatch(`${ctx.db}.$cmd.listCollections`, out, batchSize)
+  },
+
+  create: (cmd, ctx) => {
+    const name = collectionArg(cmd, 'create')
+    for (const opt of UNSUPPORTED_CREATE) {
+      if (cmd[opt] !== undefined && cmd[opt] !== false) {
+        throw new CommandError(Codes.NotImplemented, 'NotImplemented', `devdb does not support the '${opt}' collection option`)
+      }
+    }
+    for (const k of Object.keys(cmd)) {
+      if (!IGNORED.has(k) && !UNSUPPORTED_CREATE.includes(k)) {
+        throw new CommandError(40415, 'Location40415', `BSON field 'create.${k}' is an unknown field.`)
+      }
+    }
+    const existing = ctx.server.catalog.get(ctx.db, name)
+    if (existing !== undefined) throw new CommandError(Codes.NamespaceExists, 'NamespaceExists', `Collection ${ctx.db}.${name} already exists.`)
+    ctx.server.catalog.create(ctx.db, name, {}, ctx.journal)
+    return { ok: 1 }
+  },
+
+  drop: (cmd, ctx) => {
+    const name = collectionArg(cmd, 'drop')
+    const c = ctx.server.catalog.get(ctx.db, name)
+    if (c === undefined) return { ok: 1 }
+    const nIndexesWas = c.indexes.length
+    ctx.server.catalog.drop(ctx.db, name, ctx.journal)
+    return { nIndexesWas, ns: `${ctx.db}.${name}`, ok: 1 }
+  },
+
+  dropDatabase: (_cmd, ctx) => {
+    assertValidDbName(ctx.db)
+    ctx.server.catalog.dropDatabase(ctx.db, ctx.journal)
+    return { dropped: ctx.db, ok: 1 }
+  },
+
+  collStats: (cmd, ctx) => {
+    const name = collectionArg(cmd, 'collStats')
+    const c = ctx.server.catalog.get(ctx.db, name)
+    if (c === undefined) throw new CommandError(Codes.NamespaceNotFound, 'NamespaceNotFound', `Collection [${ctx.db}.${name}] not found.`)
+    return { ns: c.ns, count: c.docs.size, nindexes: c.indexes.length, ok: 1 }
+  }
+}

@@ -1,0 +1,127 @@
+/** aggregate: leading $match through the engine (indexes, $text), the rest through mingo. */
+import type { Document } from 'bson'
+import { Aggregator } from 'mingo'
+import type { Handler } from './context.js'
+import { CommandError, Codes } from '../errors.js'
+import { isPlainDoc } from '../engine/paths.js'
+import { select } from '../engine/select.js'
+import { cloneDoc } from '../engine/update/apply.js'
+import { mingoOptions } from '../query/options.js'
+import { translateMingoError } from '../query/mingo-errors.js'
+import { validatePipeline, rewriteMeta, rewriteSortMeta, stageName, TEXT_SCORE_FIELD } from '../query/pipeline.js'
+import { prepareForStorage } from './write-common.js'
+import { checkCollation, checkHint } from './find.js'
+import { nonNegative } from './args.js'
+import { assertValidCollectionName } from '../engine/collection.js'
+import { buildIndex } from '../engine/index-build.js'
+
+export const aggregateCommand: Handler = (cmd, ctx) => {
+  const target = cmd.aggregate
+  if (cmd.explain === true) throw new CommandError(Codes.NotImplemented, 'NotImplemented', 'explain is not supported by devdb')
+  if (!isPlainDoc(cmd.cursor)) {
+    throw new CommandError(Codes.FailedToParse, 'FailedToParse', "The 'cursor' option is required, except for aggregate with the explain argument")
+  }
+  checkCollation(cmd)
+  const pipeline = validatePipeline(cmd.pipeline)
+  const batchSize = nonNegative(typeof cmd.cursor.batchSize === 'number' ? cmd.cursor.batchSize : undefined, 'batchSize')
+  const catalog = ctx.server.catalog
+  let source: Document[]
+  let rest = pipeline
+  let hasScores = false
+  if (target === 1) {
+    if (pipeline.length === 0 || stageName(pipeline[0]) !== '$documents') {
+      throw new CommandError(Codes.InvalidNamespace, 'InvalidNamespace', `{aggregate: 1} is not valid for '${pipeline.length > 0 ? stageName(pipeline[0]) : ''}'; a collection is required.`)
+    }
+    source = []
+  } else {
+    if (typeof target !== 'string') throw new CommandError(Codes.TypeMismatch, 'TypeMismatch', "Invalid command format: the 'aggregate' field must specify a collection name or 1")
+    const coll = catalog.get(ctx.db, target)
+    checkHint(coll, cmd.hint)
+    let filter: Document | undefined
+    if (pipeline.length > 0 && stageName(pipeline[0]) === '$match') {
+      filter = pipeline[0].$match
+      rest = pipeline.slice(1)
+    }
+    const { docs, score } = select(coll, filter)
+    if (score !== undefined) {
+      hasScores = true
+      source = docs.map(d => ({ ...cloneDoc(d), [TEXT_SCORE_FIELD]: score(d) }))
+    } else {
+      source = docs.map(cloneDoc)
+    }
+  }
+  const used = { textScore: false }
+  rest = rest.map(stage => {
+    const name = stageName(stage)
+    if (name === '$sort') return { $sort: rewriteSortMeta(stage.$sort, used) }
+    if (name === '$project' || name === '$addFields' || name === '$set' || name === '$group' || name === '$replaceRoot' || name === '$replaceWith') {
+      return { [name]: rewriteMeta(stage[name], used) }
+    }
+    return stage
+  })
+  if (used.textScore && !hasScores) {
+    throw new CommandError(40218, 'Location40218', 'query requires text score metadata, but it is not available')
+  }
+  let outStage: unknown
+  if (rest.length > 0 && stageName(rest[rest.length - 1]) === '$out') {
+    outStage = rest[rest.length - 1].$out
+    rest = rest.slice(0, -1)
+  }
+  let results: Document[]
+  try {
+    const opts = mingoOptions({
+      collectionResolver: (name: string) => [...(catalog.get(ctx.db, name)?.docs.values() ?? [])].map(cloneDoc)
+    })
+    results = rest.length === 0 ? source : new Aggregator(rest, opts).run(source) as Document[]
+  } catch (e) {
+    throw translateMingoError(e)
+  }
+  if (hasScores) {
+    for (const r of results) if (isPlainDoc(r) && TEXT_SCORE_FIELD in r) delete r[TEXT_SCORE_FIELD]
+  }
+  ctx.server.opcounters.command++
+  const ns = typeof target === 'string' ? `${ctx.db}.${target}` : `${ctx.db}.$cmd.aggregate`
+  if (outStage !== undefined) {
+    writeOut(outStage, results, ctx)
+    return ctx.server.cursors.firstBatch(ns, [], batchSize)
+  }
+  return ctx.server.cursors.firstBatch(ns, results, batchSize)
+}
+
+/** $out: replaces the target collection's documents (keeping its indexes), all-or-nothing. */
+function writeOut (spec: unknown, results: Document[], ctx: Parameters<Handler>[1]): void {
+  let db = ctx.db
+  let name: unknown = spec
+  if (isPlainDoc(spec)) {
+    db = typeof spec.db === 'string' ? spec.db : ctx.db
+    name = spec.coll
+  }
+  if (typeof name !== 'string') throw new CommandError(Codes.TypeMismatch, 'TypeMismatch', '$out target must be a string or {db, coll}')
+  assertValidCollectionName(name)
+  const catalog = ctx.server.catalog
+  const old = catalog.get(db, name)
+  const journal: typeof ctx.journal = []
+  // Build into a staging collection first so a duplicate key leaves the target untouched.
+  const specs = old?.userIndexes.map(ix => ix.spec) ?? []
+  const staging = catalog.create(`${db}`, `tmp.agg_out.${Date.now()}.${Math.floor(Math.random() * 1e6)}`, {}, [])
+  try {
+    for (const ix of old?.userIndexes ?? []) staging.addIndex(rebuild(ix.spec))
+    for (const r of results) staging.insert(prepareForStorage(r))
+  } finally {
+    catalog.drop(db, staging.name, [])
+  }
+  if (old !== undefined) catalog.drop(db, name, journal)
+  const target = catalog.create(db, name, old?.options ?? {}, journal)
+  for (const s of specs) {
+    const ix = rebuild(s)
+    target.addIndex(ix)
+    journal.push({ t: 'createIndex', db, coll: name, index: { ...s } as never })
+  }
+  for (const d of staging.docs.values()) {
+    target.insert(d)
+    journal.push({ t: 'put', db, coll: name, doc: d })
+  }
+  ctx.journal.push(...journal)
+}
+
+function rebuild (spec: Document): ReturnType<typeof buildIndex> { return buildIndex(spec) }

@@ -1,0 +1,26 @@
+/** What every command handler receives. */
+import type { Document } from 'bson'
+import type { Catalog } from '../engine/catalog.js'
+import type { CursorManager } from '../engine/cursors.js'
+import type { JournalEntry } from '../storage/types.js'
+
+export interface ServerState {
+  catalog: Catalog
+  cursors: CursorManager
+  startedAt: Date
+  host: string
+  port: number
+  connections: { current: number, totalCreated: number }
+  opcounters: Record<string, number>
+}
+
+export interface CommandContext {
+  server: ServerState
+  db: string
+  connectionId: number
+  /** Durable effects of this command; committed (fsync) before the reply is sent. */
+  journal: JournalEntry[]
+}
+
+/** Handlers are synchronous: all memory mutation happens before the journal is committed. */
+export type Handler = (cmd: Document, ctx: CommandContext) => Document

@@ -1,0 +1,88 @@
+/** Connection handshake and server-information commands, answered as a standalone MongoDB 7.0 mongod. */
+import { Long, ObjectId, UUID, type Document } from 'bson'
+import type { Handler } from './context.js'
+import { MAX_BSON_OBJECT_SIZE, MAX_MESSAGE_SIZE } from '../wire/messages.js'
+import { CommandError, Codes } from '../errors.js'
+
+export const VERSION = '7.0.0'
+
+const hello: Handler = (cmd, ctx) => {
+  const reply: Document = {
+    helloOk: true,
+    isWritablePrimary: true,
+    topologyVersion: { processId: processId(), counter: Long.fromNumber(0) },
+    maxBsonObjectSize: MAX_BSON_OBJECT_SIZE,
+    maxMessageSizeBytes: MAX_MESSAGE_SIZE,
+    maxWriteBatchSize: 100000,
+    localTime: new Date(),
+    logicalSessionTimeoutMinutes: 30,
+    connectionId: ctx.connectionId,
+    minWireVersion: 0,
+    maxWireVersion: 21,
+    readOnly: false,
+    ok: 1
+  }
+  if (cmd.isMaster !== undefined || cmd.ismaster !== undefined) {
+    delete reply.isWritablePrimary
+    return { ismaster: true, ...reply }
+  }
+  return reply
+}
+
+const PROCESS_ID = new ObjectId()
+const processId = (): ObjectId => PROCESS_ID
+
+export const handshakeCommands: Record<string, Handler> = {
+  hello,
+  isMaster: hello,
+  ismaster: hello,
+  ping: () => ({ ok: 1 }),
+  buildInfo: () => ({
+    version: VERSION,
+    gitVersion: 'devdb',
+    versionArray: [7, 0, 0, 0],
+    bits: 64,
+    debug: false,
+    maxBsonObjectSize: MAX_BSON_OBJECT_SIZE,
+    storageEngines: ['devdb'],
+    javascriptEngine: 'none',
+    modules: [],
+    ok: 1
+  }),
+  getParameter: (cmd) => {
+    const out: Document = {}
+    const known: Document = { featureCompatibilityVersion: { version: '7.0' }, authenticationMechanisms: [], maxBSONObjectSize: MAX_BSON_OBJECT_SIZE, ttlMonitorSleepSecs: 60 }
+    const all = cmd.getParameter === '*' || (typeof cmd.getParameter === 'object' && cmd.getParameter !== null && cmd.getParameter.allParameters === true)
+    for (const [k, v] of Object.entries(known)) if (all || k in cmd) out[k] = v
+    if (!all && Object.keys(out).length === 0) throw new CommandError(Codes.InvalidOptions, 'InvalidOptions', 'no option found to get')
+    return { ...out, ok: 1 }
+  },
+  serverStatus: (_cmd, ctx) => {
+    const s = ctx.server
+    return {
+      host: `${s.host}:${s.port}`,
+      version: VERSION,
+      process: 'svc-devdb',
+      pid: Long.fromNumber(process.pid),
+      uptime: Math.floor((Date.now() - s.startedAt.getTime()) / 1000),
+      uptimeMillis: Long.fromNumber(Date.now() - s.startedAt.getTime()),
+      localTime: new Date(),
+      connections: { current: s.connections.current, available: 1000000, totalCreated: s.connections.totalCreated },
+      opcounters: { ...s.opcounters },
+      metrics: { cursor: { open: { total: s.cursors.size } } },
+      mem: { bits: 64, resident: Math.round(process.memoryUsage().rss / 1048576) },
+      ok: 1
+    }
+  },
+  hostInfo: () => ({ system: { currentTime: new Date(), hostname: 'localhost' }, os: { type: process.platform }, extra: {}, ok: 1 }),
+  whatsmyuri: () => ({ you: '127.0.0.1', ok: 1 }),
+  connectionStatus: () => ({ authInfo: { authenticatedUsers: [], authenticatedUserRoles: [] }, ok: 1 }),
+  endSessions: () => ({ ok: 1 }),
+  killSessions: () => ({ ok: 1 }),
+  killAllSessions: () => ({ ok: 1 }),
+  refreshSessions: () => ({ ok: 1 }),
+  startSession: () => ({ id: { id: new UUID() }, timeoutMinutes: 30, ok: 1 }),
+  getLastError: () => ({ err: null, n: 0, ok: 1 }),
+  getCmdLineOpts: () => ({ argv: ['svc-devdb'], parsed: {}, ok: 1 }),
+  logout: () => ({ ok: 1 })
+}

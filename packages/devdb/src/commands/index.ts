@@ -1,0 +1,84 @@
+/** Command dispatch: lookup, standalone-mongod session/transaction rules, error shaping, durable commit. */
+import type { Document } from 'bson'
+import type { CommandContext, Handler, ServerState } from './context.js'
+import type { DurableStore, JournalEntry } from '../storage/types.js'
+import { CommandError, Codes } from '../errors.js'
+import { handshakeCommands } from './handshake.js'
+import { adminCommands } from './admin.js'
+import { insertCommand } from './insert.js'
+import { findCommands } from './find.js'
+import { updateCommands } from './update.js'
+import { findAndModifyCommand } from './find-and-modify.js'
+import { aggregateCommand } from './aggregate.js'
+import { indexCommands } from './indexes.js'
+import { translateMingoError } from '../query/mingo-errors.js'
+
+const COMMANDS: Record<string, Handler> = {
+  ...handshakeCommands,
+  ...adminCommands,
+  insert: insertCommand,
+  ...findCommands,
+  ...updateCommands,
+  findAndModify: findAndModifyCommand,
+  findandmodify: findAndModifyCommand,
+  aggregate: aggregateCommand,
+  ...indexCommands
+}
+
+const REFUSED: Record<string, string> = {
+  explain: 'explain is not supported by devdb',
+  mapReduce: 'mapReduce is not supported by devdb',
+  renameCollection: 'renameCollection is not supported by devdb',
+  collMod: 'collMod is not supported by devdb',
+  createUser: 'authentication is not supported by devdb',
+  saslStart: 'authentication is not supported by devdb',
+  abortTransaction: 'Transaction numbers are only allowed on a replica set member or mongos',
+  commitTransaction: 'Transaction numbers are only allowed on a replica set member or mongos'
+}
+
+/** Commands that never write; everything else may carry journal entries. */
+export interface DispatchOptions { store?: DurableStore }
+
+export async function runCommand (body: Document, server: ServerState, connectionId: number, opts: DispatchOptions, dbOverride?: string): Promise<Document> {
+  const journal: JournalEntry[] = []
+  let reply: Document
+  try {
+    reply = dispatch(body, server, connectionId, journal, dbOverride)
+  } catch (e) {
+    reply = errorReply(e)
+  }
+  if (journal.length > 0 && opts.store !== undefined) {
+    try {
+      await opts.store.commit(journal)
+    } catch (e) {
+      return new CommandError(Codes.InternalError, 'InternalError', `journal commit failed: ${e instanceof Error ? e.message : String(e)}`).toReply()
+    }
+  }
+  return reply
+}
+
+function dispatch (body: Document, server: ServerState, connectionId: number, journal: JournalEntry[], dbOverride?: string): Document {
+  const name = Object.keys(body)[0]
+  if (name === undefined) throw new CommandError(Codes.CommandNotFound, 'CommandNotFound', "no such command: ''")
+  const db = dbOverride ?? body.$db
+  if (typeof db !== 'string') throw new CommandError(40571, 'Location40571', 'OP_MSG requests require a $db argument')
+  if (body.txnNumber !== undefined || body.startTransaction !== undefined || body.autocommit !== undefined || name === 'abortTransaction' || name === 'commitTransaction') {
+    // Standalone mongod behaviour: no retryable writes, no transactions.
+    throw new CommandError(Codes.IllegalOperation, 'IllegalOperation', 'Transaction numbers are only allowed on a replica set member or mongos')
+  }
+  const handler = Object.prototype.hasOwnProperty.call(COMMANDS, name) ? COMMANDS[name] : undefined
+  if (handler === undefined) {
+    if (Object.prototype.hasOwnProperty.call(REFUSED, name)) throw new CommandError(Codes.CommandNotFound, 'CommandNotFound', REFUSED[name])
+    throw new CommandError(Codes.CommandNotFound, 'CommandNotFound', `no such command: '${name}'`)
+  }
+  server.opcounters.command++
+  const ctx: CommandContext = { server, db, connectionId, journal }
+  return handler(body, ctx)
+}
+
+export function errorReply (e: unknown): Document {
+  if (e instanceof CommandError) return e.toReply()
+  if (e instanceof Error && /^(unknown|Unknown|Invalid|invalid|\$)/.test(e.message)) return translateMingoError(e).toReply()
+  const msg = e instanceof Error ? e.message : String(e)
+  return new CommandError(Codes.InternalError, 'InternalError', msg).toReply()
+}

@@ -1,0 +1,96 @@
+/** update and delete commands. */
+import type { Document } from 'bson'
+import type { Handler } from './context.js'
+import { CommandError, Codes } from '../errors.js'
+import { collectionArg } from './args.js'
+import { batchArg, writeError } from './write-common.js'
+import { runUpdate } from '../engine/update/run-update.js'
+import { prepareFilter, selectPrepared } from '../engine/select.js'
+import { isPlainDoc } from '../engine/paths.js'
+import { isNumeric, toNumber } from '../engine/bson-order.js'
+import { checkCollation, checkHint } from './find.js'
+
+function statementFilter (st: Document, field: string, cmdName: string): Document {
+  const q = st[field]
+  if (!isPlainDoc(q)) {
+    throw new CommandError(Codes.TypeMismatch, 'TypeMismatch', `BSON field '${cmdName}.${field}' is the wrong type, expected type 'object'`)
+  }
+  return q
+}
+
+const updateCommand: Handler = (cmd, ctx) => {
+  const name = collectionArg(cmd, 'update')
+  const statements = batchArg(cmd, 'updates', 'update')
+  const ordered = cmd.ordered !== false
+  let n = 0
+  let nModified = 0
+  const upserted: Document[] = []
+  const writeErrors: Document[] = []
+  for (let i = 0; i < statements.length; i++) {
+    const st = statements[i]
+    try {
+      if (!isPlainDoc(st)) throw new CommandError(Codes.TypeMismatch, 'TypeMismatch', 'update statement must be an object')
+      const q = statementFilter(st, 'q', 'UpdateOpEntry')
+      if (st.u === undefined) throw new CommandError(40414, 'Location40414', "BSON field 'update.updates.u' is missing but a required field")
+      checkCollation(st)
+      const existing = ctx.server.catalog.get(ctx.db, name)
+      checkHint(existing, st.hint)
+      // Validate the filter before creating the collection so a bad filter leaves no trace.
+      prepareFilter(existing, q)
+      if (existing === undefined && st.upsert !== true) continue
+      const coll = ctx.server.catalog.getOrCreate(ctx.db, name, ctx.journal)
+      const r = runUpdate(coll, { q, u: st.u, multi: st.multi === true, upsert: st.upsert === true, arrayFilters: st.arrayFilters as Document[] | undefined }, ctx.journal)
+      n += r.n
+      nModified += r.nModified
+      if (r.upsertedId !== undefined) upserted.push({ index: i, _id: r.upsertedId })
+    } catch (e) {
+      writeErrors.push(writeError(i, e))
+      if (ordered) break
+    }
+  }
+  ctx.server.opcounters.update += statements.length
+  const reply: Document = { n, nModified }
+  if (upserted.length > 0) reply.upserted = upserted
+  if (writeErrors.length > 0) reply.writeErrors = writeErrors
+  reply.ok = 1
+  return reply
+}
+
+const deleteCommand: Handler = (cmd, ctx) => {
+  const name = collectionArg(cmd, 'delete')
+  const statements = batchArg(cmd, 'deletes', 'delete')
+  const ordered = cmd.ordered !== false
+  let n = 0
+  const writeErrors: Document[] = []
+  for (let i = 0; i < statements.length; i++) {
+    const st = statements[i]
+    try {
+      if (!isPlainDoc(st)) throw new CommandError(Codes.TypeMismatch, 'TypeMismatch', 'delete statement must be an object')
+      const q = statementFilter(st, 'q', 'DeleteOpEntry')
+      const limit = isNumeric(st.limit) ? toNumber(st.limit) : undefined
+      if (limit === undefined) throw new CommandError(40414, 'Location40414', "BSON field 'delete.deletes.limit' is missing but a required field")
+      if (limit !== 0 && limit !== 1) throw new CommandError(Codes.FailedToParse, 'FailedToParse', `The limit field in delete objects must be 0 or 1. Got ${limit}`)
+      checkCollation(st)
+      const coll = ctx.server.catalog.get(ctx.db, name)
+      checkHint(coll, st.hint)
+      const prepared = prepareFilter(coll, q)
+      if (coll === undefined) continue
+      const { docs } = selectPrepared(coll, prepared, { limit })
+      for (const d of docs) {
+        coll.remove(d)
+        ctx.journal.push({ t: 'del', db: ctx.db, coll: name, id: d._id })
+        n++
+      }
+    } catch (e) {
+      writeErrors.push(writeError(i, e))
+      if (ordered) break
+    }
+  }
+  ctx.server.opcounters.delete += statements.length
+  const reply: Document = { n }
+  if (writeErrors.length > 0) reply.writeErrors = writeErrors
+  reply.ok = 1
+  return reply
+}
+
+export const updateCommands: Record<string, Handler> = { update: updateCommand, delete: deleteCommand }

@@ -1,0 +1,182 @@
+/**
+ * BSON comparison order (MongoDB "Comparison/Sort Order"):
+ * MinKey < null/missing < numbers < symbol,string < object < array < BinData < ObjectId < bool < Date < Timestamp < regex < MaxKey.
+ * Numbers compare by value across int/long/double/Decimal128.
+ */
+import { Decimal128, Long } from 'bson'
+
+export const Rank = {
+  MinKey: 1,
+  EmptyArray: 1.5, // sort key of [] is "undefined", below null
+  Null: 2,
+  Number: 3,
+  String: 4,
+  Object: 5,
+  Array: 6,
+  BinData: 7,
+  ObjectId: 8,
+  Bool: 9,
+  Date: 10,
+  Timestamp: 11,
+  Regex: 12,
+  Code: 13,
+  MaxKey: 127
+} as const
+
+export function bsonTypeName (v: unknown): string {
+  if (v === null || v === undefined) return 'null'
+  switch (typeof v) {
+    case 'number': return Number.isInteger(v) && v >= -2147483648 && v <= 2147483647 && !Object.is(v, -0) ? 'int' : 'double'
+    case 'string': return 'string'
+    case 'boolean': return 'bool'
+    case 'bigint': return 'long'
+  }
+  if (Array.isArray(v)) return 'array'
+  if (v instanceof Date) return 'date'
+  if (v instanceof RegExp) return 'regex'
+  const t = (v as { _bsontype?: string })._bsontype
+  switch (t) {
+    case 'ObjectId': return 'objectId'
+    case 'Binary': return 'binData'
+    case 'Long': return 'long'
+    case 'Int32': return 'int'
+    case 'Double': return 'double'
+    case 'Decimal128': return 'decimal'
+    case 'Timestamp': return 'timestamp'
+    case 'MinKey': return 'minKey'
+    case 'MaxKey': return 'maxKey'
+    case 'BSONRegExp': return 'regex'
+    case 'Code': return 'javascript'
+    case 'BSONSymbol': return 'symbol'
+    case 'DBRef': return 'object'
+  }
+  return 'object'
+}
+
+export function rankOf (v: unknown): number {
+  switch (bsonTypeName(v)) {
+    case 'minKey': return Rank.MinKey
+    case 'null': return Rank.Null
+    case 'int': case 'long': case 'double': case 'decimal': return Rank.Number
+    case 'string': case 'symbol': return Rank.String
+    case 'object': return Rank.Object
+    case 'array': return Rank.Array
+    case 'binData': return Rank.BinData
+    case 'objectId': return Rank.ObjectId
+    case 'bool': return Rank.Bool
+    case 'date': return Rank.Date
+    case 'timestamp': return Rank.Timestamp
+    case 'regex': return Rank.Regex
+    case 'javascript': return Rank.Code
+    case 'maxKey': return Rank.MaxKey
+  }
+  return Rank.Object
+}
+
+export function isNumeric (v: unknown): boolean {
+  return rankOf(v) === Rank.Number
+}
+
+/** Numeric value as a JS number (Decimal128/Long lose precision beyond 2^53, acceptable for a dev database). */
+export function toNumber (v: unknown): number {
+  if (typeof v === 'number') return v
+  if (typeof v === 'bigint') return Number(v)
+  if (v instanceof Long) return v.toNumber()
+  if (v instanceof Decimal128) return Number(v.toString())
+  const t = (v as { _bsontype?: string, valueOf: () => number })
+  if (t._bsontype === 'Int32' || t._bsontype === 'Double') return t.valueOf()
+  return NaN
+}
+
+function cmp (a: number | string | bigint, b: number | string | bigint): number {
+  return a < b ? -1 : a > b ? 1 : 0
+}
+
+function compareNumbers (a: unknown, b: unknown): number {
+  // Long vs Long keeps full 64-bit precision.
+  if (a instanceof Long && b instanceof Long) return a.compare(b)
+  const x = toNumber(a)
+  const y = toNumber(b)
+  // NaN sorts below every other number in MongoDB.
+  if (Number.isNaN(x)) return Number.isNaN(y) ? 0 : -1
+  if (Number.isNaN(y)) return 1
+  return cmp(x, y)
+}
+
+function compareBytes (a: Uint8Array, b: Uint8Array): number {
+  const n = Math.min(a.length, b.length)
+  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return a[i] < b[i] ? -1 : 1
+  return cmp(a.length, b.length)
+}
+
+/** Total order on BSON values, as MongoDB compares them (not array-unwinding: arrays compare element-wise). */
+export function compareValues (a: unknown, b: unknown): number {
+  const ra = rankOf(a)
+  const rb = rankOf(b)
+  if (ra !== rb) return ra < rb ? -1 : 1
+  switch (ra) {
+    case Rank.MinKey: case Rank.MaxKey: case Rank.Null: return 0
+    case Rank.Number: return compareNumbers(a, b)
+    case Rank.String: return cmp(String(a), String(b))
+    case Rank.Object: return compareObjects(a as Record<string, unknown>, b as Record<string, unknown>)
+    case Rank.Array: {
+      const x = a as unknown[]
+      const y = b as unknown[]
+      const n = Math.min(x.length, y.length)
+      for (let i = 0; i < n; i++) {
+        const c = compareValues(x[i], y[i])
+        if (c !== 0) return c
+      }
+      return cmp(x.length, y.length)
+    }
+    case Rank.BinData: {
+      const x = a as { buffer: Uint8Array, sub_type: number, position: number }
+      const y = b as { buffer: Uint8Array, sub_type: number, position: number }
+      const xb = x.buffer.subarray(0, x.position)
+      const yb = y.buffer.subarray(0, y.position)
+      if (xb.length !== yb.length) return cmp(xb.length, yb.length)
+      if (x.sub_type !== y.sub_type) return cmp(x.sub_type, y.sub_type)
+      return compareBytes(xb, yb)
+    }
+    case Rank.ObjectId: return compareBytes((a as { id: Uint8Array }).id, (b as { id: Uint8Array }).id)
+    case Rank.Bool: return cmp(a ? 1 : 0, b ? 1 : 0)
+    case Rank.Date: return cmp((a as Date).getTime(), (b as Date).getTime())
+    case Rank.Timestamp: {
+      const x = a as { t: number, i: number }
+      const y = b as { t: number, i: number }
+      return cmp(x.t, y.t) || cmp(x.i, y.i)
+    }
+    case Rank.Regex: {
+      const x = regexParts(a)
+      const y = regexParts(b)
+      return cmp(x[0], y[0]) || cmp(x[1], y[1])
+    }
+    default: return cmp(String(a), String(b))
+  }
+}
+
+function regexParts (v: unknown): [string, string] {
+  if (v instanceof RegExp) return [v.source, v.flags]
+  const r = v as { pattern: string, options: string }
+  return [r.pattern, r.options]
+}
+
+function compareObjects (a: Record<string, unknown>, b: Record<string, unknown>): number {
+  const ka = Object.keys(a).filter(k => a[k] !== undefined)
+  const kb = Object.keys(b).filter(k => b[k] !== undefined)
+  const n = Math.min(ka.length, kb.length)
+  for (let i = 0; i < n; i++) {
+    const ta = rankOf(a[ka[i]])
+    const tb = rankOf(b[kb[i]])
+    if (ta !== tb) return ta < tb ? -1 : 1
+    const kc = cmp(ka[i], kb[i])
+    if (kc !== 0) return kc
+    const vc = compareValues(a[ka[i]], b[kb[i]])
+    if (vc !== 0) return vc
+  }
+  return cmp(ka.length, kb.length)
+}
+
+export function valuesEqual (a: unknown, b: unknown): boolean {
+  return compareValues(a, b) === 0
+}

@@ -1,0 +1,84 @@
+/** All databases and collections of one server, plus the conversion to/from the storage layer's state. */
+import type { Document } from 'bson'
+import type { JournalEntry, StoredState } from '../storage/types.js'
+import { CommandError, Codes } from '../errors.js'
+import { Collection, assertValidCollectionName } from './collection.js'
+import { buildIndex } from './index-build.js'
+
+export class Catalog {
+  readonly dbs = new Map<string, Map<string, Collection>>()
+
+  get (db: string, coll: string): Collection | undefined {
+    return this.dbs.get(db)?.get(coll)
+  }
+
+  /** Returns the collection, creating it (and journaling the creation) on first write. */
+  getOrCreate (db: string, coll: string, journal: JournalEntry[]): Collection {
+    const existing = this.get(db, coll)
+    if (existing !== undefined) return existing
+    return this.create(db, coll, {}, journal)
+  }
+
+  create (db: string, coll: string, options: Document, journal: JournalEntry[]): Collection {
+    assertValidDbName(db)
+    assertValidCollectionName(coll)
+    let m = this.dbs.get(db)
+    if (m === undefined) this.dbs.set(db, m = new Map())
+    if (m.has(coll)) throw new CommandError(Codes.NamespaceExists, 'NamespaceExists', `Collection ${db}.${coll} already exists.`)
+    const c = new Collection(db, coll, options)
+    m.set(coll, c)
+    journal.push({ t: 'createCollection', db, coll, options })
+    return c
+  }
+
+  drop (db: string, coll: string, journal: JournalEntry[]): boolean {
+    const m = this.dbs.get(db)
+    if (m === undefined || !m.delete(coll)) return false
+    if (m.size === 0) this.dbs.delete(db)
+    journal.push({ t: 'dropCollection', db, coll })
+    return true
+  }
+
+  dropDatabase (db: string, journal: JournalEntry[]): void {
+    if (this.dbs.delete(db)) journal.push({ t: 'dropDatabase', db })
+  }
+
+  collections (db: string): Collection[] {
+    return [...(this.dbs.get(db)?.values() ?? [])]
+  }
+
+  /** Snapshot for the durability layer (shares document objects, which are never mutated in place). */
+  toState (): StoredState {
+    const collections = []
+    for (const m of this.dbs.values()) {
+      for (const c of m.values()) {
+        collections.push({
+          db: c.db,
+          name: c.name,
+          options: c.options,
+          indexes: c.userIndexes.map(ix => ({ ...ix.spec }) as { name: string, key: Document }),
+          docs: [...c.docs.values()]
+        })
+      }
+    }
+    return { collections }
+  }
+
+  load (state: StoredState): void {
+    for (const sc of state.collections) {
+      let m = this.dbs.get(sc.db)
+      if (m === undefined) this.dbs.set(sc.db, m = new Map())
+      const c = new Collection(sc.db, sc.name, sc.options ?? {})
+      m.set(sc.name, c)
+      for (const d of sc.docs) c.insert(d)
+      for (const spec of sc.indexes) c.addIndex(buildIndex(spec))
+    }
+  }
+}
+
+export function assertValidDbName (db: unknown): string {
+  if (typeof db !== 'string' || db.length === 0 || /[/\\. "$\0*<>:|?]/.test(db) || db.length > 63) {
+    throw new CommandError(Codes.InvalidNamespace, 'InvalidNamespace', `Invalid database name: '${String(db)}'`)
+  }
+  return db
+}

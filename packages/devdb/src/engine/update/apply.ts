@@ -1,0 +1,155 @@
+/**
+ * Applies a parsed update to a copy of a document. Operator semantics come from mingo's updater;
+ * this wrapper adds what mingo lacks or does differently: $setOnInsert, $currentDate types, type
+ * errors on non-numeric/non-array targets, `_id` immutability, and pipeline updates.
+ */
+import { Timestamp, Long, type Document } from 'bson'
+import { update as mingoUpdate, Aggregator } from 'mingo'
+import { CommandError, Codes } from '../../errors.js'
+import { bsonTypeName, isNumeric } from '../bson-order.js'
+import { getPath, isPlainDoc, MISSING } from '../paths.js'
+import { keyString } from '../key-string.js'
+import { formatValue } from '../index-def.js'
+import { mingoOptions } from '../../query/options.js'
+import { translateMingoError } from '../../query/mingo-errors.js'
+import type { ParsedUpdate } from './validate.js'
+
+export interface ApplyOptions {
+  arrayFilters?: Document[]
+  query?: Document
+  isInsert?: boolean
+}
+
+/** Deep copy of the mutable parts (plain objects, arrays); BSON values are immutable and shared. */
+export function cloneDoc<T> (v: T): T {
+  if (Array.isArray(v)) return v.map(cloneDoc) as T
+  if (isPlainDoc(v)) {
+    const out: Document = {}
+    for (const k of Object.keys(v)) out[k] = cloneDoc(v[k])
+    return out as T
+  }
+  if (v instanceof Date) return new Date(v.getTime()) as T
+  return v
+}
+
+const isPositional = (path: string): boolean => path.split('.').some(p => p.startsWith('$'))
+
+function idLabel (doc: Document): string {
+  return `{_id: ${formatValue(doc._id)}}`
+}
+
+function checkTargets (doc: Document, ops: Document): void {
+  for (const [op, arg] of Object.entries(ops)) {
+    for (const path of Object.keys(arg as Document)) {
+      if (isPositional(path)) continue
+      const cur = getPath(doc, path)
+      checkTraversal(doc, path)
+      if (cur === MISSING) continue
+      const last = path.split('.').pop() ?? path
+      const t = bsonTypeName(cur)
+      if ((op === '$inc' || op === '$mul') && !isNumeric(cur)) {
+        throw new CommandError(Codes.TypeMismatch, 'TypeMismatch', `Cannot apply ${op} to a value of non-numeric type. ${idLabel(doc)} has the field '${last}' of non-numeric type ${t}`)
+      }
+      if (op === '$push' && !Array.isArray(cur)) {
+        throw new CommandError(Codes.BadValue, 'BadValue', `The field '${path}' must be an array but is of type ${t} in document ${idLabel(doc)}`)
+      }
+      if (op === '$addToSet' && !Array.isArray(cur)) {
+        throw new CommandError(Codes.BadValue, 'BadValue', `Cannot apply $addToSet to non-array field. Field named '${last}' has non-array type ${t}`)
+      }
+      if (op === '$pop' && !Array.isArray(cur)) {
+        throw new CommandError(Codes.TypeMismatch, 'TypeMismatch', `Path '${path}' contains an element of non-array type '${t}'`)
+      }
+      if ((op === '$pull' || op === '$pullAll') && !Array.isArray(cur)) {
+        throw new CommandError(Codes.BadValue, 'BadValue', 'Cannot apply $pull to a non-array value')
+      }
+      if (op === '$bit' && !(typeof cur === 'number' && Number.isInteger(cur)) && !(cur instanceof Long)) {
+        throw new CommandError(Codes.BadValue, 'BadValue', `Cannot apply $bit to a value of non-integral type.${idLabel(doc)} has the field ${last} of non-integer type ${t}`)
+      }
+    }
+  }
+}
+
+/** Setting `a.b` where `a` is a scalar fails with PathNotViable (28), as in mongod. */
+function checkTraversal (doc: Document, path: string): void {
+  const parts = path.split('.')
+  let cur: unknown = doc
+  for (let i = 0; i < parts.length - 1; i++) {
+    if (Array.isArray(cur)) {
+      if (!/^\d+$/.test(parts[i])) {
+        throw new CommandError(28, 'PathNotViable', `Cannot create field '${parts[i]}' in element {${parts[i - 1]}: ${formatValue(cur)}}`)
+      }
+      cur = cur[Number(parts[i])]
+    } else if (isPlainDoc(cur)) {
+      cur = cur[parts[i]]
+    } else return
+    if (cur === undefined) return
+    if (!isPlainDoc(cur) && !Array.isArray(cur)) {
+      throw new CommandError(28, 'PathNotViable', `Cannot create field '${parts[i + 1]}' in element {${parts[i]}: ${formatValue(cur)}}`)
+    }
+  }
+}
+
+function immutableIdError (): CommandError {
+  return new CommandError(Codes.ImmutableField, 'ImmutableField', "Performing an update on the path '_id' would modify the immutable field '_id'")
+}
+
+export function applyUpdate (doc: Document, parsed: ParsedUpdate, opts: ApplyOptions = {}): Document {
+  if (parsed.kind === 'replacement') {
+    const rep = cloneDoc(parsed.doc)
+    if (rep._id !== undefined && doc._id !== undefined && keyString(rep._id) !== keyString(doc._id)) {
+      throw new CommandError(Codes.ImmutableField, 'ImmutableField', `After applying the update, the (immutable) field '_id' was found to have been altered to _id: ${formatValue(rep._id)}`)
+    }
+    const { _id: _ignored, ...rest } = rep
+    return doc._id === undefined ? rep : { _id: doc._id, ...rest }
+  }
+  if (parsed.kind === 'pipeline') {
+    let out: Document
+    try {
+      out = new Aggregator(parsed.stages, mingoOptions()).run([cloneDoc(doc)])[0] as Document
+    } catch (e) {
+      throw translateMingoError(e)
+    }
+    if (out._id === undefined && doc._id !== undefined) out = { _id: doc._id, ...out }
+    else if (doc._id !== undefined && keyString(out._id) !== keyString(doc._id)) throw immutableIdError()
+    return out
+  }
+  const ops: Document = {}
+  for (const [op, arg] of Object.entries(parsed.ops)) {
+    if (op === '$setOnInsert') {
+      if (opts.isInsert === true) ops.$set = { ...(ops.$set ?? {}), ...arg }
+      continue
+    }
+    if (op === '$currentDate') {
+      const set: Document = ops.$set ?? {}
+      for (const [path, spec] of Object.entries(arg as Document)) {
+        set[path] = isPlainDoc(spec) && spec.$type === 'timestamp' ? new Timestamp({ t: Math.floor(Date.now() / 1000), i: 1 }) : new Date()
+      }
+      ops.$set = set
+      continue
+    }
+    ops[op] = op === '$set' && ops.$set !== undefined ? { ...ops.$set, ...arg } : arg
+  }
+  for (const path of parsed.paths) {
+    if (path === '_id' || path.startsWith('_id.')) {
+      // A $set of _id to its current value is allowed; anything else is caught after applying.
+      continue
+    }
+  }
+  const out = cloneDoc(doc)
+  checkTargets(out, ops)
+  try {
+    mingoUpdate(out, ops, opts.arrayFilters, opts.query, { cloneMode: 'none', queryOptions: mingoOptions() })
+  } catch (e) {
+    throw translateUpdateError(e)
+  }
+  if (doc._id !== undefined && (out._id === undefined || keyString(out._id) !== keyString(doc._id))) throw immutableIdError()
+  return out
+}
+
+function translateUpdateError (e: unknown): CommandError {
+  if (e instanceof CommandError) return e
+  const msg = e instanceof Error ? e.message : String(e)
+  if (/conflict/i.test(msg)) return new CommandError(Codes.ConflictingUpdateOperators, 'ConflictingUpdateOperators', msg.replace(/^updating/, 'Updating'))
+  if (/arrayFilters|array filter|identifier/i.test(msg)) return new CommandError(Codes.BadValue, 'BadValue', msg)
+  return new CommandError(Codes.BadValue, 'BadValue', msg)
+}

@@ -1,0 +1,80 @@
+/** One update statement against a collection (used by `update` and `findAndModify`). */
+import type { Document } from 'bson'
+import { CommandError, Codes } from '../../errors.js'
+import type { Collection } from '../collection.js'
+import type { JournalEntry } from '../../storage/types.js'
+import { keyString } from '../key-string.js'
+import { prepareFilter, selectPrepared } from '../select.js'
+import type { SortKey } from '../../query/sort.js'
+import { applyUpdate } from './apply.js'
+import { parseUpdate } from './validate.js'
+import { upsertSeed } from './upsert-seed.js'
+import { prepareForStorage } from '../../commands/write-common.js'
+import { isPlainDoc } from '../paths.js'
+
+export interface UpdateSpec {
+  q: Document | undefined
+  u: unknown
+  multi?: boolean
+  upsert?: boolean
+  arrayFilters?: Document[]
+  sort?: SortKey[]
+}
+
+export interface UpdateOutcome {
+  n: number
+  nModified: number
+  upsertedId?: unknown
+  /** documents before/after, for findAndModify (single statement) */
+  before?: Document
+  after?: Document
+}
+
+export function runUpdate (coll: Collection, spec: UpdateSpec, journal: JournalEntry[]): UpdateOutcome {
+  const parsed = parseUpdate(spec.u)
+  if (spec.multi === true && parsed.kind === 'replacement') {
+    throw new CommandError(Codes.FailedToParse, 'FailedToParse', 'multi update is not supported for replacement-style update')
+  }
+  if (spec.arrayFilters !== undefined) {
+    if (!Array.isArray(spec.arrayFilters)) throw new CommandError(Codes.TypeMismatch, 'TypeMismatch', "BSON field 'arrayFilters' is the wrong type, expected type 'array'")
+    for (const f of spec.arrayFilters) {
+      if (!isPlainDoc(f) || Object.keys(f).length === 0) throw new CommandError(Codes.FailedToParse, 'FailedToParse', 'Cannot use an expression without a top-level field name in arrayFilters')
+    }
+  }
+  const prepared = prepareFilter(coll, spec.q)
+  const { docs } = selectPrepared(coll, prepared, { limit: spec.multi === true ? 0 : 1, sort: spec.sort })
+  const out: UpdateOutcome = { n: 0, nModified: 0 }
+  for (const doc of docs) {
+    const updated = applyUpdate(doc, parsed, { arrayFilters: spec.arrayFilters, query: spec.q })
+    out.n++
+    out.before = doc
+    if (keyString(updated) === keyString(doc)) {
+      out.after = doc
+      continue
+    }
+    coll.replace(doc, updated)
+    journal.push({ t: 'put', db: coll.db, coll: coll.name, doc: updated })
+    out.nModified++
+    out.after = updated
+  }
+  if (docs.length === 0 && spec.upsert === true) {
+    const seed = upsertSeed(spec.q)
+    let doc: Document
+    if (parsed.kind === 'replacement') {
+      doc = applyUpdate({}, parsed)
+      if (doc._id === undefined && seed._id !== undefined) doc = { _id: seed._id, ...doc }
+    } else {
+      doc = applyUpdate(seed, parsed, { arrayFilters: spec.arrayFilters, query: spec.q, isInsert: true })
+      if (seed._id !== undefined && (doc._id === undefined || keyString(doc._id) !== keyString(seed._id))) {
+        throw new CommandError(Codes.ImmutableField, 'ImmutableField', "Performing an update on the path '_id' would modify the immutable field '_id'")
+      }
+    }
+    const stored = prepareForStorage(doc)
+    coll.insert(stored)
+    journal.push({ t: 'put', db: coll.db, coll: coll.name, doc: stored })
+    out.n = 1
+    out.upsertedId = stored._id
+    out.after = stored
+  }
+  return out
+}

@@ -1,0 +1,149 @@
+/**
+ * Query operators whose mingo versions use JS equality/ordering; these use BSON comparison
+ * (ObjectId/Decimal128/Long by value, numbers across types, type bracketing) instead.
+ */
+import type { Document } from 'bson'
+import { CommandError, Codes, badValue } from '../errors.js'
+import { bsonTypeName, compareValues, rankOf, Rank, toNumber, isNumeric } from '../engine/bson-order.js'
+import { candidates, MISSING } from './match-path.js'
+
+type Pred = (doc: Document) => boolean
+type QueryOp = (selector: string, value: unknown, options: unknown) => Pred
+
+const isNullish = (v: unknown): boolean => v === MISSING || v === null || v === undefined
+
+function regexTest (re: unknown, v: unknown): boolean {
+  if (typeof v !== 'string') return false
+  if (re instanceof RegExp) {
+    re.lastIndex = 0
+    return re.test(v)
+  }
+  const r = re as { pattern: string, options: string }
+  return new RegExp(r.pattern, r.options.replace(/[^imsu]/g, '')).test(v)
+}
+
+const isRegexValue = (v: unknown): boolean => bsonTypeName(v) === 'regex'
+
+/** MongoDB equality for one candidate: null matches missing; other values compare within their type bracket. */
+function eqOne (c: unknown, v: unknown): boolean {
+  if (v === null || v === undefined) return isNullish(c)
+  if (c === MISSING) return false
+  return rankOf(c) === rankOf(v) && compareValues(c, v) === 0
+}
+
+function matchEq (doc: Document, selector: string, v: unknown): boolean {
+  const { values } = candidates(doc, selector)
+  for (const c of values) if (eqOne(c, v)) return true
+  return false
+}
+
+function inList (doc: Document, selector: string, list: unknown[]): boolean {
+  const { values } = candidates(doc, selector)
+  for (const v of list) {
+    if (isRegexValue(v)) {
+      if (values.some(c => regexTest(v, c))) return true
+    } else if (values.some(c => eqOne(c, v))) return true
+  }
+  return false
+}
+
+function ordered (test: (c: number) => boolean, allowNullEq: boolean): QueryOp {
+  return (selector, value) => (doc) => {
+    const { values } = candidates(doc, selector)
+    if (value === null) return allowNullEq && values.some(isNullish)
+    const rv = rankOf(value)
+    for (const c of values) {
+      if (c === MISSING) continue
+      // MinKey/MaxKey operands compare against every type.
+      if (rv === Rank.MinKey || rv === Rank.MaxKey || rankOf(c) === rv) {
+        if (test(compareValues(c, value))) return true
+      }
+    }
+    return false
+  }
+}
+
+function requireArray (op: string, value: unknown): unknown[] {
+  if (!Array.isArray(value)) throw badValue(`${op} needs an array`)
+  for (const v of value) {
+    if (v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).some(k => k.startsWith('$')) && bsonTypeName(v) === 'object') {
+      throw badValue(`cannot nest $ under ${op}`)
+    }
+  }
+  return value
+}
+
+const TYPE_ALIASES: Record<string, string> = {
+  1: 'double', 2: 'string', 3: 'object', 4: 'array', 5: 'binData', 6: 'undefined', 7: 'objectId', 8: 'bool', 9: 'date', 10: 'null',
+  11: 'regex', 13: 'javascript', 14: 'symbol', 16: 'int', 17: 'timestamp', 18: 'long', 19: 'decimal', '-1': 'minKey', 127: 'maxKey'
+}
+const TYPE_NAMES = new Set(['double', 'string', 'object', 'array', 'binData', 'undefined', 'objectId', 'bool', 'date', 'null', 'regex',
+  'javascript', 'symbol', 'int', 'timestamp', 'long', 'decimal', 'minKey', 'maxKey', 'number', 'dbPointer', 'javascriptWithScope'])
+
+function typeName (t: unknown): string {
+  if (typeof t === 'string') {
+    if (!TYPE_NAMES.has(t)) throw badValue(`Unknown type name alias: ${t}`)
+    return t
+  }
+  if (isNumeric(t)) {
+    const n = toNumber(t)
+    const name = TYPE_ALIASES[String(n)]
+    if (name === undefined) throw badValue(`Invalid numerical type code: ${n}`)
+    return name
+  }
+  throw new CommandError(Codes.TypeMismatch, 'TypeMismatch', 'type must be represented as a number or a string')
+}
+
+export const bsonQueryOperators: Record<string, QueryOp> = {
+  $eq: (selector, value) => (doc) => matchEq(doc, selector, value),
+  $ne: (selector, value) => (doc) => !matchEq(doc, selector, value),
+  $gt: ordered(c => c > 0, false),
+  $gte: ordered(c => c >= 0, true),
+  $lt: ordered(c => c < 0, false),
+  $lte: ordered(c => c <= 0, true),
+  $in: (selector, value) => {
+    const list = requireArray('$in', value)
+    return (doc) => inList(doc, selector, list)
+  },
+  $nin: (selector, value) => {
+    const list = requireArray('$nin', value)
+    return (doc) => !inList(doc, selector, list)
+  },
+  $exists: (selector, value) => {
+    const want = !(value === false || value === 0 || value === null)
+    return (doc) => candidates(doc, selector).values.some(c => c !== MISSING) === want
+  },
+  $type: (selector, value) => {
+    const names = (Array.isArray(value) ? value : [value]).map(typeName)
+    return (doc) => {
+      const { values, leaves } = candidates(doc, selector)
+      for (const n of names) {
+        if (n === 'array') { if (leaves.some(Array.isArray)) return true; continue }
+        for (const c of values) {
+          if (c === MISSING) continue
+          const t = bsonTypeName(c)
+          if (t === n || (n === 'number' && isNumeric(c))) return true
+        }
+      }
+      return false
+    }
+  },
+  $size: (selector, value) => {
+    if (!isNumeric(value)) throw badValue('$size needs a number')
+    const n = toNumber(value)
+    if (!Number.isInteger(n)) throw badValue('$size must be a whole number')
+    if (n < 0) throw badValue('$size may not be negative')
+    return (doc) => candidates(doc, selector).leaves.some(l => Array.isArray(l) && l.length === n)
+  },
+  $mod: (selector, value) => {
+    if (!Array.isArray(value)) throw badValue('malformed mod, needs to be an array')
+    if (value.length < 2) throw badValue('malformed mod, not enough elements')
+    if (value.length > 2) throw badValue('malformed mod, too many elements')
+    if (!isNumeric(value[0])) throw badValue('malformed mod, divisor not a number')
+    if (!isNumeric(value[1])) throw badValue('malformed mod, remainder not a number')
+    const d = Math.trunc(toNumber(value[0]))
+    const r = Math.trunc(toNumber(value[1]))
+    if (d === 0) throw badValue('divisor cannot be 0')
+    return (doc) => candidates(doc, selector).values.some(c => c !== MISSING && isNumeric(c) && Number.isFinite(toNumber(c)) && Math.trunc(toNumber(c)) % d === r)
+  }
+}

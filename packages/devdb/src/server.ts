@@ -1,0 +1,111 @@
+/** The TCP server: connections, the shared engine state, TTL sweeper and durable store lifecycle. */
+import { createServer, type Server, type Socket } from 'node:net'
+import type { Document } from 'bson'
+import { Catalog } from './engine/catalog.js'
+import { CursorManager } from './engine/cursors.js'
+import { loadTextApi } from './engine/text-bridge.js'
+import { TtlSweeper } from './engine/ttl.js'
+import { runCommand } from './commands/index.js'
+import type { ServerState } from './commands/context.js'
+import { serveConnection } from './wire/connection.js'
+import type { Request } from './wire/messages.js'
+import type { DurableStore, StoredState } from './storage/types.js'
+import { openStore } from './storage-bridge.js'
+
+export interface DevDbOptions {
+  port?: number
+  host?: string
+  dbPath?: string
+  /** TTL monitor interval in seconds (MongoDB default 60). */
+  ttlMonitorSleepSecs?: number
+  /** Idle cursor timeout in ms (MongoDB default 10 minutes). */
+  cursorTimeoutMs?: number
+  /** Snapshot (compaction) interval in ms when dbPath is set. */
+  snapshotIntervalMs?: number
+}
+
+export interface DevDb {
+  uri: string
+  port: number
+  stop: () => Promise<void>
+}
+
+export async function startDevDb (options: DevDbOptions = {}): Promise<DevDb> {
+  const host = options.host ?? '127.0.0.1'
+  await loadTextApi()
+  const catalog = new Catalog()
+  let store: DurableStore | undefined
+  if (options.dbPath !== undefined) {
+    const opened = await openStore(options.dbPath)
+    store = opened.store
+    catalog.load(opened.state)
+  }
+  const state: ServerState = {
+    catalog,
+    cursors: new CursorManager(options.cursorTimeoutMs ?? 10 * 60 * 1000),
+    startedAt: new Date(),
+    host,
+    port: 0,
+    connections: { current: 0, totalCreated: 0 },
+    opcounters: { insert: 0, query: 0, update: 0, delete: 0, getmore: 0, command: 0 }
+  }
+  const sockets = new Set<Socket>()
+  let nextConnectionId = 1
+  const handle = async (req: Request, connectionId: number): Promise<Document> => {
+    if (req.kind === 'query') {
+      // Legacy OP_QUERY is only used for the initial handshake against "<db>.$cmd".
+      const db = req.collection.endsWith('.$cmd') ? req.collection.slice(0, -5) : req.collection
+      const body = req.body.$query !== undefined ? req.body.$query : req.body
+      return await runCommand(body, state, connectionId, { store }, db)
+    }
+    return await runCommand(req.body, state, connectionId, { store })
+  }
+  const server: Server = createServer((socket) => {
+    const connectionId = nextConnectionId++
+    sockets.add(socket)
+    state.connections.current++
+    state.connections.totalCreated++
+    serveConnection(socket, async (req) => await handle(req, connectionId), () => {
+      sockets.delete(socket)
+      state.connections.current--
+    })
+  })
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(options.port ?? 0, host, () => { server.off('error', reject); resolve() })
+  })
+  const address = server.address()
+  const port = typeof address === 'object' && address !== null ? address.port : 0
+  state.port = port
+  const ttl = new TtlSweeper(catalog, (options.ttlMonitorSleepSecs ?? 60) * 1000, store)
+  ttl.start()
+  let snapshotTimer: NodeJS.Timeout | undefined
+  const snapshot = async (): Promise<void> => {
+    if (store !== undefined) await store.snapshot((): StoredState => catalog.toState())
+  }
+  if (store !== undefined) {
+    snapshotTimer = setInterval(() => { snapshot().catch(() => {}) }, options.snapshotIntervalMs ?? 60_000)
+    snapshotTimer.unref()
+  }
+  let stopped: Promise<void> | undefined
+  return {
+    uri: `mongodb://${host.includes(':') ? `[${host}]` : host}:${port}/`,
+    port,
+    stop: async () => {
+      stopped ??= (async () => {
+        ttl.stop()
+        if (snapshotTimer !== undefined) clearInterval(snapshotTimer)
+        state.cursors.close()
+        const closing = new Promise<void>(resolve => server.close(() => { resolve() }))
+        for (const s of sockets) s.destroy()
+        await closing
+        await ttl.idle()
+        if (store !== undefined) {
+          await snapshot()
+          await store.close()
+        }
+      })()
+      await stopped
+    }
+  }
+}
