@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox'
 
 // Deliberately loose: the address is proven by the reset mail, not by a regex.
-const Email = Type.String({ minLength: 3, maxLength: 254, pattern: '^[^\\s@]+@[^\\s@]+$' })
+const Email = Type.String({ minLength: 3, maxLength: 254, pattern: '^\\s*[^\\s@]+@[^\\s@]+\\s*$' })
 // bcrypt only reads the first 72 bytes; the byte length is checked again in the handler.
 const NewPassword = Type.String({ minLength: 8, maxLength: 72 })
 const Name = Type.String({ minLength: 1, maxLength: 100 })

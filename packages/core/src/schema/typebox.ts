@@ -1,7 +1,9 @@
 import { Type, type TSchema } from '@sinclair/typebox'
+import { ISO_DATE_PATTERN } from '../service/convert.js'
 import type { FieldModel, ResourceModel, ResourceSchemas } from './model.js'
 
-const DATE = (): TSchema => Type.Union([Type.String({ format: 'date-time' }), Type.String({ format: 'date' })])
+// A pattern, not `format: date-time`, so plain dates (2024-05-01) are accepted too; kept in step with parseDate.
+const DATE = (): TSchema => Type.String({ pattern: ISO_DATE_PATTERN, description: 'ISO 8601 date or date-time' })
 /** Stamped fields are accepted on input (so a read record can be sent back) and ignored. */
 const STAMPED_INPUT = { _id: Type.Optional(Type.Unknown()), userId: Type.Optional(Type.Unknown()), accountId: Type.Optional(Type.Unknown()), createdAt: Type.Optional(Type.Unknown()), updatedAt: Type.Optional(Type.Unknown()) }
 

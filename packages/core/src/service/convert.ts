@@ -28,7 +28,8 @@ export function parseId (id: unknown): ObjectId | null {
 }
 
 /** Strict ISO 8601 date or date-time (a bare number or free text is not a date). */
-const ISO_DATE = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/
+export const ISO_DATE_PATTERN = '^\\d{4}-\\d{2}-\\d{2}(?:[T ]\\d{2}:\\d{2}(?::\\d{2}(?:\\.\\d{1,9})?)?(?:Z|[+-]\\d{2}:?\\d{2})?)?$'
+const ISO_DATE = new RegExp(ISO_DATE_PATTERN)
 
 export function parseDate (v: unknown): Date | null {
   if (v instanceof Date) return Number.isNaN(v.getTime()) ? null : v

@@ -9,8 +9,10 @@ export function refreshRoute (app: FastifyInstance, deps: AuthDeps): void {
     schema: { body: RefreshBody },
     attachValidation: true
   }, async (request) => {
+    // Taken before any await: tells a concurrent duplicate from a later reuse.
+    const startedAt = new Date()
     assertValidBody(request)
-    const result = await deps.refreshTokens.rotate(request.body.refreshToken)
+    const result = await deps.refreshTokens.rotate(request.body.refreshToken, startedAt)
     if (!result.ok) {
       if (result.reason === 'reused') request.log.warn({ reason: result.reason }, 'refresh token reuse: family revoked')
       throw new UnauthenticatedError('invalid refresh token')

@@ -13,14 +13,19 @@ interface RefreshTokenDoc {
   userId: string
   createdAt: Date
   expiresAt: Date
-  /** Set when the token is exchanged; presenting it again is reuse. */
+  /** Set when the token is claimed for an exchange. */
   usedAt: Date | null
+  /** Set once the exchange completed (successor stored); later presentations are reuse. */
+  replacedAt?: Date
   revokedAt: Date | null
 }
 
 export type RotateResult =
   | { ok: true, userId: string, familyId: string, refreshToken: string }
-  | { ok: false, reason: 'unknown' | 'expired' | 'revoked' | 'reused' }
+  | { ok: false, reason: 'unknown' | 'expired' | 'revoked' | 'reused' | 'concurrent' }
+
+/** A claimed token whose exchange never completed (crashed mid-way) counts as replaced after this. */
+const STALLED_EXCHANGE_MS = 30_000
 
 export class RefreshTokenStore {
   readonly collection: Collection<RefreshTokenDoc>
@@ -52,11 +57,13 @@ export class RefreshTokenStore {
 
   /**
    * Exchanges a token for a new one in the same family. The claim is one conditional
-   * findOneAndUpdate, so of two concurrent exchanges exactly one wins; the loser is treated as
-   * reuse and revokes the family. A family counts as revoked when any member carries
-   * `revokedAt`, which also kills tokens inserted after the revocation ran.
+   * findOneAndUpdate, so of two concurrent exchanges exactly one wins. A loser whose request
+   * started before the winner's exchange completed is a concurrent duplicate (a double submit):
+   * 401 without revoking. A presentation that starts after the exchange completed is reuse, and
+   * revokes the whole family. A family counts as revoked when any member carries `revokedAt`,
+   * which also covers a successor inserted while a revocation ran.
    */
-  async rotate (token: string): Promise<RotateResult> {
+  async rotate (token: string, requestStartedAt: Date = new Date()): Promise<RotateResult> {
     const id = hashToken(token)
     const now = new Date()
     const claimed = await this.collection.findOneAndUpdate(
@@ -68,19 +75,19 @@ export class RefreshTokenStore {
       if (existing == null) return { ok: false, reason: 'unknown' }
       if (existing.revokedAt != null) return { ok: false, reason: 'revoked' }
       if (existing.usedAt != null) {
+        const replacedAt = existing.replacedAt ?? (now.getTime() - existing.usedAt.getTime() > STALLED_EXCHANGE_MS ? existing.usedAt : null)
+        if (replacedAt == null || requestStartedAt < replacedAt) return { ok: false, reason: 'concurrent' }
         await this.revokeFamily(existing.familyId)
         return { ok: false, reason: 'reused' }
       }
       return { ok: false, reason: 'expired' }
     }
-    if (await this.isFamilyRevoked(claimed.familyId)) return { ok: false, reason: 'revoked' }
-    const refreshToken = await this.issue(claimed.userId, claimed.familyId)
-    // A reuse may have revoked the family between our claim and our insert: re-check, and
-    // revoke again so the token just inserted is covered too.
     if (await this.isFamilyRevoked(claimed.familyId)) {
       await this.revokeFamily(claimed.familyId)
       return { ok: false, reason: 'revoked' }
     }
+    const refreshToken = await this.issue(claimed.userId, claimed.familyId)
+    await this.collection.updateOne({ _id: id }, { $set: { replacedAt: new Date() } })
     return { ok: true, userId: claimed.userId, familyId: claimed.familyId, refreshToken }
   }
 
