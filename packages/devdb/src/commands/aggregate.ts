@@ -1,6 +1,6 @@
 /** aggregate: leading $match through the engine (indexes, $text), the rest through mingo. */
 import type { Document } from 'bson'
-import { Aggregator } from 'mingo'
+import { Aggregator } from 'mingo/aggregator'
 import type { Handler } from './context.js'
 import { CommandError, Codes } from '../errors.js'
 import { isPlainDoc } from '../engine/paths.js'

@@ -1,27 +1,41 @@
 /**
- * The one place mingo is configured: every query, projection, aggregation and update
- * goes through these options so the BSON-aware operator overrides apply everywhere.
+ * The one place mingo is configured: every query, projection, aggregation and update goes
+ * through these options. We build the operator context ourselves (rather than using mingo's
+ * default index, whose context always wins a merge) so the BSON-aware overrides take effect.
  */
-import { Context, ProcessingMode, Query } from 'mingo'
+import { Context, ProcessingMode } from 'mingo/core'
+import { Query } from 'mingo/query'
 import type { Options } from 'mingo/types'
+import * as accumulatorOps from 'mingo/operators/accumulator'
+import * as expressionOps from 'mingo/operators/expression'
+import * as pipelineOps from 'mingo/operators/pipeline'
+import * as projectionOps from 'mingo/operators/projection'
+import * as queryOps from 'mingo/operators/query'
+import * as windowOps from 'mingo/operators/window'
 import type { Document } from 'bson'
 import { bsonQueryOperators } from './bson-operators.js'
 import { bsonExpressionOperators, bsonPipelineOperators } from './bson-overrides.js'
 import { translateMingoError } from './mingo-errors.js'
 
-const overrides = Context.init({
-  query: bsonQueryOperators as never,
-  expression: bsonExpressionOperators as never,
-  pipeline: bsonPipelineOperators as never
+const ops = (m: object): Record<string, never> => Object.fromEntries(Object.entries(m).filter(([k]) => k.startsWith('$'))) as Record<string, never>
+
+const CONTEXT = Context.init({
+  accumulator: ops(accumulatorOps),
+  expression: { ...ops(expressionOps), ...ops(bsonExpressionOperators) },
+  pipeline: { ...ops(pipelineOps), ...ops(bsonPipelineOperators) },
+  projection: ops(projectionOps),
+  query: { ...ops(queryOps), ...ops(bsonQueryOperators) },
+  window: ops(windowOps)
 })
 
-export function mingoOptions (extra: Partial<Options> = {}): Partial<Options> {
+export function mingoOptions (extra: Partial<Options> = {}): Options {
   return {
     idKey: '_id',
     useStrictMode: true,
     scriptEnabled: false,
+    failOnError: true,
     processingMode: ProcessingMode.CLONE_OFF,
-    context: overrides,
+    context: CONTEXT,
     ...extra
   }
 }

@@ -1,6 +1,6 @@
 /** Find projections: validated like mongod, evaluated by mingo; `{ $meta: 'textScore' }` handled here. */
 import type { Document } from 'bson'
-import { Query } from 'mingo'
+import { Query } from 'mingo/query'
 import { CommandError, badValue } from '../errors.js'
 import { isPlainDoc } from '../engine/paths.js'
 import { isNumeric, toNumber } from '../engine/bson-order.js'

@@ -4,7 +4,8 @@
  * errors on non-numeric/non-array targets, `_id` immutability, and pipeline updates.
  */
 import { Timestamp, Long, type Document } from 'bson'
-import { update as mingoUpdate, Aggregator } from 'mingo'
+import { update as mingoUpdate } from 'mingo/updater'
+import { Aggregator } from 'mingo/aggregator'
 import { CommandError, Codes } from '../../errors.js'
 import { bsonTypeName, isNumeric } from '../bson-order.js'
 import { getPath, isPlainDoc, MISSING } from '../paths.js'
@@ -149,6 +150,9 @@ export function applyUpdate (doc: Document, parsed: ParsedUpdate, opts: ApplyOpt
 function translateUpdateError (e: unknown): CommandError {
   if (e instanceof CommandError) return e
   const msg = e instanceof Error ? e.message : String(e)
+  if (/immutable field/.test(msg)) return immutableIdError()
+  if (/positional operator found no match/.test(msg)) return new CommandError(Codes.BadValue, 'BadValue', 'The positional operator did not find the match needed from the query.')
+  if (/Dollar \(\$\) prefixed field paths/.test(msg)) return new CommandError(Codes.BadValue, 'BadValue', msg.replace(/\.$/, ''))
   if (/conflict/i.test(msg)) return new CommandError(Codes.ConflictingUpdateOperators, 'ConflictingUpdateOperators', msg.replace(/^updating/, 'Updating'))
   if (/arrayFilters|array filter|identifier/i.test(msg)) return new CommandError(Codes.BadValue, 'BadValue', msg)
   return new CommandError(Codes.BadValue, 'BadValue', msg)

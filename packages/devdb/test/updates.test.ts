@@ -1,0 +1,101 @@
+import t from 'tap'
+import { Timestamp } from 'mongodb'
+import { setup, mongoError } from './helpers.js'
+
+const h = await setup(t)
+let n = 0
+/** Inserts `doc`, applies `update`, returns the stored result without _id. */
+async function after (doc: object, update: object, opts: object = {}): Promise<Record<string, unknown>> {
+  const c = h.db.collection('u' + String(n++))
+  await c.insertOne({ _id: 1 as never, ...doc })
+  await c.updateOne({ _id: 1 as never }, update as never, opts)
+  const { _id, ...rest } = (await c.findOne({ _id: 1 as never })) ?? {}
+  return rest
+}
+
+t.test('field operators', async t => {
+  t.same(await after({ a: 1 }, { $set: { 'b.c': 2 } }), { a: 1, b: { c: 2 } })
+  t.same(await after({ a: 1, b: 2 }, { $unset: { a: '' } }), { b: 2 })
+  t.same(await after({ a: 1 }, { $inc: { a: 2, z: -1 } }), { a: 3, z: -1 })
+  t.same(await after({ a: 3 }, { $mul: { a: 2, z: 5 } }), { a: 6, z: 0 })
+  t.same(await after({ a: 5, b: 5 }, { $min: { a: 2, b: 9 }, $max: { c: 1 } }), { a: 2, b: 5, c: 1 })
+  t.same(await after({ a: { b: 1 }, c: 2 }, { $rename: { 'a.b': 'x', c: 'y' } }), { a: {}, x: 1, y: 2 })
+  const d = await after({}, { $currentDate: { d: true, ts: { $type: 'timestamp' } } })
+  t.ok(d.d instanceof Date)
+  t.ok(d.ts instanceof Timestamp)
+})
+
+t.test('array operators', async t => {
+  t.same(await after({ a: [1] }, { $push: { a: 2 } }), { a: [1, 2] })
+  t.same(await after({}, { $push: { a: 2 } }), { a: [2] })
+  t.same(await after({ a: [5, 1] }, { $push: { a: { $each: [3, 9], $sort: 1, $slice: 3 } } }), { a: [1, 3, 5] })
+  t.same(await after({ a: [1, 2] }, { $push: { a: { $each: [0], $position: 0 } } }), { a: [0, 1, 2] })
+  t.same(await after({ a: [{ s: 2 }, { s: 1 }] }, { $push: { a: { $each: [], $sort: { s: 1 } } } }), { a: [{ s: 1 }, { s: 2 }] })
+  t.same(await after({ a: [1, 2] }, { $addToSet: { a: { $each: [2, 3, 3] } } }), { a: [1, 2, 3] })
+  t.same(await after({ a: [1, 2, 3] }, { $pop: { a: 1 } }), { a: [1, 2] })
+  t.same(await after({ a: [1, 2, 3] }, { $pop: { a: -1 } }), { a: [2, 3] })
+  t.same(await after({ a: [1, 2, 3, 2] }, { $pull: { a: 2 } }), { a: [1, 3] })
+  t.same(await after({ a: [1, 5, 7] }, { $pull: { a: { $gte: 5 } } }), { a: [1] })
+  t.same(await after({ a: [{ x: 1 }, { x: 2 }] }, { $pull: { a: { x: 2 } } }), { a: [{ x: 1 }] })
+  t.same(await after({ a: [1, 2, 3] }, { $pullAll: { a: [1, 3] } }), { a: [2] })
+})
+
+t.test('positional updates', async t => {
+  const c = h.db.collection('pos')
+  await c.insertOne({ _id: 1 as never, grades: [80, 85, 90], items: [{ k: 'a', q: 1 }, { k: 'b', q: 2 }] })
+  await c.updateOne({ _id: 1 as never, grades: 85 }, { $set: { 'grades.$': 86 } })
+  await c.updateOne({ _id: 1 as never, 'items.k': 'b' }, { $inc: { 'items.$.q': 10 } })
+  await c.updateOne({ _id: 1 as never }, { $inc: { 'grades.$[]': 1 } })
+  await c.updateOne({ _id: 1 as never }, { $set: { 'items.$[it].flag': true } }, { arrayFilters: [{ 'it.q': { $gt: 5 } }] })
+  t.same(await c.findOne({ _id: 1 as never }), { _id: 1, grades: [81, 87, 91], items: [{ k: 'a', q: 1 }, { k: 'b', q: 12, flag: true }] })
+})
+
+t.test('replacement and pipeline updates', async t => {
+  const c = h.db.collection('rep')
+  await c.insertOne({ _id: 1 as never, a: 1, b: 2 })
+  const r = await c.replaceOne({ _id: 1 as never }, { z: 9 })
+  t.equal(r.modifiedCount, 1)
+  t.same(await c.findOne({ _id: 1 as never }), { _id: 1, z: 9 })
+  await c.updateOne({ _id: 1 as never }, [{ $set: { y: { $add: ['$z', 1] } } }, { $unset: 'z' }])
+  t.same(await c.findOne({ _id: 1 as never }), { _id: 1, y: 10 })
+})
+
+t.test('matched and modified counts', async t => {
+  const c = h.db.collection('counts')
+  await c.insertMany([{ g: 1, v: 1 }, { g: 1, v: 2 }, { g: 1, v: 1 }])
+  const r = await c.updateMany({ g: 1 }, { $set: { v: 1 } })
+  t.equal(r.matchedCount, 3)
+  t.equal(r.modifiedCount, 1)
+  const none = await c.updateMany({ g: 2 }, { $set: { v: 1 } })
+  t.equal(none.matchedCount, 0)
+  t.equal(none.modifiedCount, 0)
+  t.equal(none.upsertedId, null)
+})
+
+t.test('update errors', async t => {
+  const c = h.db.collection('errs')
+  await c.insertOne({ _id: 1 as never, s: 'x', n: 1, arr: [1] })
+  const e1 = await mongoError(async () => await c.updateOne({ _id: 1 as never }, { $set: { _id: 2 } }))
+  t.equal(e1.code, 66)
+  t.equal(e1.message, "Performing an update on the path '_id' would modify the immutable field '_id'")
+  const e2 = await mongoError(async () => await c.updateOne({}, { $set: { n: 1 }, $inc: { n: 1 } }))
+  t.equal(e2.code, 40)
+  t.equal(e2.message, "Updating the path 'n' would create a conflict at 'n'")
+  const e3 = await mongoError(async () => await c.updateOne({}, { $foo: { n: 1 } } as never))
+  t.equal(e3.code, 9)
+  t.match(e3.message, /^Unknown modifier: \$foo/)
+  const e4 = await mongoError(async () => await c.updateOne({}, { $inc: { s: 1 } }))
+  t.equal(e4.code, 14)
+  t.equal(e4.message, "Cannot apply $inc to a value of non-numeric type. {_id: 1} has the field 's' of non-numeric type string")
+  const e5 = await mongoError(async () => await c.updateOne({}, { $push: { n: 1 } }))
+  t.equal(e5.code, 2)
+  const e6 = await mongoError(async () => await c.updateOne({}, { $set: { 'n.x': 1 } }))
+  t.equal(e6.code, 28)
+  const e7 = await mongoError(async () => await c.updateOne({}, { $inc: { n: 'a' } } as never))
+  t.equal(e7.code, 14)
+  const e8 = await mongoError(async () => await c.updateOne({}, { $set: 5 } as never))
+  t.equal(e8.code, 9)
+  const e9 = await mongoError(async () => await c.replaceOne({}, { _id: 3, x: 1 } as never))
+  t.equal(e9.code, 66)
+  t.same(await c.findOne({ _id: 1 as never }), { _id: 1, s: 'x', n: 1, arr: [1] }, 'failed updates change nothing')
+})
