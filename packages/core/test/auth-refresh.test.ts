@@ -53,6 +53,12 @@ t.test('concurrent refreshes with one token: exactly one succeeds', async (t) =>
     const results = await Promise.all(Array.from({ length: 5 }, async () => await refresh(app, refreshToken)))
     const codes = results.map((r) => r.statusCode).sort()
     t.same(codes, [200, 401, 401, 401, 401], `round ${round}: one winner`)
+    // The losers were in flight together with the winner: a double submit, not a replay, so the
+    // winner's session survives.
+    const winner = results.find((r) => r.statusCode === 200)?.json()
+    t.equal((await refresh(app, winner.refreshToken)).statusCode, 200, `round ${round}: the winner's new token works`)
+    // Presented again after the exchange completed: that is reuse.
+    t.equal((await refresh(app, refreshToken)).statusCode, 401, `round ${round}: later replay refused`)
   }
 })
 
@@ -67,7 +73,7 @@ t.test('unknown, expired, revoked and malformed refresh tokens', async (t) => {
   await app.svc.db.collection('refresh_tokens').updateMany({}, { $set: { expiresAt: new Date(Date.now() - 1000) } })
   t.equal((await refresh(app, refreshToken)).statusCode, 401, 'expired')
 
-  for (const payload of [{}, { refreshToken: '' }, { refreshToken: 42 }]) {
+  for (const payload of [{}, { refreshToken: '' }, { refreshToken: 'x'.repeat(600) }]) {
     const res = await app.inject({ method: 'POST', url: '/auth/refresh', payload })
     t.equal(res.statusCode, 400, `malformed body ${JSON.stringify(payload)}`)
     t.equal(res.json().error?.details?.field, 'refreshToken')

@@ -42,7 +42,7 @@ t.test('register validation names the field', async (t) => {
     ['bad email', { ...person, email: 'not-an-email' }, 'email'],
     ['short password', { ...person, password: 'short' }, 'password'],
     ['password over 72 bytes', { ...person, password: 'é'.repeat(40) }, 'password'],
-    ['number as first_name', { ...person, first_name: 42 }, 'first_name'],
+    ['object as first_name', { ...person, first_name: { a: 1 } }, 'first_name'],
     ['missing last_name', { ...person, last_name: undefined }, 'last_name']
   ]
   for (const [name, payload, field] of cases) {
