@@ -4,6 +4,7 @@
  */
 import type { Document } from 'bson'
 import { Lazy, type Iterator } from 'mingo/lazy'
+import { $group } from 'mingo/operators/pipeline'
 import { evalExpr } from 'mingo/core'
 import type { Options } from 'mingo/types'
 import { compareValues } from '../engine/bson-order.js'
@@ -42,12 +43,39 @@ export const bsonExpressionOperators: Record<string, ExprOp> = {
   }
 }
 
-export const bsonPipelineOperators = {
-  $sort: (coll: Iterator, expr: unknown, _options: Options): Iterator => {
-    const keys = parseSort(expr)
-    if (keys.length === 0) throw new CommandError(15976, 'Location15976', '$sort stage must have at least one sort key')
-    return coll.transform((docs: unknown[]) => Lazy(sortDocs(docs as Document[], keys)))
-  }
+const $sort = (coll: Iterator, expr: unknown, _options: Options): Iterator => {
+  const keys = parseSort(expr)
+  if (keys.length === 0) throw new CommandError(15976, 'Location15976', '$sort stage must have at least one sort key')
+  return coll.transform((docs: unknown[]) => Lazy(sortDocs(docs as Document[], keys)))
 }
+
+/**
+ * $bucket exactly as mongod desugars it: a $group on a $switch over the boundaries, then a
+ * $sort on _id. (mingo's own $bucket puts boundary values in the lower bucket and keeps empty buckets.)
+ */
+const $bucket = (coll: Iterator, expr: unknown, options: Options): Iterator => {
+  const spec = expr as Document
+  const bounds = spec?.boundaries
+  if (!Array.isArray(bounds) || bounds.length < 2) throw new CommandError(40192, 'Location40192', "The $bucket 'boundaries' field must have at least 2 values")
+  for (let i = 1; i < bounds.length; i++) {
+    if (compareValues(bounds[i - 1], bounds[i]) >= 0) {
+      throw new CommandError(40194, 'Location40194', `The 'boundaries' option to $bucket must be sorted in ascending order, but elements ${i - 1} and ${i} are not in ascending order`)
+    }
+  }
+  if (spec.default !== undefined && compareValues(spec.default, bounds[0]) >= 0 && compareValues(spec.default, bounds[bounds.length - 1]) < 0) {
+    throw new CommandError(40199, 'Location40199', "The $bucket 'default' field must be less than the lowest boundary or greater than or equal to the highest boundary.")
+  }
+  const branches = []
+  for (let i = 0; i < bounds.length - 1; i++) {
+    branches.push({ case: { $and: [{ $gte: [spec.groupBy, { $literal: bounds[i] }] }, { $lt: [spec.groupBy, { $literal: bounds[i + 1] }] }] }, then: { $literal: bounds[i] } })
+  }
+  const sw: Document = { branches }
+  if (spec.default !== undefined) sw.default = { $literal: spec.default }
+  const output = (spec.output as Document | undefined) ?? { count: { $sum: 1 } }
+  const grouped = $group(coll, { _id: { $switch: sw }, ...output }, options)
+  return $sort(grouped, { _id: 1 }, options)
+}
+
+export const bsonPipelineOperators = { $sort, $bucket }
 
 void Codes

@@ -14,6 +14,10 @@ export const EXPRESSION_OPERATORS = new Set(Object.keys(expressionOps).filter(k 
 export const ACCUMULATOR_OPERATORS = new Set(Object.keys(accumulatorOps).filter(k => k.startsWith('$') && !REFUSED.has(k)))
 // $meta is handled by the engine (textScore), not by mingo.
 EXPRESSION_OPERATORS.add('$meta')
+// Accumulators MongoDB also accepts as expressions (mingo evaluates them in expression context).
+for (const op of ['$sum', '$avg', '$max', '$min', '$stdDevPop', '$stdDevSamp', '$median', '$percentile', '$first', '$last', '$firstN', '$lastN', '$maxN', '$minN']) {
+  if (ACCUMULATOR_OPERATORS.has(op)) EXPRESSION_OPERATORS.add(op)
+}
 
 export function unrecognizedExpression (op: string, context?: string): CommandError {
   const base = `Unrecognized expression '${op}'`

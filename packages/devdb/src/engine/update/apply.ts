@@ -139,7 +139,8 @@ export function applyUpdate (doc: Document, parsed: ParsedUpdate, opts: ApplyOpt
   const out = cloneDoc(doc)
   checkTargets(out, ops)
   try {
-    mingoUpdate(out, ops, opts.arrayFilters, opts.query, { cloneMode: 'none', queryOptions: mingoOptions() })
+    // The query only serves positional `$` resolution; an upserted seed need not match it.
+    mingoUpdate(out, ops, opts.arrayFilters, opts.isInsert === true ? undefined : opts.query, { cloneMode: 'none', queryOptions: mingoOptions() })
   } catch (e) {
     throw translateUpdateError(e)
   }

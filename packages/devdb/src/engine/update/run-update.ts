@@ -45,7 +45,7 @@ export function runUpdate (coll: Collection, spec: UpdateSpec, journal: JournalE
   const { docs } = selectPrepared(coll, prepared, { limit: spec.multi === true ? 0 : 1, sort: spec.sort })
   const out: UpdateOutcome = { n: 0, nModified: 0 }
   for (const doc of docs) {
-    const updated = applyUpdate(doc, parsed, { arrayFilters: spec.arrayFilters, query: spec.q })
+    const updated = applyUpdate(doc, parsed, { arrayFilters: spec.arrayFilters, query: prepared.filter })
     out.n++
     out.before = doc
     if (keyString(updated) === keyString(doc)) {

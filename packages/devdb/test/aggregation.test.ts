@@ -1,0 +1,87 @@
+import t from 'tap'
+import { ObjectId } from 'mongodb'
+import { setup, mongoError } from './helpers.js'
+
+const h = await setup(t)
+const sales = h.db.collection('sales')
+await sales.insertMany([
+  { _id: 1 as never, item: 'a', price: 10, qty: 2, tags: ['x', 'y'], date: new Date('2024-01-05') },
+  { _id: 2 as never, item: 'b', price: 20, qty: 1, tags: ['y'], date: new Date('2024-02-10') },
+  { _id: 3 as never, item: 'a', price: 10, qty: 5, tags: [], date: new Date('2024-02-11') },
+  { _id: 4 as never, item: 'c', price: 5, qty: 10, date: new Date('2024-03-01') }
+])
+const run = async (p: object[]): Promise<unknown[]> => await sales.aggregate(p).toArray()
+
+t.test('$group accumulators', async t => {
+  t.same(await run([
+    { $group: { _id: '$item', total: { $sum: { $multiply: ['$price', '$qty'] } }, n: { $sum: 1 }, avgQty: { $avg: '$qty' }, maxQ: { $max: '$qty' }, ids: { $push: '$_id' }, first: { $first: '$qty' } } },
+    { $sort: { _id: 1 } }
+  ]), [
+    { _id: 'a', total: 70, n: 2, avgQty: 3.5, maxQ: 5, ids: [1, 3], first: 2 },
+    { _id: 'b', total: 20, n: 1, avgQty: 1, maxQ: 1, ids: [2], first: 1 },
+    { _id: 'c', total: 50, n: 1, avgQty: 10, maxQ: 10, ids: [4], first: 10 }
+  ])
+})
+
+t.test('$unwind, $count, $sortByCount, $addFields, $project, $replaceRoot', async t => {
+  t.same(await run([{ $unwind: '$tags' }, { $count: 'n' }]), [{ n: 3 }])
+  t.same(await run([{ $unwind: { path: '$tags', preserveNullAndEmptyArrays: true } }, { $count: 'n' }]), [{ n: 5 }])
+  t.same(await run([{ $unwind: '$tags' }, { $sortByCount: '$tags' }]), [{ _id: 'y', count: 2 }, { _id: 'x', count: 1 }])
+  t.same(await run([{ $match: { _id: 2 } }, { $addFields: { total: { $multiply: ['$price', '$qty'] } } }, { $project: { _id: 0, total: 1, month: { $month: '$date' } } }]), [{ total: 20, month: 2 }])
+  t.same(await run([{ $match: { _id: 4 } }, { $replaceRoot: { newRoot: { i: '$item' } } }]), [{ i: 'c' }])
+  t.same(await run([{ $match: { _id: 4 } }, { $set: { s: { $concat: ['$item', '-', { $toString: '$qty' }] } } }, { $project: { s: 1 } }]), [{ _id: 4, s: 'c-10' }])
+})
+
+t.test('$bucket, $facet, $skip/$limit, $sample', async t => {
+  t.same(await run([{ $bucket: { groupBy: '$price', boundaries: [0, 10, 100], default: 'other', output: { n: { $sum: 1 } } } }]), [{ _id: 0, n: 1 }, { _id: 10, n: 3 }])
+  const [f] = await run([{ $facet: { cheap: [{ $match: { price: { $lt: 10 } } }, { $count: 'n' }], items: [{ $group: { _id: null, s: { $addToSet: '$item' } } }] } }]) as Array<{ cheap: unknown[], items: Array<{ s: string[] }> }>
+  t.same(f.cheap, [{ n: 1 }])
+  t.same(f.items[0].s.sort(), ['a', 'b', 'c'])
+  t.same((await run([{ $sort: { _id: 1 } }, { $skip: 1 }, { $limit: 2 }])).map((d: any) => d._id), [2, 3])
+  const s = await run([{ $sample: { size: 2 } }])
+  t.equal(s.length, 2)
+})
+
+t.test('expressions: $cond, $ifNull, $filter, $map, $dateToString, comparisons', async t => {
+  t.same(await run([{ $match: { _id: 1 } }, { $project: {
+    _id: 0,
+    big: { $cond: [{ $gte: ['$qty', 2] }, 'yes', 'no'] },
+    miss: { $ifNull: ['$nope', 'dflt'] },
+    ys: { $filter: { input: '$tags', cond: { $eq: ['$$this', 'y'] } } },
+    up: { $map: { input: '$tags', in: { $toUpper: '$$this' } } },
+    d: { $dateToString: { format: '%Y-%m-%d', date: '$date' } },
+    cmp: { $cmp: ['$price', 10] }
+  } }]), [{ big: 'yes', miss: 'dflt', ys: ['y'], up: ['X', 'Y'], d: '2024-01-05', cmp: 0 }])
+})
+
+t.test('ObjectId values group and compare by value', async t => {
+  const c = h.db.collection('oids')
+  const a = new ObjectId()
+  await c.insertMany([{ r: a }, { r: new ObjectId(a.toHexString()) }, { r: new ObjectId() }])
+  const g = await c.aggregate([{ $group: { _id: '$r', n: { $sum: 1 } } }, { $sort: { n: -1 } }]).toArray()
+  t.equal(g.length, 2)
+  t.equal(g[0].n, 2)
+  t.same(await c.aggregate([{ $match: { $expr: { $eq: ['$r', a] } } }, { $count: 'n' }]).toArray(), [{ n: 2 }])
+})
+
+t.test('$out writes a collection', async t => {
+  await sales.aggregate([{ $match: { item: 'a' } }, { $project: { qty: 1 } }, { $out: 'a_sales' }]).toArray()
+  t.same(await h.db.collection('a_sales').find().sort({ _id: 1 }).toArray(), [{ _id: 1, qty: 2 }, { _id: 3, qty: 5 }])
+})
+
+t.test('pipeline errors', async t => {
+  const e1 = await mongoError(async () => await run([{ $foo: {} }]))
+  t.equal(e1.code, 40324)
+  t.equal(e1.message, "Unrecognized pipeline stage name: '$foo'")
+  const e2 = await mongoError(async () => await run([{ $project: { x: { $foo: 1 } } }]))
+  t.equal(e2.code, 168)
+  t.equal(e2.message, "Invalid $project :: caused by :: Unrecognized expression '$foo'")
+  const e3 = await mongoError(async () => await run([{ $group: { _id: null, x: { $foo: 1 } } }]))
+  t.equal(e3.code, 15952)
+  const e4 = await mongoError(async () => await run([{ $match: {}, $limit: 1 }]))
+  t.equal(e4.code, 40323)
+  const e5 = await mongoError(async () => await run([{ $out: 'x' }, { $limit: 1 }]))
+  t.equal(e5.code, 40601)
+  const e6 = await mongoError(async () => await run([{ $merge: { into: 'x' } }]))
+  t.ok(e6.code !== undefined && e6.code !== 0, 'refused with a code')
+})
