@@ -1,0 +1,34 @@
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import type { Db } from 'mongodb'
+import svcCore from '@svc/core'
+import type { ServerConfig } from './config.js'
+import { healthRoute } from './health.js'
+import { loggerOptions } from './logger.js'
+import { exposeRequestId, genReqId } from './request-id.js'
+
+export interface BuildServerOptions {
+  /** The database the app serves; the caller owns (and closes) its client. */
+  db: Db
+  /** Override the logger (tests pass `false` or a capturing stream). */
+  logger?: FastifyServerOptions['logger']
+}
+
+/** The reference composition: logging, request ids, readiness, and the svc plugins. */
+export async function buildServer (config: ServerConfig, opts: BuildServerOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: opts.logger ?? loggerOptions(config),
+    genReqId,
+    // Our genReqId reads the header itself and only trusts UUIDs.
+    requestIdHeader: false
+  })
+  exposeRequestId(app)
+  await app.register(svcCore, {
+    db: opts.db,
+    schemaDir: config.schemaDir,
+    jwtSecret: config.jwtSecret,
+    accessTokenTtl: config.accessTokenTtlSeconds,
+    pageSize: config.pageSize
+  })
+  healthRoute(app)
+  return app
+}

@@ -1,0 +1,26 @@
+import closeWithGrace from 'close-with-grace'
+import { formatProblems, loadConfig } from '../config.js'
+import { startServer } from '../start.js'
+
+/** `svc start`: validate the environment, start, and shut down gracefully on SIGTERM/SIGINT. */
+export async function runStart (): Promise<void> {
+  const { config, problems, warnings } = loadConfig(process.env)
+  if (config == null) {
+    process.stderr.write(formatProblems(problems))
+    process.exit(1)
+  }
+  for (const warning of warnings) process.stderr.write(`svc: warning: ${warning}\n`)
+
+  const server = await startServer(config)
+  const log = server.app.log
+  for (const warning of warnings) log.warn(warning)
+  log.info({ url: server.url, database: server.database.where }, 'svc listening')
+  // Logs own stdout (JSON lines); the human-readable line goes to stderr.
+  process.stderr.write(`svc listening on ${server.url} (${server.database.where})\n`)
+
+  closeWithGrace({ delay: 10_000, logger: { error: (m: unknown) => log.error(m) } }, async ({ signal, err }) => {
+    if (err != null) log.error({ err }, 'shutting down after an error')
+    else log.info({ signal }, 'shutting down')
+    await server.close()
+  })
+}

@@ -1,0 +1,162 @@
+import { randomBytes } from 'node:crypto'
+import { parseDuration } from '@svc/core'
+
+const TWO_HOURS = 2 * 60 * 60
+const NODE_ENVS = ['development', 'test', 'production'] as const
+export type NodeEnv = typeof NODE_ENVS[number]
+
+/** The reference server's settings, read from the environment per CONTRACT.md's table. */
+export interface ServerConfig {
+  port: number
+  host: string
+  nodeEnv: NodeEnv
+  /** Unset: the embedded development database is started in DATA_DIR. */
+  mongodbUri?: string
+  dataDir: string
+  allowEmbeddedDb: boolean
+  schemaDir: string
+  jwtSecret: string
+  /** True when JWT_SECRET was unset and a random per-process secret was generated. */
+  jwtSecretGenerated: boolean
+  accessTokenTtlSeconds: number
+  pageSize: number
+  uploadsDir: string
+  publicBaseUrl: string
+  metricsEnabled: boolean
+  metricsToken?: string
+  corsOrigins: string[]
+  rateLimitApiPerMin: number
+  rateLimitAuthPerMin: number
+  softDeleteRetentionDays?: number
+  redisUrl?: string
+  smtp: { host?: string, port?: number, user?: string, pass?: string, from?: string }
+  s3: { bucket?: string, region?: string, endpoint?: string }
+}
+
+export interface ConfigResult {
+  config: ServerConfig | null
+  /** One line per problem, each naming its variable. */
+  problems: string[]
+  warnings: string[]
+}
+
+type Env = Record<string, string | undefined>
+
+function read (env: Env, name: string): string | undefined {
+  const v = env[name]
+  return v === undefined || v.trim() === '' ? undefined : v.trim()
+}
+
+/**
+ * Validates the whole environment and reports every problem at once (an operator fixes them in
+ * one go), instead of failing on the first. Never throws.
+ */
+export function loadConfig (env: Env = process.env): ConfigResult {
+  const problems: string[] = []
+  const warnings: string[] = []
+
+  const int = (name: string, dflt: number, min: number, max: number): number => {
+    const raw = read(env, name)
+    if (raw === undefined) return dflt
+    const n = Number(raw)
+    if (!/^\d+$/.test(raw) || n < min || n > max) {
+      problems.push(`${name} must be a whole number between ${min} and ${max} (got "${raw}")`)
+      return dflt
+    }
+    return n
+  }
+  const bool = (name: string): boolean => {
+    const raw = read(env, name)
+    if (raw === undefined) return false
+    if (raw === 'true' || raw === '1') return true
+    if (raw === 'false' || raw === '0') return false
+    problems.push(`${name} must be "true" or "false" (got "${raw}")`)
+    return false
+  }
+
+  const rawEnv = read(env, 'NODE_ENV') ?? 'development'
+  let nodeEnv: NodeEnv = 'development'
+  if ((NODE_ENVS as readonly string[]).includes(rawEnv)) nodeEnv = rawEnv as NodeEnv
+  else problems.push(`NODE_ENV must be one of ${NODE_ENVS.join(', ')} (got "${rawEnv}")`)
+  const production = nodeEnv === 'production'
+
+  const port = int('PORT', 3000, 0, 65535)
+  const host = read(env, 'HOST') ?? (production ? '0.0.0.0' : '127.0.0.1')
+
+  const mongodbUri = read(env, 'MONGODB_URI')
+  if (mongodbUri !== undefined && !/^mongodb(\+srv)?:\/\//.test(mongodbUri)) problems.push('MONGODB_URI must start with mongodb:// or mongodb+srv://')
+  const allowEmbeddedDb = bool('SVC_ALLOW_EMBEDDED_DB')
+  if (production && mongodbUri === undefined && !allowEmbeddedDb) {
+    problems.push('MONGODB_URI is required when NODE_ENV=production (the embedded database is for development; set SVC_ALLOW_EMBEDDED_DB=true to use it anyway)')
+  }
+
+  let jwtSecret = read(env, 'JWT_SECRET')
+  let jwtSecretGenerated = false
+  if (jwtSecret === undefined) {
+    if (production) problems.push('JWT_SECRET is required when NODE_ENV=production')
+    else {
+      jwtSecret = randomBytes(32).toString('hex')
+      jwtSecretGenerated = true
+      warnings.push('JWT_SECRET is unset: using a random secret for this process; tokens stop working at restart')
+    }
+  } else if (production && jwtSecret.length < 32) {
+    problems.push('JWT_SECRET must be at least 32 characters when NODE_ENV=production')
+  }
+
+  let accessTokenTtlSeconds = 900
+  const rawTtl = read(env, 'ACCESS_TOKEN_TTL')
+  if (rawTtl !== undefined) {
+    try {
+      accessTokenTtlSeconds = parseDuration(rawTtl)
+      if (accessTokenTtlSeconds > TWO_HOURS) problems.push(`ACCESS_TOKEN_TTL must be at most 2h (7200 seconds); got "${rawTtl}"`)
+    } catch {
+      problems.push(`ACCESS_TOKEN_TTL must be seconds (900) or a duration (15m, 2h); got "${rawTtl}"`)
+    }
+  }
+
+  const pageSize = int('PAGE_SIZE', 20, 1, 200)
+  const rateLimitApiPerMin = int('RATE_LIMIT_API_PER_MIN', 600, 1, 1_000_000)
+  const rateLimitAuthPerMin = int('RATE_LIMIT_AUTH_PER_MIN', 10, 1, 1_000_000)
+  const retention = read(env, 'SOFT_DELETE_RETENTION_DAYS') === undefined ? undefined : int('SOFT_DELETE_RETENTION_DAYS', 0, 1, 36_500)
+  const smtpPort = read(env, 'SMTP_PORT') === undefined ? undefined : int('SMTP_PORT', 587, 1, 65535)
+
+  const publicBaseUrl = read(env, 'PUBLIC_BASE_URL') ?? `http://${host}:${port}`
+  if (!/^https?:\/\/\S+$/.test(publicBaseUrl)) problems.push(`PUBLIC_BASE_URL must be an http(s) URL (got "${publicBaseUrl}")`)
+
+  const metricsEnabled = bool('METRICS_ENABLED')
+
+  if (problems.length > 0 || jwtSecret === undefined) return { config: null, problems, warnings }
+  return {
+    problems,
+    warnings,
+    config: {
+      port,
+      host,
+      nodeEnv,
+      mongodbUri,
+      dataDir: read(env, 'DATA_DIR') ?? './.data',
+      allowEmbeddedDb,
+      schemaDir: read(env, 'SCHEMA_DIR') ?? './schema',
+      jwtSecret,
+      jwtSecretGenerated,
+      accessTokenTtlSeconds,
+      pageSize,
+      uploadsDir: read(env, 'UPLOADS_DIR') ?? './uploads',
+      publicBaseUrl,
+      metricsEnabled,
+      metricsToken: read(env, 'METRICS_TOKEN'),
+      corsOrigins: (read(env, 'CORS_ORIGINS') ?? '').split(',').map((s) => s.trim()).filter((s) => s !== ''),
+      rateLimitApiPerMin,
+      rateLimitAuthPerMin,
+      softDeleteRetentionDays: retention,
+      redisUrl: read(env, 'REDIS_URL'),
+      smtp: { host: read(env, 'SMTP_HOST'), port: smtpPort, user: read(env, 'SMTP_USER'), pass: read(env, 'SMTP_PASS'), from: read(env, 'MAIL_FROM') },
+      s3: { bucket: read(env, 'STORAGE_S3_BUCKET'), region: read(env, 'STORAGE_S3_REGION'), endpoint: read(env, 'STORAGE_S3_ENDPOINT') }
+    }
+  }
+}
+
+/** The start-up message: every problem on its own line. */
+export function formatProblems (problems: string[]): string {
+  return `svc: invalid configuration (${problems.length} problem${problems.length === 1 ? '' : 's'}):\n${problems.map((p) => `  - ${p}`).join('\n')}\n`
+}

@@ -1,0 +1,87 @@
+import t from 'tap'
+import { formatProblems, loadConfig } from '../src/config.js'
+
+t.test('defaults per CONTRACT.md in development', async (t) => {
+  const { config, problems, warnings } = loadConfig({})
+  t.same(problems, [])
+  t.match(config, {
+    port: 3000,
+    host: '127.0.0.1',
+    nodeEnv: 'development',
+    mongodbUri: undefined,
+    dataDir: './.data',
+    schemaDir: './schema',
+    accessTokenTtlSeconds: 900,
+    pageSize: 20,
+    uploadsDir: './uploads',
+    publicBaseUrl: 'http://127.0.0.1:3000',
+    metricsEnabled: false,
+    corsOrigins: [],
+    rateLimitApiPerMin: 600,
+    rateLimitAuthPerMin: 10,
+    jwtSecretGenerated: true
+  })
+  t.ok((config?.jwtSecret.length ?? 0) >= 32, 'random development secret')
+  t.not(loadConfig({}).config?.jwtSecret, config?.jwtSecret, 'a new secret per process start')
+  t.match(warnings.join('\n'), /JWT_SECRET is unset/, 'random secret is warned about')
+})
+
+t.test('values are read and converted', async (t) => {
+  const { config, problems, warnings } = loadConfig({
+    PORT: '0', HOST: '0.0.0.0', NODE_ENV: 'production', MONGODB_URI: 'mongodb://db:27017/app', JWT_SECRET: 'x'.repeat(40),
+    ACCESS_TOKEN_TTL: '2h', PAGE_SIZE: '200', CORS_ORIGINS: 'https://a.test, https://b.test', METRICS_ENABLED: 'true'
+  })
+  t.same(problems, [])
+  t.same(warnings, [])
+  t.match(config, { port: 0, nodeEnv: 'production', accessTokenTtlSeconds: 7200, pageSize: 200, corsOrigins: ['https://a.test', 'https://b.test'], metricsEnabled: true, jwtSecretGenerated: false })
+  t.equal(loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32), MONGODB_URI: 'mongodb://h/d' }).config?.host, '0.0.0.0', 'production listens on all interfaces')
+  t.equal(loadConfig({ ACCESS_TOKEN_TTL: '900' }).config?.accessTokenTtlSeconds, 900, 'plain seconds')
+})
+
+t.test('every problem is reported, one line each, naming its variable', async (t) => {
+  const { config, problems } = loadConfig({
+    NODE_ENV: 'production', ACCESS_TOKEN_TTL: '3h', PAGE_SIZE: '0', PORT: 'eighty'
+  })
+  t.equal(config, null)
+  t.equal(problems.length, 5, problems.join('\n'))
+  t.match(problems.find((p) => p.startsWith('JWT_SECRET')), /required when NODE_ENV=production/)
+  t.match(problems.find((p) => p.startsWith('MONGODB_URI')), /required when NODE_ENV=production.*SVC_ALLOW_EMBEDDED_DB=true/)
+  t.match(problems.find((p) => p.startsWith('ACCESS_TOKEN_TTL')), /at most 2h/)
+  t.match(problems.find((p) => p.startsWith('PAGE_SIZE')), /between 1 and 200/)
+  t.match(problems.find((p) => p.startsWith('PORT')), /whole number/)
+  const text = formatProblems(problems)
+  t.match(text, /5 problems/)
+  t.equal(text.trim().split('\n').length, 6, 'a header line plus one line per problem')
+})
+
+t.test('individual rules', async (t) => {
+  const prodOk = { NODE_ENV: 'production', JWT_SECRET: 's'.repeat(32), MONGODB_URI: 'mongodb://localhost/svc' }
+  const cases: Array<[string, Record<string, string>, RegExp | null]> = [
+    ['production with everything', prodOk, null],
+    ['production without MONGODB_URI but embedded allowed', { ...prodOk, MONGODB_URI: '', SVC_ALLOW_EMBEDDED_DB: 'true' }, null],
+    ['production without MONGODB_URI', { ...prodOk, MONGODB_URI: '' }, /^MONGODB_URI is required/],
+    ['production with a short secret', { ...prodOk, JWT_SECRET: 'short' }, /^JWT_SECRET must be at least 32/],
+    ['TTL exactly 2h', { ACCESS_TOKEN_TTL: '7200' }, null],
+    ['TTL 7201 seconds', { ACCESS_TOKEN_TTL: '7201' }, /^ACCESS_TOKEN_TTL must be at most 2h/],
+    ['TTL unparsable', { ACCESS_TOKEN_TTL: 'soon' }, /^ACCESS_TOKEN_TTL must be seconds/],
+    ['PAGE_SIZE 201', { PAGE_SIZE: '201' }, /^PAGE_SIZE must be a whole number between 1 and 200/],
+    ['PAGE_SIZE not a number', { PAGE_SIZE: 'ten' }, /^PAGE_SIZE/],
+    ['PAGE_SIZE 1', { PAGE_SIZE: '1' }, null],
+    ['unknown NODE_ENV', { NODE_ENV: 'prod' }, /^NODE_ENV must be one of development, test, production/],
+    ['bad MONGODB_URI', { MONGODB_URI: 'postgres://x' }, /^MONGODB_URI must start with mongodb/],
+    ['bad boolean', { SVC_ALLOW_EMBEDDED_DB: 'yes' }, /^SVC_ALLOW_EMBEDDED_DB must be "true" or "false"/],
+    ['bad METRICS_ENABLED', { METRICS_ENABLED: 'on' }, /^METRICS_ENABLED must be "true" or "false"/],
+    ['port out of range', { PORT: '70000' }, /^PORT must be a whole number between 0 and 65535/]
+  ]
+  for (const [name, env, expected] of cases) {
+    const { problems, config } = loadConfig(env)
+    if (expected == null) {
+      t.same(problems, [], `${name}: accepted`)
+      t.ok(config, `${name}: config built`)
+    } else {
+      t.equal(problems.length, 1, `${name}: exactly one problem (${problems.join(' | ')})`)
+      t.match(problems[0], expected, `${name}: message`)
+      t.equal(config, null, `${name}: no config`)
+    }
+  }
+})
