@@ -3,6 +3,7 @@ import type { RequestContext } from '../identity.js'
 import { describeModel } from '../schema/describe.js'
 import type { ResourceService } from '../service/resource-service.js'
 import { toListQuery } from './list-query.js'
+import { resourceValidatorCompiler } from './validator.js'
 
 export interface ResourceRoutesOptions {
   service: ResourceService
@@ -24,6 +25,8 @@ export async function resourceRoutes (app: FastifyInstance, opts: ResourceRoutes
   const s = model.schemas
   const base = `/${model.path}`
   const description = describeModel(model)
+
+  app.setValidatorCompiler(resourceValidatorCompiler)
 
   // Every route authenticates; api clients (X-Client-Id) only on reads, and the service
   // still refuses their writes so GraphQL/MCP behave the same.

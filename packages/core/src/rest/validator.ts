@@ -1,0 +1,20 @@
+import { Ajv, type Options } from 'ajv'
+import addFormatsModule from 'ajv-formats'
+import type { FastifySchemaCompiler } from 'fastify'
+
+// ajv-formats is CJS; under NodeNext its default import is the module namespace.
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv) => Ajv
+
+const common: Options = { useDefaults: true, removeAdditional: true, allErrors: false, strict: false }
+
+// Bodies are JSON and must already have the declared types: no coercion, so `"5"`, `true` or
+// `"x"` for a Number, or a bare string for an array, is 400 instead of a silently changed value.
+const bodyAjv = addFormats(new Ajv({ ...common, coerceTypes: false }))
+// Query strings and params are text by nature: coerce as Fastify does by default.
+const textAjv = addFormats(new Ajv({ ...common, coerceTypes: 'array' }))
+
+/** Validator compiler for the resource routes (set inside their encapsulated plugin only). */
+export const resourceValidatorCompiler: FastifySchemaCompiler<any> = ({ schema, httpPart }) => {
+  const ajv = httpPart === 'body' ? bodyAjv : textAjv
+  return ajv.compile(schema as object) as ReturnType<FastifySchemaCompiler<any>>
+}
