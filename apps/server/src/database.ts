@@ -1,3 +1,4 @@
+import { resolve } from 'node:path'
 import { MongoClient, type Db } from 'mongodb'
 import type { ServerConfig } from './config.js'
 
@@ -51,7 +52,7 @@ export async function openDatabase (config: Pick<ServerConfig, 'mongodbUri' | 'd
     db: client.db(DEFAULT_DB_NAME),
     client,
     kind: 'embedded',
-    where: `embedded database in ${config.dataDir}`,
+    where: `embedded database in ${resolve(config.dataDir)}`,
     async close () {
       try {
         await client.close()
