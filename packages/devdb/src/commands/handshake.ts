@@ -1,5 +1,5 @@
 /** Connection handshake and server-information commands, answered as a standalone MongoDB 7.0 mongod. */
-import { Long, ObjectId, UUID, type Document } from 'bson'
+import { Long, UUID, type Document } from 'bson'
 import type { Handler } from './context.js'
 import { MAX_BSON_OBJECT_SIZE, MAX_MESSAGE_SIZE } from '../wire/messages.js'
 import { CommandError, Codes } from '../errors.js'
@@ -10,7 +10,6 @@ const hello: Handler = (cmd, ctx) => {
   const reply: Document = {
     helloOk: true,
     isWritablePrimary: true,
-    topologyVersion: { processId: processId(), counter: Long.fromNumber(0) },
     maxBsonObjectSize: MAX_BSON_OBJECT_SIZE,
     maxMessageSizeBytes: MAX_MESSAGE_SIZE,
     maxWriteBatchSize: 100000,
@@ -29,8 +28,8 @@ const hello: Handler = (cmd, ctx) => {
   return reply
 }
 
-const PROCESS_ID = new ObjectId()
-const processId = (): ObjectId => PROCESS_ID
+// No `topologyVersion` in hello: without it the driver monitors by polling instead of the
+// streaming (exhaust, awaitable hello) protocol, which this server does not implement.
 
 export const handshakeCommands: Record<string, Handler> = {
   hello,
