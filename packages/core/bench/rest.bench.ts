@@ -1,0 +1,47 @@
+// GET by id and a 20-item list through svc vs a hand-written raw-driver Fastify route on the
+// same database. Database, servers and load generator run in separate processes.
+// Usage: pnpm --filter @svc/core bench   (MONGODB_URI=… to use a real MongoDB; BENCH_SECONDS=10)
+import { spawn, type ChildProcess } from 'node:child_process'
+import { createInterface } from 'node:readline'
+import { fileURLToPath } from 'node:url'
+import autocannon from 'autocannon'
+
+const DURATION = Number(process.env.BENCH_SECONDS ?? 5)
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10)
+const children: ChildProcess[] = []
+
+async function child (script: string, args: string[] = []): Promise<Record<string, any>> {
+  const proc = spawn(process.execPath, ['--conditions=@svc/source', '--import', 'tsx', fileURLToPath(new URL(script, import.meta.url)), ...args], { stdio: ['ignore', 'pipe', 'inherit'] })
+  children.push(proc)
+  const line = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: proc.stdout! }).once('line', resolve)
+    proc.once('exit', (code) => reject(new Error(`${script} exited with ${String(code)}`)))
+  })
+  return JSON.parse(line)
+}
+
+async function run (url: string, token: string): Promise<number> {
+  const result = await autocannon({ url, connections: CONNECTIONS, duration: DURATION, headers: { authorization: `Bearer ${token}` } })
+  const errors = result.errors + result.non2xx
+  if (errors > 0) throw new Error(`${url}: ${errors} errors / non-2xx responses`)
+  return result.requests.average
+}
+
+try {
+  const uri = process.env.MONGODB_URI ?? (await child('./devdb.ts')).uri as string
+  const { svcPort, rawPort, id, token } = await child('./servers.ts', [uri])
+  const pairs: Array<[string, string, string]> = [
+    ['GET /:id', `http://127.0.0.1:${svcPort as number}/api/v1/deals/${id as string}`, `http://127.0.0.1:${rawPort as number}/raw/deals/${id as string}`],
+    ['GET list (20)', `http://127.0.0.1:${svcPort as number}/api/v1/deals`, `http://127.0.0.1:${rawPort as number}/raw/deals`]
+  ]
+  console.log(`database: ${process.env.MONGODB_URI != null ? 'MONGODB_URI' : '@svc/devdb (child process)'}; ${CONNECTIONS} connections, ${DURATION}s per run`)
+  for (const [label, svcUrl, rawUrl] of pairs) {
+    await run(svcUrl, token) // warm-up (JIT, connection pool) for both before measuring
+    await run(rawUrl, token)
+    const raw = await run(rawUrl, token)
+    const svc = await run(svcUrl, token)
+    console.log(`${label.padEnd(14)} svc ${svc.toFixed(0).padStart(6)} req/s   raw ${raw.toFixed(0).padStart(6)} req/s   ratio ${(svc / raw).toFixed(2)}`)
+  }
+} finally {
+  for (const c of children.reverse()) c.kill('SIGTERM')
+}

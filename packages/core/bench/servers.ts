@@ -1,0 +1,62 @@
+// Child process: the svc app and a hand-written raw-driver app on the same database, both
+// listening on 127.0.0.1. Prints ports, a record id and a token as one JSON line.
+import Fastify, { type FastifyInstance } from 'fastify'
+import { MongoClient, ObjectId } from 'mongodb'
+import { signToken } from '@svc/testkit'
+import svcCore from '../src/index.js'
+
+const uri = process.argv[2]
+const SECRET = 'bench-secret-0123456789abcdef0123'
+const client = new MongoClient(uri)
+await client.connect()
+const db = client.db()
+const userId = new ObjectId().toHexString()
+
+const svc = Fastify({ logger: false })
+await svc.register(svcCore, {
+  db,
+  jwtSecret: SECRET,
+  schemas: [{
+    path: 'deals',
+    fields: [
+      { name: 'title', type: String, required: true }, { name: 'amount', type: Number, min: 0 },
+      { name: 'stage', type: String, enum: ['open', 'won', 'lost'], default: 'open' }, { name: 'closeDate', type: Date }
+    ]
+  }]
+})
+await svc.ready()
+
+// Seed through the service so both apps read identical documents.
+const ctx = { identity: { kind: 'user' as const, userId, roles: ['user'] }, surface: 'system' as const }
+let id = ''
+for (let i = 0; i < 200; i++) {
+  const rec = await svc.svc.services.get('deals').create(ctx, { title: `deal ${i}`, amount: i * 10, closeDate: new Date(Date.UTC(2024, 0, 1 + i)).toISOString() })
+  if (i === 100) id = rec._id
+}
+
+// The baseline: what a developer would write by hand for the same two answers.
+const raw: FastifyInstance = Fastify({ logger: false })
+const deals = db.collection('deals')
+raw.get('/raw/deals/:id', async (request, reply) => {
+  const { id } = request.params as { id: string }
+  if (!ObjectId.isValid(id)) return await reply.code(404).send({ error: { code: 'NOT_FOUND', message: 'not found' } })
+  const doc = await deals.findOne({ _id: new ObjectId(id), userId })
+  if (doc == null) return await reply.code(404).send({ error: { code: 'NOT_FOUND', message: 'not found' } })
+  return doc
+})
+raw.get('/raw/deals', async () => {
+  const filter = { userId }
+  const [results, totalResults] = await Promise.all([
+    deals.find(filter, { sort: { createdAt: -1, _id: -1 }, limit: 20 }).toArray(),
+    deals.countDocuments(filter)
+  ])
+  const totalPages = Math.ceil(totalResults / 20)
+  return { results, totalResults, page: 1, perPage: 20, totalPages, nextPage: totalPages > 1 ? 2 : null, prevPage: null }
+})
+
+await svc.listen({ host: '127.0.0.1', port: 0 })
+await raw.listen({ host: '127.0.0.1', port: 0 })
+const port = (app: FastifyInstance): number => (app.server.address() as { port: number }).port
+const token = signToken({ user_id: userId, email: 'bench@example.test', roles: ['user'] }, SECRET, { expiresIn: 3600 })
+process.stdout.write(JSON.stringify({ svcPort: port(svc), rawPort: port(raw), id, token }) + '\n')
+process.on('SIGTERM', () => { void Promise.all([svc.close(), raw.close()]).then(async () => await client.close()).then(() => process.exit(0)) })
