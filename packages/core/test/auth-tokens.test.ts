@@ -47,6 +47,8 @@ t.test('a valid HS256 token resolves the identity from its claims', async (t) =>
   const token = signToken(userClaims({ account_id: 'acc-1', roles: ['user', 'agent'] }), TEST_SECRET)
   const res = await app.inject({ method: 'GET', url: '/probe/read', headers: bearer(token) })
   t.equal(res.statusCode, 200, 'GET /probe/read')
+  const lower = await app.inject({ method: 'GET', url: '/probe/read', headers: { authorization: `bearer ${token}` } })
+  t.equal(lower.statusCode, 200, 'scheme is case-insensitive')
   t.same(res.json(), { kind: 'user', userId: '65f000000000000000000001', email: 'someone@example.test', roles: ['user', 'agent'], accountId: 'acc-1' })
 })
 

@@ -5,7 +5,8 @@ import { identityFromClaims } from './claims.js'
 import type { JwtService } from './jwt.js'
 import type { ApiClientStore } from './stores/api-clients.js'
 
-const BEARER = /^Bearer ([A-Za-z0-9\-_]+\.[A-Za-z0-9\-_]*\.[A-Za-z0-9\-_]*)$/
+// The scheme is case-insensitive (RFC 9110); the token must have the three JWS segments.
+const BEARER = /^Bearer +([A-Za-z0-9\-_]+\.[A-Za-z0-9\-_]*\.[A-Za-z0-9\-_]*)$/i
 
 function verifyBearer (jwt: JwtService, header: string): Identity {
   const match = BEARER.exec(header.trim())

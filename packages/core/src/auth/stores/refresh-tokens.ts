@@ -37,6 +37,9 @@ export class RefreshTokenStore {
   async ensureIndexes (): Promise<void> {
     await this.collection.createIndex({ familyId: 1 }, { name: 'family' })
     await this.collection.createIndex({ userId: 1 }, { name: 'user' })
+    // Expired tokens are purged a week after expiry; until then a late replay is still
+    // recognised as reuse and revokes its family.
+    await this.collection.createIndex({ expiresAt: 1 }, { name: 'purge', expireAfterSeconds: 7 * 24 * 60 * 60 })
   }
 
   /** Issues a token in a new family (login, register) or in `familyId` (rotation). */

@@ -22,6 +22,7 @@ export class ResetTokenStore {
 
   async ensureIndexes (): Promise<void> {
     await this.collection.createIndex({ userId: 1 }, { name: 'user' })
+    await this.collection.createIndex({ expiresAt: 1 }, { name: 'purge', expireAfterSeconds: 24 * 60 * 60 })
   }
 
   async issue (userId: string): Promise<string> {
