@@ -71,7 +71,7 @@ t.test('create / drop / listCollections / listDatabases / dropDatabase', async t
   const e = await mongoError(async () => await db.createCollection('x'))
   t.equal(e.code, 48)
   t.same((await db.listCollections().toArray()).map(c => c.name), ['x'])
-  const full = (await db.listCollections({ name: 'x' }).toArray())[0]
+  const full = (await db.listCollections({ name: 'x' }).toArray())[0] as { type: string, idIndex?: unknown }
   t.equal(full.type, 'collection')
   t.same(full.idIndex, { v: 2, key: { _id: 1 }, name: '_id_' })
   const dbs = await h.client.db('admin').admin().listDatabases()

@@ -87,7 +87,7 @@ t.test('update errors', async t => {
   const e4 = await mongoError(async () => await c.updateOne({}, { $inc: { s: 1 } }))
   t.equal(e4.code, 14)
   t.equal(e4.message, "Cannot apply $inc to a value of non-numeric type. {_id: 1} has the field 's' of non-numeric type string")
-  const e5 = await mongoError(async () => await c.updateOne({}, { $push: { n: 1 } }))
+  const e5 = await mongoError(async () => await c.updateOne({}, { $push: { n: 1 } } as never))
   t.equal(e5.code, 2)
   const e6 = await mongoError(async () => await c.updateOne({}, { $set: { 'n.x': 1 } }))
   t.equal(e6.code, 28)

@@ -24,6 +24,11 @@ export class TextIndexDef extends IndexDef {
     super(spec, undefined, true)
     this.text = text
   }
+
+  /** Text indexes enforce no uniqueness, but refuse documents mongod could not index. */
+  override check (doc: Document): void {
+    textApi()?.validateTextDocument?.(doc, this.text)
+  }
 }
 
 /** Builds an index from a createIndexes element (or a persisted listing). */

@@ -10,6 +10,8 @@ export interface TextApi {
   parseTextQuery: (text: Document, spec: TextIndexSpec) => ParsedTextQuery
   textScore: (doc: Document, spec: TextIndexSpec, query: ParsedTextQuery) => number
   textIndexListing: (spec: TextIndexSpec) => Document
+  /** Throws as mongod does for documents a text index cannot hold (e.g. unsupported language override). */
+  validateTextDocument?: (doc: Document, spec: TextIndexSpec) => void
 }
 
 let api: TextApi | undefined
