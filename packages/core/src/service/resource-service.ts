@@ -7,6 +7,7 @@ import { parseId, toJson } from './convert.js'
 import type { RecordEvents } from './events.js'
 import { buildFilter, buildPaging, buildSort } from './filter.js'
 import { prepareInput } from './input.js'
+import { upsertSeed } from './bulk-upsert.js'
 import { and, stamp, tenantFilter, type Operation } from './tenancy.js'
 import type { DeleteStrategy, ListQuery, ListResult, ReadOptions, RecordJson, Scope, WriteResult, WriteSubscriber } from './types.js'
 
@@ -127,7 +128,10 @@ export class ResourceService {
     return after ?? before
   }
 
-  /** Bulk PUT: sets `record`'s fields on every record of the caller matching `filter`. No hooks. */
+  /**
+   * Bulk PUT: sets `record`'s fields on every record of the caller matching `filter`; when none
+   * matches, inserts one if that is safe (see upsertSeed). Fires no hooks; one bulk event.
+   */
   async bulkPut (ctx: RequestContext, filter: Record<string, unknown>, record: unknown): Promise<{ numAffected: number }> {
     const scoped = this.scopeFilter(ctx, 'bulk')
     const userFilter = buildFilter(this.model, filter)
@@ -135,8 +139,17 @@ export class ResourceService {
     if (Object.keys(set).length === 0 && unset.length === 0) throw new ValidationError('record has no writable fields', { field: 'record' })
     const update: Document = { $set: { ...set, updatedAt: new Date() } }
     if (unset.length > 0) update.$unset = Object.fromEntries(unset.map((k) => [k, '']))
-    const res = await this.collection.updateMany(and(userFilter, scoped), update)
-    const numAffected = res.matchedCount
+    const seed = ctx.identity?.kind === 'user' ? upsertSeed(this.model, userFilter, set, stamp(ctx)) : null
+    if (seed != null) update.$setOnInsert = seed
+    const res = await this.collection.updateMany(and(userFilter, scoped), update, { upsert: seed != null })
+    const numAffected = res.matchedCount + res.upsertedCount
+    if (res.upsertedId != null) {
+      const doc = await this.collection.findOne({ _id: res.upsertedId })
+      if (doc != null) {
+        const after = toJson<RecordJson>(doc)
+        await this.#written({ action: 'created', model: this.model, ctx, recordId: after._id, before: null, after })
+      }
+    }
     await this.#written({ action: 'updated', model: this.model, ctx, filter: toJson(userFilter), numAffected })
     return { numAffected }
   }
