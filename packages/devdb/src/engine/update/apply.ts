@@ -42,7 +42,10 @@ function idLabel (doc: Document): string {
 function checkTargets (doc: Document, ops: Document): void {
   for (const [op, arg] of Object.entries(ops)) {
     for (const path of Object.keys(arg as Document)) {
-      if (isPositional(path)) continue
+      if (isPositional(path)) {
+        checkArrayUpdateTarget(doc, path)
+        continue
+      }
       const cur = getPath(doc, path)
       checkTraversal(doc, path)
       if (cur === MISSING) continue
@@ -67,6 +70,18 @@ function checkTargets (doc: Document, ops: Document): void {
         throw new CommandError(Codes.BadValue, 'BadValue', `Cannot apply $bit to a value of non-integral type.${idLabel(doc)} has the field ${last} of non-integer type ${t}`)
       }
     }
+  }
+}
+
+/** `a.$[]`/`a.$[x]` need `a` to be an array when it exists (mongod: BadValue). */
+function checkArrayUpdateTarget (doc: Document, path: string): void {
+  const parts = path.split('.')
+  const i = parts.findIndex(p => p.startsWith('$['))
+  if (i <= 0 || parts.slice(0, i).some(p => p.startsWith('$'))) return
+  const prefix = parts.slice(0, i).join('.')
+  const v = getPath(doc, prefix)
+  if (v !== MISSING && !Array.isArray(v)) {
+    throw new CommandError(Codes.BadValue, 'BadValue', `Cannot apply array updates to non-array element ${parts[i - 1]}: ${formatValue(v)}`)
   }
 }
 
@@ -144,15 +159,33 @@ export function applyUpdate (doc: Document, parsed: ParsedUpdate, opts: ApplyOpt
   } catch (e) {
     throw translateUpdateError(e)
   }
+  // mingo skips a $set whose value is "equal" ignoring field order; mongod compares bytes, so
+  // re-assign the exact value (idempotent for everything else).
+  for (const [path, value] of Object.entries((ops.$set ?? {}) as Document)) {
+    if (!isPositional(path)) assignExisting(out, path, cloneDoc(value))
+  }
   if (doc._id !== undefined && (out._id === undefined || keyString(out._id) !== keyString(doc._id))) throw immutableIdError()
   return out
+}
+
+function assignExisting (doc: Document, path: string, value: unknown): void {
+  const parts = path.split('.')
+  let cur: unknown = doc
+  for (let i = 0; i < parts.length - 1; i++) {
+    if (Array.isArray(cur)) cur = cur[Number(parts[i])]
+    else if (isPlainDoc(cur)) cur = cur[parts[i]]
+    else return
+  }
+  const last = parts[parts.length - 1]
+  if (Array.isArray(cur) && /^\d+$/.test(last) && Number(last) < cur.length) cur[Number(last)] = value
+  else if (isPlainDoc(cur) && Object.prototype.hasOwnProperty.call(cur, last)) cur[last] = value
 }
 
 function translateUpdateError (e: unknown): CommandError {
   if (e instanceof CommandError) return e
   const msg = e instanceof Error ? e.message : String(e)
   if (/immutable field/.test(msg)) return immutableIdError()
-  if (/positional operator found no match/.test(msg)) return new CommandError(Codes.BadValue, 'BadValue', 'The positional operator did not find the match needed from the query.')
+  if (/positional operator found no match|must include the array field for '\.\$'/.test(msg)) return new CommandError(Codes.BadValue, 'BadValue', 'The positional operator did not find the match needed from the query.')
   if (/Dollar \(\$\) prefixed field paths/.test(msg)) return new CommandError(Codes.BadValue, 'BadValue', msg.replace(/\.$/, ''))
   if (/conflict/i.test(msg)) return new CommandError(Codes.ConflictingUpdateOperators, 'ConflictingUpdateOperators', msg.replace(/^updating/, 'Updating'))
   if (/arrayFilters|array filter|identifier/i.test(msg)) return new CommandError(Codes.BadValue, 'BadValue', msg)

@@ -11,6 +11,7 @@ import { parseUpdate } from './validate.js'
 import { upsertSeed } from './upsert-seed.js'
 import { prepareForStorage } from '../../commands/write-common.js'
 import { isPlainDoc } from '../paths.js'
+import { checkArrayFilters } from './array-filters.js'
 
 export interface UpdateSpec {
   q: Document | undefined
@@ -41,6 +42,8 @@ export function runUpdate (coll: Collection, spec: UpdateSpec, journal: JournalE
       if (!isPlainDoc(f) || Object.keys(f).length === 0) throw new CommandError(Codes.FailedToParse, 'FailedToParse', 'Cannot use an expression without a top-level field name in arrayFilters')
     }
   }
+  if (parsed.kind === 'operators') checkArrayFilters(parsed.paths, spec.arrayFilters)
+  else if (spec.arrayFilters !== undefined && spec.arrayFilters.length > 0) checkArrayFilters([], spec.arrayFilters)
   const prepared = prepareFilter(coll, spec.q)
   const { docs } = selectPrepared(coll, prepared, { limit: spec.multi === true ? 0 : 1, sort: spec.sort })
   const out: UpdateOutcome = { n: 0, nModified: 0 }
