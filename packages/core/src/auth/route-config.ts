@@ -3,7 +3,4 @@
  * limiter reads `routeOptions.config` (as @fastify/rate-limit does) instead of knowing URLs.
  * `/login` and `/register` get the stricter per-IP auth limit (spec: RATE_LIMIT_AUTH_PER_MIN).
  */
-export type RateLimitClass = 'auth' | 'api'
-
-export const AUTH_LIMITED = { svcRateLimit: 'auth' as RateLimitClass }
-export const API_LIMITED = { svcRateLimit: 'api' as RateLimitClass }
+export const AUTH_LIMITED = { svcRateLimit: 'auth' } as const

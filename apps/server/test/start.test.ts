@@ -1,0 +1,33 @@
+import t from 'tap'
+import { getTestDb } from '@svc/testkit'
+import { loadConfig } from '../src/config.js'
+import { dbNameFromUri } from '../src/database.js'
+import { startServer } from '../src/start.js'
+import { workspace } from './fixtures/workspace.js'
+
+t.test('dbNameFromUri', async (t) => {
+  t.equal(dbNameFromUri('mongodb://localhost:27017/app'), 'app')
+  t.equal(dbNameFromUri('mongodb://u:p@h1:1,h2:2/app?replicaSet=rs'), 'app')
+  t.equal(dbNameFromUri('mongodb+srv://cluster.example.net/my%20db?retryWrites=true'), 'my db')
+  t.equal(dbNameFromUri('mongodb://localhost:27017'), null)
+  t.equal(dbNameFromUri('mongodb://localhost:27017/?x=1'), null)
+})
+
+t.test('startServer on MONGODB_URI: listens, serves, uses the URI database, closes', async (t) => {
+  const { uri, db } = await getTestDb(t)
+  const { config } = loadConfig({ NODE_ENV: 'test', PORT: '0', JWT_SECRET: 'start-test-secret', MONGODB_URI: uri, SCHEMA_DIR: workspace().schemaDir })
+  if (config == null) throw new Error('config')
+  const server = await startServer(config, { logger: false })
+  t.teardown(async () => await server.close())
+  t.equal(server.database.kind, 'mongodb')
+  t.equal(server.database.db.databaseName, db.databaseName, 'database name taken from the URI path')
+  t.match(server.url, /^http:\/\/127\.0\.0\.1:\d+$/)
+  const health = await fetch(`${server.url}/healthz`)
+  t.equal(health.status, 200, 'GET /healthz over the network')
+  const reg = await fetch(`${server.url}/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ first_name: 'S', last_name: 'T', email: 'start@example.test', password: 'long-enough-password' }) })
+  t.equal(reg.status, 201, 'POST /register')
+  t.equal(await db.collection('users').countDocuments({ email: 'start@example.test' }), 1, 'written to the URI database')
+  await server.close()
+  await server.close() // idempotent
+  await t.rejects(fetch(`${server.url}/healthz`), 'no longer accepting connections')
+})
