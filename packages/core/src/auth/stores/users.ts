@@ -43,9 +43,8 @@ export class UserStore {
     try {
       await this.collection.insertOne(doc)
     } catch (err) {
-      if (err instanceof MongoServerError && err.code === 11000) {
-        throw new ConflictError('a user with this e-mail already exists', { keys: ['email'] }, { cause: err })
-      }
+      // No `cause`: the driver error carries the e-mail in keyValue, and error causes get logged.
+      if (err instanceof MongoServerError && err.code === 11000) throw new ConflictError('a user with this e-mail already exists', { keys: ['email'] })
       throw err
     }
     return doc
