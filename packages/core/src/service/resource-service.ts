@@ -6,7 +6,7 @@ import type { ResourceModel } from '../schema/model.js'
 import { parseId, toJson } from './convert.js'
 import type { RecordEvents } from './events.js'
 import { buildFilter, buildPaging, buildSort } from './filter.js'
-import { prepareInput } from './input.js'
+import { prepareInput, type PreparedInput } from './input.js'
 import { upsertSeed } from './bulk-upsert.js'
 import { and, stamp, tenantFilter, type Operation } from './tenancy.js'
 import type { DeleteStrategy, ListQuery, ListResult, ReadOptions, RecordJson, Scope, WriteResult, WriteSubscriber } from './types.js'
@@ -48,6 +48,22 @@ export class ResourceService {
   setDeleteStrategy (strategy: DeleteStrategy): void { this.#deleteStrategy = strategy }
   onWrite (subscriber: WriteSubscriber): void { this.#subscribers.push(subscriber) }
 
+  /**
+   * The one inbound seam: validation, defaults and BSON conversion today; field-ACL write
+   * checks (issue 4) belong here so every operation and surface gets them.
+   */
+  accept (ctx: RequestContext, input: unknown, mode: 'create' | 'update'): PreparedInput {
+    return prepareInput(this.model, input, mode)
+  }
+
+  /**
+   * The one outbound seam: BSON → JSON today; field-ACL read projection, computed fields and
+   * `availableTransitions` (issue 4) belong here so no read path can skip them.
+   */
+  present (ctx: RequestContext, doc: Document): RecordJson {
+    return toJson<RecordJson>(doc)
+  }
+
   /** Tenant filter + every scope for one operation. Exposed for plugins that add operations (restore). */
   scopeFilter (ctx: RequestContext, op: Operation, options: ReadOptions = {}): Document {
     const base = tenantFilter(this.model, ctx, op, this.#clientScopes)
@@ -66,7 +82,7 @@ export class ResourceService {
     ])
     const totalPages = Math.ceil(totalResults / perPage)
     return {
-      results: docs.map((d) => toJson<RecordJson>(d)),
+      results: docs.map((d) => this.present(ctx, d)),
       totalResults,
       page,
       perPage,
@@ -82,26 +98,26 @@ export class ResourceService {
     if (_id == null) throw new NotFoundError(`${this.model.path} not found`)
     const doc = await this.collection.findOne(and({ _id }, scoped))
     if (doc == null) throw new NotFoundError(`${this.model.path} not found`)
-    return toJson<RecordJson>(doc)
+    return this.present(ctx, doc)
   }
 
   async create (ctx: RequestContext, input: unknown): Promise<RecordJson> {
     const owner = stamp(ctx)
-    const { set } = prepareInput(this.model, input, 'create')
+    const { set } = this.accept(ctx, input, 'create')
     const now = new Date()
     // Stamped last so nothing in the input can override ownership or timestamps.
     const doc: Document = { ...set, ...owner, createdAt: now, updatedAt: now }
     await this.collection.insertOne(doc)
     const after = toJson<RecordJson>(doc)
     await this.#written({ action: 'created', model: this.model, ctx, recordId: after._id, before: null, after })
-    return after
+    return this.present(ctx, doc)
   }
 
   async updateById (ctx: RequestContext, id: string, patch: unknown): Promise<RecordJson> {
     const scoped = this.scopeFilter(ctx, 'update')
     const _id = parseId(id)
     if (_id == null) throw new NotFoundError(`${this.model.path} not found`)
-    const { set, unset } = prepareInput(this.model, patch, 'update')
+    const { set, unset } = this.accept(ctx, patch, 'update')
     const $set = { ...set, updatedAt: new Date() }
     const update: Document = { $set }
     if (unset.length > 0) update.$unset = Object.fromEntries(unset.map((k) => [k, '']))
@@ -113,7 +129,7 @@ export class ResourceService {
     const before = toJson<RecordJson>(previous)
     const after = toJson<RecordJson>(next)
     await this.#written({ action: 'updated', model: this.model, ctx, recordId: after._id, before, after })
-    return after
+    return this.present(ctx, next)
   }
 
   async deleteById (ctx: RequestContext, id: string): Promise<RecordJson> {
@@ -125,7 +141,7 @@ export class ResourceService {
     const before = toJson<RecordJson>(res.before)
     const after = res.after == null ? null : toJson<RecordJson>(res.after)
     await this.#written({ action: 'deleted', model: this.model, ctx, recordId: before._id, before, after })
-    return after ?? before
+    return this.present(ctx, res.after ?? res.before)
   }
 
   /**
@@ -135,7 +151,7 @@ export class ResourceService {
   async bulkPut (ctx: RequestContext, filter: Record<string, unknown>, record: unknown): Promise<{ numAffected: number }> {
     const scoped = this.scopeFilter(ctx, 'bulk')
     const userFilter = buildFilter(this.model, filter)
-    const { set, unset } = prepareInput(this.model, record, 'update')
+    const { set, unset } = this.accept(ctx, record, 'update')
     if (Object.keys(set).length === 0 && unset.length === 0) throw new ValidationError('record has no writable fields', { field: 'record' })
     const update: Document = { $set: { ...set, updatedAt: new Date() } }
     if (unset.length > 0) update.$unset = Object.fromEntries(unset.map((k) => [k, '']))

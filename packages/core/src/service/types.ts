@@ -43,7 +43,11 @@ export type Scope = (args: { ctx: RequestContext, op: Operation, options: ReadOp
 export type DeleteStrategy = (args: { ctx: RequestContext, model: ResourceModel, collection: Collection, filter: Document }) =>
 Promise<{ before: Document, after: Document | null } | null>
 
-/** What a successful write did; handed to write subscribers and turned into the record event. */
+/**
+ * What a successful write did; handed to write subscribers and turned into the record event.
+ * `before`/`after` are whole records (JSON form), not projected for the actor: audit stores them
+ * and projects per reader; webhooks project per subscriber.
+ */
 export interface WriteResult {
   action: 'created' | 'updated' | 'deleted'
   model: ResourceModel
