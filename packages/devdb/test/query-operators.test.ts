@@ -99,3 +99,15 @@ t.test('unknown operators are refused', async t => {
   const e5 = await mongoError(async () => await c.find({ $where: 'true' }).toArray())
   t.equal(e5.code, 2)
 })
+
+t.test('regex options including x, and $comment', async t => {
+  const r = h.db.collection('rx')
+  await r.insertMany([{ _id: 1, s: 'Hello\nworld' }, { _id: 2, s: 'hello' }] as never)
+  const rids = async (f: object): Promise<unknown[]> => (await r.find(f).sort({ _id: 1 }).toArray()).map(d => d._id)
+  t.same(await rids({ s: { $regex: '^world', $options: 'm' } }), [1])
+  t.same(await rids({ s: { $regex: 'h e l l o  # comment', $options: 'x' } }), [2])
+  t.same(await rids({ s: { $regex: 'o.w', $options: 's' } }), [1])
+  t.same(await rids({ s: /^hello$/, $comment: 'why' }), [2])
+  const e = await mongoError(async () => await r.find({ s: { $regex: 'a', $options: 'z' } }).toArray())
+  t.equal(e.code, 51108)
+})

@@ -16,6 +16,7 @@ import type { Document } from 'bson'
 import { bsonQueryOperators } from './bson-operators.js'
 import { bsonExpressionOperators, bsonPipelineOperators } from './bson-overrides.js'
 import { translateMingoError } from './mingo-errors.js'
+import { normalizeFilter } from './normalize-filter.js'
 
 const ops = (m: object): Record<string, never> => Object.fromEntries(Object.entries(m).filter(([k]) => k.startsWith('$'))) as Record<string, never>
 
@@ -46,9 +47,11 @@ const matchAll: Matcher = () => true
 
 /** Compiles a query filter; throws CommandError (BadValue …) for filters MongoDB rejects. */
 export function compileFilter (filter: Document | undefined, extra: Partial<Options> = {}): Matcher {
-  if (filter === undefined || filter === null || Object.keys(filter).length === 0) return matchAll
+  if (filter === undefined || filter === null) return matchAll
+  const normalized = normalizeFilter(filter)
+  if (Object.keys(normalized).length === 0) return matchAll
   try {
-    const q = new Query(filter, mingoOptions(extra))
+    const q = new Query(normalized, mingoOptions(extra))
     return (doc) => {
       try {
         return q.test(doc)

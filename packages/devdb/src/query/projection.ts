@@ -6,6 +6,7 @@ import { isPlainDoc } from '../engine/paths.js'
 import { isNumeric, toNumber } from '../engine/bson-order.js'
 import { mingoOptions } from './options.js'
 import { translateMingoError } from './mingo-errors.js'
+import { normalizeFilter } from './normalize-filter.js'
 import { validateExpression } from './validate-expr.js'
 
 export interface CompiledProjection {
@@ -60,7 +61,7 @@ export function compileProjection (spec: unknown): CompiledProjection | undefine
       let out = docs
       if (hasRest) {
         try {
-          out = new Query(positional ? (filter ?? {}) : {}, mingoOptions()).find(docs, rest).all() as Document[]
+          out = new Query(positional && filter !== undefined ? normalizeFilter(filter) : {}, mingoOptions()).find(docs, rest).all() as Document[]
         } catch (e) {
           throw translateMingoError(e)
         }

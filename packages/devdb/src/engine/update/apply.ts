@@ -13,6 +13,7 @@ import { keyString } from '../key-string.js'
 import { formatValue } from '../index-def.js'
 import { mingoOptions } from '../../query/options.js'
 import { translateMingoError } from '../../query/mingo-errors.js'
+import { normalizeFilter } from '../../query/normalize-filter.js'
 import type { ParsedUpdate } from './validate.js'
 
 export interface ApplyOptions {
@@ -155,7 +156,7 @@ export function applyUpdate (doc: Document, parsed: ParsedUpdate, opts: ApplyOpt
   checkTargets(out, ops)
   try {
     // The query only serves positional `$` resolution; an upserted seed need not match it.
-    mingoUpdate(out, ops, opts.arrayFilters, opts.isInsert === true ? undefined : opts.query, { cloneMode: 'none', queryOptions: mingoOptions() })
+    mingoUpdate(out, ops, opts.arrayFilters, opts.isInsert === true || opts.query === undefined ? undefined : normalizeFilter(opts.query), { cloneMode: 'none', queryOptions: mingoOptions() })
   } catch (e) {
     throw translateUpdateError(e)
   }
