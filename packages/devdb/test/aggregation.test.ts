@@ -85,3 +85,26 @@ t.test('pipeline errors', async t => {
   const e6 = await mongoError(async () => await run([{ $merge: { into: 'x' } }]))
   t.ok(e6.code !== undefined && e6.code !== 0, 'refused with a code')
 })
+
+t.test('output field order follows mongod', async t => {
+  const c = h.db.collection('order')
+  await c.insertOne({ _id: 1 as never, z: 1, a: { y: 1, b: 2 }, m: 3 })
+  const p = await c.aggregate([{ $project: { m: 1, z: 1, c: { $add: ['$m', 1] }, b: '$z' } }]).toArray()
+  t.same(Object.keys(p[0]), ['_id', 'z', 'm', 'c', 'b'], 'included fields in document order, then computed in spec order')
+  const f = await c.find({}, { projection: { 'a.b': 1, 'a.y': 1 } }).toArray()
+  t.same(Object.keys(f[0].a), ['y', 'b'])
+  const s = await c.aggregate([{ $addFields: { q: 1, a: 5 } }]).toArray()
+  t.same(Object.keys(s[0]), ['_id', 'z', 'a', 'm', 'q'])
+  const b = await c.aggregate([{ $bucketAuto: { groupBy: '$m', buckets: 1 } }]).toArray()
+  t.same(Object.keys(b[0]), ['_id', 'count'])
+})
+
+t.test('expression and accumulator edge cases', async t => {
+  t.same(await run([{ $group: { _id: '$item', top: { $top: { sortBy: { qty: -1 }, output: '$_id' } } } }, { $sort: { _id: 1 } }]),
+    [{ _id: 'a', top: 3 }, { _id: 'b', top: 2 }, { _id: 'c', top: 4 }], '$top yields the value itself')
+  const e = await mongoError(async () => await run([{ $project: { n: { $size: '$nope' } } }]))
+  t.equal(e.code, 17124)
+  t.equal(e.message, 'The argument to $size must be an array. Type of the argument was: missing')
+  t.same(await run([{ $match: { _id: 3 } }, { $project: { _id: 0, f: { $first: '$tags' }, l: { $last: '$tags' }, y: { $year: '$nope' }, d: { $dateToString: { date: '$nope', onNull: 'none' } } } }]),
+    [{ y: null, d: 'none' }], '$first/$last of [] are missing; date parts of missing are null')
+})

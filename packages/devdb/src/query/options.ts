@@ -17,13 +17,14 @@ import { bsonQueryOperators } from './bson-operators.js'
 import { bsonExpressionOperators, bsonPipelineOperators } from './bson-overrides.js'
 import { translateMingoError } from './mingo-errors.js'
 import { normalizeFilter } from './normalize-filter.js'
+import { accumulatorFixes, expressionFixes, stageFixes } from './expression-fixes.js'
 
 const ops = (m: object): Record<string, never> => Object.fromEntries(Object.entries(m).filter(([k]) => k.startsWith('$'))) as Record<string, never>
 
 const CONTEXT = Context.init({
-  accumulator: ops(accumulatorOps),
-  expression: { ...ops(expressionOps), ...ops(bsonExpressionOperators) },
-  pipeline: { ...ops(pipelineOps), ...ops(bsonPipelineOperators) },
+  accumulator: { ...ops(accumulatorOps), ...ops(accumulatorFixes) },
+  expression: { ...ops(expressionOps), ...ops(expressionFixes), ...ops(bsonExpressionOperators) },
+  pipeline: { ...ops(pipelineOps), ...ops(stageFixes), ...ops(bsonPipelineOperators) },
   projection: ops(projectionOps),
   query: { ...ops(queryOps), ...ops(bsonQueryOperators) },
   window: ops(windowOps)

@@ -7,6 +7,7 @@ import { isNumeric, toNumber } from '../engine/bson-order.js'
 import { mingoOptions } from './options.js'
 import { translateMingoError } from './mingo-errors.js'
 import { normalizeFilter } from './normalize-filter.js'
+import { projectionOrder } from './expression-fixes.js'
 import { validateExpression } from './validate-expr.js'
 
 export interface CompiledProjection {
@@ -62,6 +63,7 @@ export function compileProjection (spec: unknown): CompiledProjection | undefine
       if (hasRest) {
         try {
           out = new Query(positional && filter !== undefined ? normalizeFilter(filter) : {}, mingoOptions()).find(docs, rest).all() as Document[]
+          out = out.map((d, i) => projectionOrder(docs[i], d, rest) as Document)
         } catch (e) {
           throw translateMingoError(e)
         }

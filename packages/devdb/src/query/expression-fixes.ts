@@ -1,0 +1,127 @@
+/**
+ * Expression, accumulator and stage operators where mingo 7 answers differently from MongoDB 7.0
+ * (checked case by case); each wraps or replaces mingo's operator with mongod's behaviour.
+ */
+import type { Document } from 'bson'
+import { evalExpr } from 'mingo/core'
+import type { Options } from 'mingo/types'
+import { Lazy, type Iterator } from 'mingo/lazy'
+import * as expressionOps from 'mingo/operators/expression'
+import * as accumulatorOps from 'mingo/operators/accumulator'
+import { $project as mingoProject, $bucketAuto as mingoBucketAuto } from 'mingo/operators/pipeline'
+import { CommandError } from '../errors.js'
+import { bsonTypeName } from '../engine/bson-order.js'
+import { isPlainDoc } from '../engine/paths.js'
+
+type ExprOp = (obj: unknown, expr: unknown, options: Options) => unknown
+type AccOp = (coll: unknown[], expr: unknown, options: Options) => unknown
+const mingoExpr = expressionOps as unknown as Record<string, ExprOp>
+const mingoAcc = accumulatorOps as unknown as Record<string, AccOp>
+
+const typeOf = (v: unknown): string => v === undefined ? 'missing' : bsonTypeName(v)
+
+/** Date part operators return null for a null or missing date (mingo throws). */
+function nullDateSafe (name: string): ExprOp {
+  const inner = mingoExpr[name]
+  return (obj, expr, options) => {
+    const dateExpr = isPlainDoc(expr) && 'date' in expr ? expr.date : expr
+    const date = evalExpr(obj, dateExpr, options)
+    if (date === null || date === undefined) {
+      if (name === '$dateToString' && isPlainDoc(expr) && 'onNull' in expr) return evalExpr(obj, expr.onNull, options)
+      return null
+    }
+    return inner(obj, expr, options)
+  }
+}
+
+const DATE_OPS = ['$year', '$month', '$dayOfMonth', '$dayOfWeek', '$dayOfYear', '$hour', '$minute', '$second', '$millisecond',
+  '$week', '$isoWeek', '$isoWeekYear', '$isoDayOfWeek', '$dateToString', '$dateToParts']
+
+function single (obj: unknown, expr: unknown, options: Options): unknown {
+  const v = evalExpr(obj, expr, options)
+  return Array.isArray(expr) && expr.length === 1 ? (v as unknown[])[0] : v
+}
+
+function firstLast (name: '$first' | '$last'): ExprOp {
+  return (obj, expr, options) => {
+    const v = single(obj, expr, options)
+    if (v === null || v === undefined) return null
+    if (!Array.isArray(v)) {
+      throw new CommandError(28689, 'Location28689', `${name}'s argument must be an array, but is ${typeOf(v)}`)
+    }
+    return name === '$first' ? v[0] : v[v.length - 1]
+  }
+}
+
+export const expressionFixes: Record<string, ExprOp> = {
+  ...Object.fromEntries(DATE_OPS.filter(n => typeof mingoExpr[n] === 'function').map(n => [n, nullDateSafe(n)])),
+  $size: (obj, expr, options) => {
+    const v = single(obj, expr, options)
+    if (!Array.isArray(v)) throw new CommandError(17124, 'Location17124', `The argument to $size must be an array. Type of the argument was: ${typeOf(v)}`)
+    return v.length
+  },
+  $first: firstLast('$first'),
+  $last: firstLast('$last')
+}
+
+/** $top/$bottom return the single selected value, not a one-element array. */
+export const accumulatorFixes: Record<string, AccOp> = {
+  $top: (coll, expr, options) => (mingoAcc.$topN(coll, { ...(expr as Document), n: 1 }, options) as unknown[])[0] ?? null,
+  $bottom: (coll, expr, options) => (mingoAcc.$bottomN(coll, { ...(expr as Document), n: 1 }, options) as unknown[])[0] ?? null
+}
+
+/** `_id` leads every $project output document, as in mongod. */
+export function idFirst (d: unknown): unknown {
+  if (!isPlainDoc(d) || !('_id' in d) || Object.keys(d)[0] === '_id') return d
+  const { _id, ...rest } = d
+  return { _id, ...rest }
+}
+
+const isFlag = (v: unknown): boolean => typeof v === 'boolean' || typeof v === 'number'
+
+/**
+ * mongod's output order for a projection: included fields in the input document's order, then
+ * computed fields in the order of the specification (mingo sorts keys alphabetically).
+ */
+export function projectionOrder (input: unknown, output: unknown, flatSpec: Document): unknown {
+  if (!isPlainDoc(input) || !isPlainDoc(output)) return output
+  const spec = nestSpec(flatSpec)
+  const computed: string[] = []
+  for (const [k, v] of Object.entries(spec)) {
+    const sub = isPlainDoc(v) && !Object.keys(v).some(x => x.startsWith('$')) && Object.values(v).every(isFlag)
+    if (!isFlag(v) && !sub) computed.push(k)
+  }
+  const out: Document = {}
+  for (const k of Object.keys(input)) {
+    if (!(k in output) || computed.includes(k)) continue
+    const sub = spec[k]
+    out[k] = isPlainDoc(sub) && isPlainDoc(input[k]) && !Object.keys(sub).some(x => x.startsWith('$'))
+      ? projectionOrder(input[k], output[k], sub)
+      : output[k]
+  }
+  for (const k of computed) if (k in output) out[k] = output[k]
+  for (const k of Object.keys(output)) if (!(k in out)) out[k] = output[k]
+  return idFirst(out)
+}
+
+/** `{ 'a.b': 1 }` → `{ a: { b: 1 } }` so nested inclusions can be ordered like top-level ones. */
+function nestSpec (spec: Document): Document {
+  if (!Object.keys(spec).some(k => k.includes('.'))) return spec
+  const out: Document = {}
+  for (const [k, v] of Object.entries(spec)) {
+    const parts = k.split('.')
+    let cur = out
+    for (let i = 0; i < parts.length - 1; i++) {
+      if (!isPlainDoc(cur[parts[i]])) cur[parts[i]] = {}
+      cur = cur[parts[i]] as Document
+    }
+    cur[parts[parts.length - 1]] = v
+  }
+  return out
+}
+
+export const stageFixes = {
+  $project: (coll: Iterator, expr: unknown, options: Options): Iterator =>
+    coll.map((d: unknown) => projectionOrder(d, mingoProject(Lazy([d]), expr as never, options).next().value, expr as Document)),
+  $bucketAuto: (coll: Iterator, expr: unknown, options: Options): Iterator => mingoBucketAuto(coll, expr as never, options).map(idFirst)
+}
