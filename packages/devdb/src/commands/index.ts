@@ -11,6 +11,7 @@ import { updateCommands } from './update.js'
 import { findAndModifyCommand } from './find-and-modify.js'
 import { aggregateCommand } from './aggregate.js'
 import { indexCommands } from './indexes.js'
+import { renameCollectionCommand } from './rename.js'
 import { translateMingoError } from '../query/mingo-errors.js'
 
 const COMMANDS: Record<string, Handler> = {
@@ -22,13 +23,13 @@ const COMMANDS: Record<string, Handler> = {
   findAndModify: findAndModifyCommand,
   findandmodify: findAndModifyCommand,
   aggregate: aggregateCommand,
-  ...indexCommands
+  ...indexCommands,
+  renameCollection: renameCollectionCommand
 }
 
 const REFUSED: Record<string, string> = {
   explain: 'explain is not supported by devdb',
   mapReduce: 'mapReduce is not supported by devdb',
-  renameCollection: 'renameCollection is not supported by devdb',
   collMod: 'collMod is not supported by devdb',
   createUser: 'authentication is not supported by devdb',
   saslStart: 'authentication is not supported by devdb',
