@@ -1,5 +1,6 @@
 import type { Db } from 'mongodb'
 import type { FastifyRequest } from 'fastify'
+import type { SendMail } from './auth/session.js'
 import type { Identity } from './identity.js'
 import type { Registry } from './schema/registry.js'
 import type { RecordEvents, ResourceServices } from './service/index.js'
@@ -46,6 +47,11 @@ export interface SvcContext {
   events: RecordEvents
   config: Required<Pick<SvcCoreOptions, 'pageSize' | 'bcryptRounds'>> & { accessTokenTtlSeconds: number }
   auth: SvcAuth
+  /**
+   * Outgoing mail (password reset). Set by the host after registering core, e.g. the reference
+   * server's SMTP mailer; unset, reset mails are written to the log (spec: no SMTP_HOST).
+   */
+  mailer?: SendMail
 }
 
 declare module 'fastify' {

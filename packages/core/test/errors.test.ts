@@ -81,3 +81,14 @@ t.test('normalizeError is the shared status/code table', async (t) => {
   t.equal(normalizeError(new Error('secret'), { production: true }).body.error.message, 'internal server error')
   t.equal(normalizeError('a string').statusCode, 500)
 })
+
+t.test('existing duplicates stop start-up naming the schema and its compositeIndex', async (t) => {
+  const { db } = await getTestDb(t)
+  await db.collection('things').insertMany([{ userId: 'u', code: 'a' }, { userId: 'u', code: 'a' }])
+  const app = Fastify()
+  t.teardown(async () => await app.close())
+  await t.rejects(async () => {
+    await app.register(svcCore, { db, jwtSecret: 'x'.repeat(32), schemas: [{ path: 'things', fields: [{ name: 'code', type: String }], compositeIndex: [{ userId: 1, code: 1 }] }] })
+    await app.ready()
+  }, /schemas\[0\]: compositeIndex\[0\]: cannot create the unique index/)
+})

@@ -129,3 +129,9 @@ t.test('a schema dir without versions/ is refused', async (t) => {
   const dir = t.testdir({ 'x.ts': '' })
   await t.rejects(loadRegistry({ schemaDir: dir }), /versions/)
 })
+
+t.test('field names that would clash with operators, paths or framework parameters are refused', async (t) => {
+  for (const name of ['$x', 'a.b', '__page', '__proto__', '1abc', '']) {
+    await t.rejects(loadRegistry({ schemas: [{ path: 's', fields: [{ name, type: String }] }] }), /must be a field name/, JSON.stringify(name))
+  }
+})

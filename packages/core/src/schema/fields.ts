@@ -6,7 +6,8 @@ const CTORS = new Map<unknown, FieldKind>([[String, 'string'], [Number, 'number'
 const NAMES: Record<string, FieldKind> = { String: 'string', Number: 'number', Boolean: 'boolean', Date: 'date', Mixed: 'mixed', File: 'file' }
 const TYPE_NAMES: Record<FieldKind, string> = { string: 'String', number: 'Number', boolean: 'Boolean', date: 'date', mixed: 'Mixed', file: 'File', object: 'Object', array: 'Array' }
 const OPTION_KEYS = new Set(['name', 'type', 'required', 'default', 'enum', 'min', 'lowercase', 'searchable', 'computed', 'reference', 'stateMachine', 'file', 'acl'])
-const NAME_RE = /^[A-Za-z_][A-Za-z0-9_]*$/
+// No `$` or `.` (operators and paths) and no leading `__` (framework query parameters, __proto__).
+const NAME_RE = /^(?!__)[A-Za-z_][A-Za-z0-9_]*$/
 
 function isPlainObject (v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v) && (Object.getPrototypeOf(v) === Object.prototype || Object.getPrototypeOf(v) === null)
@@ -33,7 +34,7 @@ function fieldList (source: string, key: string, raw: unknown[], prefix: string)
     const at = `${key}[${i}]`
     if (!isPlainObject(def)) throw new SchemaError(source, at, 'must be an object with `name` and `type`')
     const name = def.name
-    if (typeof name !== 'string' || !NAME_RE.test(name)) throw new SchemaError(source, `${at}.name`, 'must be a field name (letters, digits, _; no `$` or `.`)')
+    if (typeof name !== 'string' || !NAME_RE.test(name)) throw new SchemaError(source, `${at}.name`, 'must be a field name (letters, digits, _; no `$`, `.` or leading `__`)')
     if (seen.has(name)) throw new SchemaError(source, `${at}.name`, `field '${name}' is declared twice`)
     seen.add(name)
     return field(source, `${key}.${name}`, name, prefix, def)
@@ -44,7 +45,7 @@ function subSchema (source: string, key: string, obj: Record<string, unknown>, p
   const keys = Object.keys(obj)
   if (keys.length === 0) throw new SchemaError(source, key, 'a nested sub-schema needs at least one field')
   return keys.map((name) => {
-    if (!NAME_RE.test(name)) throw new SchemaError(source, `${key}.${name}`, 'must be a field name (letters, digits, _; no `$` or `.`)')
+    if (!NAME_RE.test(name)) throw new SchemaError(source, `${key}.${name}`, 'must be a field name (letters, digits, _; no `$`, `.` or leading `__`)')
     const v = obj[name]
     return field(source, `${key}.${name}`, name, prefix, isFieldOptions(v) ? v : { type: v })
   })

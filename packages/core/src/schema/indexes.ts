@@ -1,5 +1,6 @@
 import type { Db } from 'mongodb'
 import type { Registry } from './registry.js'
+import { SchemaError } from './schema-error.js'
 
 /**
  * Creates each schema's `compositeIndex` entries as unique indexes, plus the tenant index every
@@ -9,8 +10,13 @@ export async function ensureIndexes (db: Db, registry: Registry): Promise<void> 
   for (const model of registry.all()) {
     const coll = db.collection(model.collection)
     await coll.createIndex({ userId: 1, createdAt: -1 }, { name: 'svc_tenant_created' })
-    for (const spec of model.compositeIndexes) {
-      await coll.createIndex(spec, { unique: true, name: `svc_unique_${Object.keys(spec).join('_')}` })
+    for (const [i, spec] of model.compositeIndexes.entries()) {
+      try {
+        await coll.createIndex(spec, { unique: true, name: `svc_unique_${Object.keys(spec).join('_')}` })
+      } catch (err) {
+        // Typically existing duplicates; name the schema so the operator knows what to clean up.
+        throw new SchemaError(model.source, `compositeIndex[${i}]`, `cannot create the unique index: ${(err as Error).message}`)
+      }
     }
   }
 }

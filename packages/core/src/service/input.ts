@@ -72,7 +72,7 @@ function object (fields: FieldModel[], input: Record<string, unknown>, mode: Inp
     if (!isWritable(f)) continue
     const path = prefix === '' ? f.name : `${prefix}.${f.name}`
     let v = input[f.name]
-    if (v === undefined && mode === 'create' && f.default !== undefined) v = defaultOf(f)
+    if ((v === undefined || v === null) && mode === 'create' && f.default !== undefined) v = defaultOf(f)
     if (v === undefined || v === null) {
       if (f.required && (mode === 'create' || v === null)) invalid(path, 'is required')
       if (v === null) { if (mode === 'update') unset.push(f.name) }

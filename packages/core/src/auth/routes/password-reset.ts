@@ -28,7 +28,9 @@ export function passwordResetRoutes (app: FastifyInstance, deps: AuthDeps, publi
       if (user == null) return
       const token = await deps.resetTokens.issue(user._id.toHexString())
       const message = resetMessage(user.email, token, publicBaseUrl)
-      if (deps.sendMail != null) await deps.sendMail(message)
+      // Read per request: the host may install `app.svc.mailer` after core is registered.
+      const send = deps.sendMail ?? app.svc.mailer
+      if (send != null) await send(message)
       // Spec: without a mail server the message body goes to the log (development only).
       else request.log.info({ mail: message }, 'password reset mail (no SMTP_HOST configured)')
     }
