@@ -4,6 +4,7 @@ import svcCore from '@svc/core'
 import type { ServerConfig } from './config.js'
 import { healthRoute } from './health.js'
 import { loggerOptions } from './logger.js'
+import { createSmtpMailer } from './mail/smtp-mailer.js'
 import { exposeRequestId, genReqId } from './request-id.js'
 
 export interface BuildServerOptions {
@@ -29,6 +30,11 @@ export async function buildServer (config: ServerConfig, opts: BuildServerOption
     accessTokenTtl: config.accessTokenTtlSeconds,
     pageSize: config.pageSize
   })
+  const { smtp } = config
+  // Without SMTP_HOST core writes reset mails to the log (spec).
+  if (smtp.host !== undefined && smtp.from !== undefined) {
+    app.svc.mailer = createSmtpMailer({ host: smtp.host, port: smtp.port, user: smtp.user, pass: smtp.pass, from: smtp.from })
+  }
   healthRoute(app)
   return app
 }

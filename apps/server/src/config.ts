@@ -29,7 +29,7 @@ export interface ServerConfig {
   rateLimitAuthPerMin: number
   softDeleteRetentionDays?: number
   redisUrl?: string
-  smtp: { host?: string, port?: number, user?: string, pass?: string, from?: string }
+  smtp: { host?: string, port: number, user?: string, pass?: string, from?: string }
   s3: { bucket?: string, region?: string, endpoint?: string }
 }
 
@@ -118,7 +118,11 @@ export function loadConfig (env: Env = process.env): ConfigResult {
   const rateLimitApiPerMin = int('RATE_LIMIT_API_PER_MIN', 600, 1, 1_000_000)
   const rateLimitAuthPerMin = int('RATE_LIMIT_AUTH_PER_MIN', 10, 1, 1_000_000)
   const retention = read(env, 'SOFT_DELETE_RETENTION_DAYS') === undefined ? undefined : int('SOFT_DELETE_RETENTION_DAYS', 0, 1, 36_500)
-  const smtpPort = read(env, 'SMTP_PORT') === undefined ? undefined : int('SMTP_PORT', 587, 1, 65535)
+  const smtpPort = int('SMTP_PORT', 587, 1, 65535)
+  const mailFrom = read(env, 'MAIL_FROM')
+  if (read(env, 'SMTP_HOST') !== undefined && (mailFrom === undefined || !/^[^\s<>@]+@[^\s<>@]+$/.test(mailFrom))) {
+    problems.push('MAIL_FROM must be set to a plain e-mail address (no display name) when SMTP_HOST is set')
+  }
 
   const publicBaseUrl = read(env, 'PUBLIC_BASE_URL') ?? `http://${host}:${port}`
   if (!/^https?:\/\/\S+$/.test(publicBaseUrl)) problems.push(`PUBLIC_BASE_URL must be an http(s) URL (got "${publicBaseUrl}")`)
@@ -150,7 +154,7 @@ export function loadConfig (env: Env = process.env): ConfigResult {
       rateLimitAuthPerMin,
       softDeleteRetentionDays: retention,
       redisUrl: read(env, 'REDIS_URL'),
-      smtp: { host: read(env, 'SMTP_HOST'), port: smtpPort, user: read(env, 'SMTP_USER'), pass: read(env, 'SMTP_PASS'), from: read(env, 'MAIL_FROM') },
+      smtp: { host: read(env, 'SMTP_HOST'), port: smtpPort, user: read(env, 'SMTP_USER'), pass: read(env, 'SMTP_PASS'), from: mailFrom },
       s3: { bucket: read(env, 'STORAGE_S3_BUCKET'), region: read(env, 'STORAGE_S3_REGION'), endpoint: read(env, 'STORAGE_S3_ENDPOINT') }
     }
   }
