@@ -68,7 +68,7 @@ export const handshakeCommands: Record<string, Handler> = {
       localTime: new Date(),
       connections: { current: s.connections.current, available: 1000000, totalCreated: s.connections.totalCreated },
       opcounters: { ...s.opcounters },
-      metrics: { cursor: { open: { total: s.cursors.size } } },
+      metrics: { cursor: { open: { total: s.cursors.size } }, queryExecutor: { scannedObjects: s.catalog.stats.scannedObjects } },
       mem: { bits: 64, resident: Math.round(process.memoryUsage().rss / 1048576) },
       ok: 1
     }

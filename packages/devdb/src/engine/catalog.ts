@@ -7,6 +7,7 @@ import { buildIndex } from './index-build.js'
 
 export class Catalog {
   readonly dbs = new Map<string, Map<string, Collection>>()
+  readonly stats = { scannedObjects: 0 }
 
   get (db: string, coll: string): Collection | undefined {
     return this.dbs.get(db)?.get(coll)
@@ -25,7 +26,7 @@ export class Catalog {
     let m = this.dbs.get(db)
     if (m === undefined) this.dbs.set(db, m = new Map())
     if (m.has(coll)) throw new CommandError(Codes.NamespaceExists, 'NamespaceExists', `Collection ${db}.${coll} already exists.`)
-    const c = new Collection(db, coll, options)
+    const c = new Collection(db, coll, options, this.stats)
     m.set(coll, c)
     journal.push({ t: 'createCollection', db, coll, options })
     return c
@@ -68,7 +69,7 @@ export class Catalog {
     for (const sc of state.collections) {
       let m = this.dbs.get(sc.db)
       if (m === undefined) this.dbs.set(sc.db, m = new Map())
-      const c = new Collection(sc.db, sc.name, sc.options ?? {})
+      const c = new Collection(sc.db, sc.name, sc.options ?? {}, this.stats)
       m.set(sc.name, c)
       for (const d of sc.docs) c.insert(d)
       for (const spec of sc.indexes) c.addIndex(buildIndex(spec))

@@ -15,8 +15,15 @@ export class Collection {
   options: Document
   readonly docs = new Map<string, Document>()
   readonly indexes: IndexDef[] = []
+  /** insertion sequence per `_id` key: index lookups return equal keys in this (RecordId-like) order */
+  private readonly seq = new Map<string, number>()
+  private nextSeq = 0
 
-  constructor (db: string, name: string, options: Document = {}) {
+  /** shared per server: serverStatus metrics.queryExecutor.scannedObjects */
+  readonly stats: { scannedObjects: number }
+
+  constructor (db: string, name: string, options: Document = {}, stats = { scannedObjects: 0 }) {
+    this.stats = stats
     this.db = db
     this.name = name
     this.options = options
@@ -44,6 +51,7 @@ export class Collection {
     this.indexes.forEach((ix, i) => { ix.check(doc, idKey, this.ns, keys[i]) })
     this.indexes.forEach((ix, i) => { ix.add(doc, idKey, keys[i]) })
     this.docs.set(idKey, doc)
+    this.seq.set(idKey, this.nextSeq++)
   }
 
   /** Replaces `oldDoc` (same `_id`) by `newDoc`, keeping its natural position; atomic w.r.t. unique indexes. */
@@ -62,6 +70,7 @@ export class Collection {
     const idKey = keyString(doc._id)
     for (const ix of this.indexes) ix.remove(doc, idKey)
     this.docs.delete(idKey)
+    this.seq.delete(idKey)
   }
 
   addIndex (ix: IndexDef): void {
@@ -108,8 +117,9 @@ export class Collection {
     }
     if (best === undefined) return this.docs.values()
     const out: Document[] = []
-    // Index order: equal keys come back in the order they entered the index, like RecordId order.
-    for (const id of best) {
+    // Natural (insertion) order among the candidates, as an unsorted scan would return them.
+    const ids = best.size > 1 ? [...best].sort((a, b) => (this.seq.get(a) ?? 0) - (this.seq.get(b) ?? 0)) : best
+    for (const id of ids) {
       const d = this.docs.get(id)
       if (d !== undefined) out.push(d)
     }

@@ -66,7 +66,10 @@ export function select (coll: Collection | undefined, filter: Document | undefin
 }
 
 export function selectPrepared (coll: Collection, prepared: PreparedFilter, opts: SelectOptions = {}): Selection {
-  const { matcher, score } = prepared
+  const { score } = prepared
+  const stats = coll.stats
+  // Every document examined counts, as mongod's scannedObjects does.
+  const matcher = (d: Document): boolean => { stats.scannedObjects++; return prepared.matcher(d) }
   const source = coll.candidates(prepared.filter)
   const skip = opts.skip ?? 0
   const limit = opts.limit ?? 0
