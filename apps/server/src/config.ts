@@ -120,6 +120,9 @@ export function loadConfig (env: Env = process.env): ConfigResult {
   const retention = read(env, 'SOFT_DELETE_RETENTION_DAYS') === undefined ? undefined : int('SOFT_DELETE_RETENTION_DAYS', 0, 1, 36_500)
   const smtpPort = int('SMTP_PORT', 587, 1, 65535)
   const mailFrom = read(env, 'MAIL_FROM')
+  if (production && read(env, 'SMTP_HOST') === undefined) {
+    warnings.push('SMTP_HOST is unset: password-reset mails (with their tokens) are written to the log')
+  }
   if (read(env, 'SMTP_HOST') !== undefined && (mailFrom === undefined || !/^[^\s<>@]+@[^\s<>@]+$/.test(mailFrom))) {
     problems.push('MAIL_FROM must be set to a plain e-mail address (no display name) when SMTP_HOST is set')
   }

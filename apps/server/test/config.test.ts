@@ -32,7 +32,7 @@ t.test('values are read and converted', async (t) => {
     ACCESS_TOKEN_TTL: '2h', PAGE_SIZE: '200', CORS_ORIGINS: 'https://a.test, https://b.test', METRICS_ENABLED: 'true'
   })
   t.same(problems, [])
-  t.same(warnings, [])
+  t.same(warnings, ['SMTP_HOST is unset: password-reset mails (with their tokens) are written to the log'], 'production without SMTP is warned about')
   t.match(config, { port: 0, nodeEnv: 'production', accessTokenTtlSeconds: 7200, pageSize: 200, corsOrigins: ['https://a.test', 'https://b.test'], metricsEnabled: true, jwtSecretGenerated: false })
   t.equal(loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32), MONGODB_URI: 'mongodb://h/d' }).config?.host, '0.0.0.0', 'production listens on all interfaces')
   t.equal(loadConfig({ ACCESS_TOKEN_TTL: '900' }).config?.accessTokenTtlSeconds, 900, 'plain seconds')
