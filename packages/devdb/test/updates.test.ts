@@ -1,5 +1,5 @@
 import t from 'tap'
-import { Timestamp } from 'mongodb'
+import { Decimal128, Timestamp } from 'mongodb'
 import { setup, mongoError } from './helpers.js'
 
 const h = await setup(t)
@@ -118,4 +118,14 @@ t.test('array update errors and field-order-sensitive $set', async t => {
   const r = await c.updateOne({ _id: 1 as never }, { $set: { o: { c: 2, b: 1 } } })
   t.equal(r.modifiedCount, 1, 'field order is part of a document value')
   t.same(Object.keys((await c.findOne({ _id: 1 as never }))?.o ?? {}), ['c', 'b'])
+})
+
+t.test('arithmetic on Decimal128 is refused rather than approximated', async t => {
+  const c = h.db.collection('dec')
+  await c.insertOne({ _id: 1 as never, d: Decimal128.fromString('1.10') })
+  const e = await mongoError(async () => await c.updateOne({ _id: 1 as never }, { $inc: { d: 1 } }))
+  t.equal(e.code, 238)
+  const e2 = await mongoError(async () => await c.updateOne({ _id: 1 as never }, { $inc: { n: Decimal128.fromString('2') } }))
+  t.equal(e2.code, 238)
+  t.equal(String((await c.findOne({ _id: 1 as never }))?.d), '1.10')
 })

@@ -36,6 +36,8 @@ export function cloneDoc<T> (v: T): T {
 
 const isPositional = (path: string): boolean => path.split('.').some(p => p.startsWith('$'))
 
+const isWideNumber = (v: unknown): boolean => typeof v === 'object' && v !== null && ['Decimal128', 'Long'].includes((v as { _bsontype?: string })._bsontype ?? '')
+
 function idLabel (doc: Document): string {
   return `{_id: ${formatValue(doc._id)}}`
 }
@@ -49,6 +51,10 @@ function checkTargets (doc: Document, ops: Document): void {
       }
       const cur = getPath(doc, path)
       checkTraversal(doc, path)
+      if ((op === '$inc' || op === '$mul') && (isWideNumber(cur) || isWideNumber((arg as Document)[path]))) {
+        // mingo's arithmetic is JavaScript's; refuse rather than return an inexact or mangled value.
+        throw new CommandError(Codes.NotImplemented, 'NotImplemented', `devdb does not support ${op} on Decimal128 or 64-bit integer values beyond 2^53 (field '${path}')`)
+      }
       if (cur === MISSING) continue
       const last = path.split('.').pop() ?? path
       const t = bsonTypeName(cur)
