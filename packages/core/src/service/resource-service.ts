@@ -109,7 +109,7 @@ export class ResourceService {
     const doc: Document = { ...set, ...owner, createdAt: now, updatedAt: now }
     await this.collection.insertOne(doc)
     const after = toJson<RecordJson>(doc)
-    await this.#written({ action: 'created', model: this.model, ctx, recordId: after._id, before: null, after })
+    await this.publish({ action: 'created', model: this.model, ctx, recordId: after._id, before: null, after })
     return this.present(ctx, doc)
   }
 
@@ -128,7 +128,7 @@ export class ResourceService {
     for (const k of unset) delete next[k]
     const before = toJson<RecordJson>(previous)
     const after = toJson<RecordJson>(next)
-    await this.#written({ action: 'updated', model: this.model, ctx, recordId: after._id, before, after })
+    await this.publish({ action: 'updated', model: this.model, ctx, recordId: after._id, before, after })
     return this.present(ctx, next)
   }
 
@@ -140,7 +140,7 @@ export class ResourceService {
     if (res == null) throw new NotFoundError(`${this.model.path} not found`)
     const before = toJson<RecordJson>(res.before)
     const after = res.after == null ? null : toJson<RecordJson>(res.after)
-    await this.#written({ action: 'deleted', model: this.model, ctx, recordId: before._id, before, after })
+    await this.publish({ action: 'deleted', model: this.model, ctx, recordId: before._id, before, after })
     return this.present(ctx, res.after ?? res.before)
   }
 
@@ -163,14 +163,18 @@ export class ResourceService {
       const doc = await this.collection.findOne({ _id: res.upsertedId })
       if (doc != null) {
         const after = toJson<RecordJson>(doc)
-        await this.#written({ action: 'created', model: this.model, ctx, recordId: after._id, before: null, after })
+        await this.publish({ action: 'created', model: this.model, ctx, recordId: after._id, before: null, after })
       }
     }
-    await this.#written({ action: 'updated', model: this.model, ctx, filter: toJson(userFilter), numAffected })
+    await this.publish({ action: 'updated', model: this.model, ctx, filter: toJson(userFilter), numAffected })
     return { numAffected }
   }
 
-  async #written (result: WriteResult): Promise<void> {
+  /**
+   * Runs write subscribers, then emits the record event. Called after every write here; plugins
+   * that add a write operation (soft delete's restore) call it so audit and webhooks see it too.
+   */
+  async publish (result: WriteResult): Promise<void> {
     const log = (result.ctx.req as { log?: FastifyBaseLogger } | undefined)?.log ?? this.#deps.log
     for (const sub of this.#subscribers) {
       try {
