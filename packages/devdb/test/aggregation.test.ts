@@ -1,5 +1,5 @@
 import t from 'tap'
-import { ObjectId } from 'mongodb'
+import { Decimal128, ObjectId } from 'mongodb'
 import { setup, mongoError } from './helpers.js'
 
 const h = await setup(t)
@@ -107,4 +107,12 @@ t.test('expression and accumulator edge cases', async t => {
   t.equal(e.message, 'The argument to $size must be an array. Type of the argument was: missing')
   t.same(await run([{ $match: { _id: 3 } }, { $project: { _id: 0, f: { $first: '$tags' }, l: { $last: '$tags' }, y: { $year: '$nope' }, d: { $dateToString: { date: '$nope', onNull: 'none' } } } }]),
     [{ y: null, d: 'none' }], '$first/$last of [] are missing; date parts of missing are null')
+})
+
+t.test('Decimal128 sums are refused rather than silently dropped', async t => {
+  const c = h.db.collection('decs')
+  await c.insertMany([{ d: Decimal128.fromString('1.5') }, { d: 2 }])
+  const e = await mongoError(async () => await c.aggregate([{ $group: { _id: null, s: { $sum: '$d' } } }]).toArray())
+  t.equal(e.code, 238)
+  t.same(await c.aggregate([{ $group: { _id: null, n: { $sum: 1 } } }]).toArray(), [{ _id: null, n: 2 }], 'counting still works')
 })

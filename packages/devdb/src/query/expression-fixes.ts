@@ -64,8 +64,26 @@ export const expressionFixes: Record<string, ExprOp> = {
   $last: firstLast('$last')
 }
 
+const isWide = (v: unknown): boolean => typeof v === 'object' && v !== null && ['Decimal128', 'Long'].includes((v as { _bsontype?: string })._bsontype ?? '')
+
+/** mingo's $sum/$avg skip Decimal128 and wide Long values silently; refuse instead of answering wrong. */
+function noWideNumbers (name: string): AccOp {
+  const inner = mingoAcc[name]
+  return (coll, expr, options) => {
+    const values = typeof expr === 'number' ? [] : mingoAcc.$push(coll, expr, options) as unknown[]
+    for (const v of values) {
+      if (isWide(v) || (Array.isArray(v) && v.some(isWide))) {
+        throw new CommandError(238, 'NotImplemented', `devdb does not support ${name} over Decimal128 or 64-bit integer values beyond 2^53`)
+      }
+    }
+    return inner(coll, expr, options)
+  }
+}
+
 /** $top/$bottom return the single selected value, not a one-element array. */
 export const accumulatorFixes: Record<string, AccOp> = {
+  $sum: noWideNumbers('$sum'),
+  $avg: noWideNumbers('$avg'),
   $top: (coll, expr, options) => (mingoAcc.$topN(coll, { ...(expr as Document), n: 1 }, options) as unknown[])[0] ?? null,
   $bottom: (coll, expr, options) => (mingoAcc.$bottomN(coll, { ...(expr as Document), n: 1 }, options) as unknown[])[0] ?? null
 }
