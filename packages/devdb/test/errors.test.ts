@@ -116,3 +116,11 @@ t.test('renameCollection', async t => {
   const e2 = await mongoError(async () => await db.collection('nope').rename('z'))
   t.equal(e2.code, 26)
 })
+
+t.test('change streams are refused like a standalone; dbStats answers', async t => {
+  const e = await mongoError(async () => { const cs = c.watch(); try { await cs.tryNext() } finally { await cs.close() } })
+  t.equal(e.code, 40573)
+  const stats = await h.db.stats()
+  t.equal(stats.db, 'test')
+  t.ok(stats.objects >= 1)
+})

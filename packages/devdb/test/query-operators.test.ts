@@ -111,3 +111,10 @@ t.test('regex options including x, and $comment', async t => {
   const e = await mongoError(async () => await r.find({ s: { $regex: 'a', $options: 'z' } }).toArray())
   t.equal(e.code, 51108)
 })
+
+t.test('let variables in find and aggregate', async t => {
+  const r = await h.db.command({ find: 'q', filter: { $expr: { $eq: ['$s', '$$want'] } }, let: { want: 'fig' } })
+  t.same(r.cursor.firstBatch.map((d: { _id: number }) => d._id), [6])
+  const a = await c.aggregate([{ $match: { $expr: { $eq: ['$_id', '$$id'] } } }, { $project: { v: '$$id' } }], { let: { id: 2 } }).toArray()
+  t.same(a, [{ _id: 2, v: 2 }])
+})

@@ -25,6 +25,7 @@ export const aggregateCommand: Handler = (cmd, ctx) => {
   const pipeline = validatePipeline(cmd.pipeline)
   const batchSize = nonNegative(typeof cmd.cursor.batchSize === 'number' ? cmd.cursor.batchSize : undefined, 'batchSize')
   const catalog = ctx.server.catalog
+  const variables = isPlainDoc(cmd.let) ? cmd.let : undefined
   let source: Document[]
   let rest = pipeline
   let hasScores = false
@@ -42,7 +43,7 @@ export const aggregateCommand: Handler = (cmd, ctx) => {
       filter = pipeline[0].$match
       rest = pipeline.slice(1)
     }
-    const { docs, score } = select(coll, filter)
+    const { docs, score } = select(coll, filter, {}, variables)
     if (score !== undefined) {
       hasScores = true
       source = docs.map(d => ({ ...cloneDoc(d), [TEXT_SCORE_FIELD]: score(d) }))
@@ -70,6 +71,7 @@ export const aggregateCommand: Handler = (cmd, ctx) => {
   let results: Document[]
   try {
     const opts = mingoOptions({
+      ...(variables !== undefined ? { variables } : {}),
       collectionResolver: (name: string) => [...(catalog.get(ctx.db, name)?.docs.values() ?? [])].map(cloneDoc)
     })
     results = rest.length === 0 ? source : new Aggregator(rest, opts).run(source) as Document[]

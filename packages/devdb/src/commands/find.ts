@@ -47,7 +47,8 @@ const find: Handler = (cmd, ctx) => {
   const batchSize = nonNegative(optionalInt(cmd, 'batchSize', 'find'), 'batchSize')
   const coll = ctx.server.catalog.get(ctx.db, name)
   checkHint(coll, cmd.hint)
-  const { docs, score } = select(coll, filter, { sort, skip, limit })
+  const variables = optionalDoc(cmd, 'let', 'find')
+  const { docs, score } = select(coll, filter, { sort, skip, limit }, variables)
   if (projection?.wantsTextScore === true && score === undefined) {
     throw badValue('query requires text score metadata, but it is not available')
   }

@@ -34,10 +34,11 @@ export function textIndexOf (coll: Collection | undefined): TextIndexDef | undef
 }
 
 /** Validates and compiles a filter; `$text` becomes a scoring pre-filter. */
-export function prepareFilter (coll: Collection | undefined, filter: Document | undefined): PreparedFilter {
+export function prepareFilter (coll: Collection | undefined, filter: Document | undefined, variables?: Document): PreparedFilter {
   if (filter === undefined || filter === null) return { filter: undefined, matcher: () => true }
   const info = validateFilter(filter)
-  if (!info.hasText) return { filter, matcher: compileFilter(filter) }
+  const extra = variables !== undefined ? { variables } : {}
+  if (!info.hasText) return { filter, matcher: compileFilter(filter, extra) }
   const ix = textIndexOf(coll)
   const api = textApi()
   if (ix === undefined || api === undefined) {
@@ -46,7 +47,7 @@ export function prepareFilter (coll: Collection | undefined, filter: Document | 
   const query = api.parseTextQuery(filter.$text as Document, ix.text)
   const rest: Document = { ...filter }
   delete rest.$text
-  const restMatcher = compileFilter(rest)
+  const restMatcher = compileFilter(rest, extra)
   const scores = new WeakMap<Document, number>()
   const scoreOf = (d: Document): number => {
     let s = scores.get(d)
@@ -59,8 +60,8 @@ export function prepareFilter (coll: Collection | undefined, filter: Document | 
   return { filter: rest, matcher: (d) => scoreOf(d) > 0 && restMatcher(d), score: scoreOf }
 }
 
-export function select (coll: Collection | undefined, filter: Document | undefined, opts: SelectOptions = {}): Selection {
-  const prepared = prepareFilter(coll, filter)
+export function select (coll: Collection | undefined, filter: Document | undefined, opts: SelectOptions = {}, variables?: Document): Selection {
+  const prepared = prepareFilter(coll, filter, variables)
   if (coll === undefined) return { docs: [] }
   return selectPrepared(coll, prepared, opts)
 }
