@@ -116,3 +116,11 @@ t.test('Decimal128 sums are refused rather than silently dropped', async t => {
   t.equal(e.code, 238)
   t.same(await c.aggregate([{ $group: { _id: null, n: { $sum: 1 } } }]).toArray(), [{ _id: null, n: 2 }], 'counting still works')
 })
+
+t.test('pipelines never modify stored documents', async t => {
+  const c = h.db.collection('immut')
+  await c.insertOne({ _id: 1 as never, a: { b: 1 }, arr: [1, 2] })
+  await c.aggregate([{ $addFields: { 'a.c': 5 } }, { $unwind: { path: '$arr', includeArrayIndex: 'i' } }]).toArray()
+  await c.aggregate([{ $group: { _id: null, docs: { $push: '$$ROOT' } } }]).toArray()
+  t.same(await c.findOne({ _id: 1 as never }), { _id: 1, a: { b: 1 }, arr: [1, 2] })
+})

@@ -15,6 +15,8 @@ import { nonNegative } from './args.js'
 import { assertValidCollectionName } from '../engine/collection.js'
 import { buildIndex } from '../engine/index-build.js'
 
+const READ_ONLY_STAGES = new Set(['$match', '$sort', '$limit', '$skip', '$count', '$group', '$sortByCount', '$sample'])
+
 export const aggregateCommand: Handler = (cmd, ctx) => {
   const target = cmd.aggregate
   if (cmd.explain === true) throw new CommandError(Codes.NotImplemented, 'NotImplemented', 'explain is not supported by devdb')
@@ -48,7 +50,9 @@ export const aggregateCommand: Handler = (cmd, ctx) => {
       hasScores = true
       source = docs.map(d => ({ ...cloneDoc(d), [TEXT_SCORE_FIELD]: score(d) }))
     } else {
-      source = docs.map(cloneDoc)
+      // Some mingo stages ($addFields on dotted paths, $unwind…) write into their input; only
+      // pipelines made of read-only stages may see the stored documents themselves.
+      source = rest.every(st => READ_ONLY_STAGES.has(stageName(st))) ? docs : docs.map(cloneDoc)
     }
   }
   const used = { textScore: false }
