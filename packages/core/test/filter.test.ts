@@ -9,7 +9,8 @@ const registry = await loadRegistry({
     fields: [
       { name: 'name', type: String }, { name: 'email', type: String, lowercase: true }, { name: 'qty', type: Number },
       { name: 'active', type: Boolean }, { name: 'due', type: Date }, { name: 'tags', type: [String] },
-      { name: 'address', type: { city: String } }, { name: 'meta', type: 'Mixed' }
+      { name: 'address', type: { city: String } }, { name: 'meta', type: 'Mixed' },
+      { name: 'status', type: String, enum: ['open', 'done'] }, { name: 'labels', type: [String], enum: ['red', 'blue'], lowercase: true }
     ]
   }]
 })
@@ -30,6 +31,15 @@ t.test('equality values are cast to the field type', async (t) => {
 t.test('operator objects: allow-listed operators, JSON text decoded, values cast', async (t) => {
   const f = buildFilter(model, { qty: '{"$gte":"2","$lt":10}', name: { $in: ['a', 'b'] }, email: { $regex: '^A', $options: 'i' }, due: { $gt: '2024-01-01T00:00:00Z' }, active: { $ne: 'true' } })
   t.same(f, { qty: { $gte: 2, $lt: 10 }, name: { $in: ['a', 'b'] }, email: { $regex: '^A', $options: 'i' }, due: { $gt: new Date('2024-01-01T00:00:00Z') }, active: { $ne: true } })
+})
+
+t.test('enum values: exact matches must be possible values; ranges are not checked', async (t) => {
+  t.same(buildFilter(model, { status: 'open', labels: 'RED' }), { status: 'open', labels: 'red' })
+  t.same(buildFilter(model, { status: { $in: ['open', 'done'] }, labels: { $ne: 'blue' } }), { status: { $in: ['open', 'done'] }, labels: { $ne: 'blue' } })
+  t.same(buildFilter(model, { status: { $gte: 'a' } }), { status: { $gte: 'a' } })
+  t.match(refused({ status: 'opne' }), { status: 400, message: /not one of status's values: open, done/ })
+  t.match(refused({ status: { $in: ['open', 'x'] } }), { status: 400 })
+  t.match(refused({ labels: 'green' }), { status: 400 })
 })
 
 t.test('everything outside the allow-list is a 400 VALIDATION', async (t) => {

@@ -135,3 +135,11 @@ t.test('field names that would clash with operators, paths or framework paramete
     await t.rejects(loadRegistry({ schemas: [{ path: 's', fields: [{ name, type: String }] }] }), /must be a field name/, JSON.stringify(name))
   }
 })
+
+t.test('enum, min and lowercase on an array field constrain its elements', async (t) => {
+  const registry = await loadRegistry({ schemas: [{ path: 's', fields: [{ name: 'tags', type: [String], enum: ['a', 'b'], lowercase: true }, { name: 'scores', type: [Number], min: 1 }] }] })
+  const m = registry.get('v1', 's')!
+  t.match(m.fieldsByPath.get('tags')?.items, { enum: ['a', 'b'], lowercase: true })
+  t.match(m.fieldsByPath.get('scores')?.items, { min: 1 })
+  t.match(m.schemas.create, { properties: { tags: { items: { description: /case-insensitive/ } }, scores: { items: { minimum: 1 } } } })
+})

@@ -68,6 +68,7 @@ t.test('the service validates on its own, for surfaces without route schemas', a
     [{ title: 'x', amount: 1, metadata: { $set: { userId: 'x' } } }, 'metadata'],
     [{ title: 'x', amount: 1, metadata: { 'a.b': 1 } }, 'metadata'],
     [{ title: 'x', amount: 1, lineItems: [{ sku: 5 }] }, 'lineItems.0.sku'],
+    [{ title: 'x', amount: 1, lineItems: [{ sku: 'a', quantity: 0 }] }, 'lineItems.0.quantity'],
     ['not an object', '']
   ]
   for (const [input, field] of cases) {

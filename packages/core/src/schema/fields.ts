@@ -124,6 +124,13 @@ function applyOptions (source: string, key: string, f: FieldModel, def: Record<s
     f.acl = def.acl
   }
   if (def.stateMachine !== undefined) f.stateMachine = stateMachine(source, `${key}.stateMachine`, f, def.stateMachine)
+  // `[String]` with enum/min/lowercase constrains each element: the items carry the rules.
+  if (f.kind === 'array') {
+    const items = f.items!
+    if (f.lowercase) items.lowercase = true
+    if (f.enum !== undefined) items.enum = f.enum
+    if (f.min !== undefined) items.min = f.min
+  }
 }
 
 function stateMachine (source: string, key: string, f: FieldModel, sm: unknown): FieldModel['stateMachine'] {

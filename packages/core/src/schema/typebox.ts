@@ -16,7 +16,11 @@ export function isWritable (f: FieldModel): boolean {
 
 function leaf (f: FieldModel, mode: Mode): TSchema {
   const opts: Record<string, unknown> = {}
-  if (f.enum !== undefined) opts.enum = f.enum
+  // With `lowercase`, 'Won' is valid input for enum ['won']: the service checks after lowercasing.
+  if (f.enum !== undefined) {
+    if (f.lowercase) opts.description = `one of (case-insensitive): ${f.enum.join(', ')}`
+    else opts.enum = f.enum
+  }
   switch (f.kind) {
     case 'string': return Type.String(opts)
     case 'number': return Type.Number(f.min !== undefined ? { ...opts, minimum: f.min } : opts)

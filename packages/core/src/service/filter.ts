@@ -8,7 +8,7 @@ const OPERATORS = new Set(['$gt', '$gte', '$lt', '$lte', '$ne', '$in', '$regex',
 const SYSTEM_KINDS: Record<string, FieldKind | 'objectId'> = { _id: 'objectId', userId: 'string', accountId: 'string', createdAt: 'date', updatedAt: 'date' }
 const MAX_REGEX = 256
 
-interface Target { kind: FieldKind | 'objectId', lowercase: boolean }
+interface Target { kind: FieldKind | 'objectId', lowercase: boolean, enum?: readonly unknown[] }
 
 function refuse (field: string, message: string): never {
   throw new ValidationError(message, { field })
@@ -23,13 +23,16 @@ export function resolveField (model: ResourceModel, key: string, extra: Record<s
   if (f === undefined) refuse(key, `unknown field '${key}'`)
   const leaf = f.kind === 'array' ? f.items! : f
   if (!['string', 'number', 'boolean', 'date'].includes(leaf.kind)) refuse(key, `field '${key}' cannot be filtered or sorted`)
-  return { kind: leaf.kind, lowercase: leaf.lowercase }
+  return { kind: leaf.kind, lowercase: leaf.lowercase, enum: leaf.enum }
 }
 
-function cast (key: string, t: Target, v: unknown): unknown {
+function cast (key: string, t: Target, v: unknown, exact = true): unknown {
   const c = castScalar(t.kind, v)
   if (c === undefined) refuse(key, `value for '${key}' is not a valid ${t.kind === 'objectId' ? 'id' : t.kind}`)
-  return t.lowercase && typeof c === 'string' ? c.toLowerCase() : c
+  const out = t.lowercase && typeof c === 'string' ? c.toLowerCase() : c
+  // An exact match on a value the enum can never hold is a typo, not an empty result.
+  if (exact && t.enum !== undefined && !t.enum.includes(out)) refuse(key, `'${String(out)}' is not one of ${key}'s values: ${t.enum.join(', ')}`)
+  return out
 }
 
 function operators (key: string, t: Target, ops: Record<string, unknown>): Document {
@@ -52,7 +55,7 @@ function operators (key: string, t: Target, ops: Record<string, unknown>): Docum
       if (typeof v !== 'string' || !/^[imsx]*$/.test(v)) refuse(key, '$options may only contain i, m, s, x')
       out.$options = v
     } else {
-      out[op] = cast(key, t, v)
+      out[op] = cast(key, t, v, op === '$ne')
     }
   }
   return out
