@@ -129,3 +129,16 @@ t.test('arithmetic on Decimal128 is refused rather than approximated', async t =
   t.equal(e2.code, 238)
   t.equal(String((await c.findOne({ _id: 1 as never }))?.d), '1.10')
 })
+
+t.test('$set of _id to its own value is a no-op; $rename refuses array elements', async t => {
+  const c = h.db.collection('idsame')
+  await c.insertOne({ _id: 1 as never, a: [1, 2], s: 1 })
+  const r = await c.updateOne({ _id: 1 as never }, { $set: { _id: 1, s: 1 } } as never)
+  t.equal(r.matchedCount, 1)
+  t.equal(r.modifiedCount, 0)
+  const e = await mongoError(async () => await c.updateOne({ _id: 1 as never }, { $rename: { 'a.0': 'b' } }))
+  t.equal(e.code, 2)
+  t.equal(e.message, "The source field cannot be an array element, 'a.0' in doc with _id: 1 has an array field called 'a'")
+  const up = await c.updateOne({ k: 'new' }, { $set: { _id: 'chosen' } } as never, { upsert: true })
+  t.equal(up.upsertedId, 'chosen')
+})

@@ -49,6 +49,10 @@ function checkTargets (doc: Document, ops: Document): void {
         checkArrayUpdateTarget(doc, path)
         continue
       }
+      if (op === '$rename') {
+        checkRenameSide(doc, path, 'source')
+        checkRenameSide(doc, String((arg as Document)[path]), 'destination')
+      }
       const cur = getPath(doc, path)
       checkTraversal(doc, path)
       if ((op === '$inc' || op === '$mul') && (isWideNumber(cur) || isWideNumber((arg as Document)[path]))) {
@@ -76,6 +80,19 @@ function checkTargets (doc: Document, ops: Document): void {
       if (op === '$bit' && !(typeof cur === 'number' && Number.isInteger(cur)) && !(cur instanceof Long)) {
         throw new CommandError(Codes.BadValue, 'BadValue', `Cannot apply $bit to a value of non-integral type.${idLabel(doc)} has the field ${last} of non-integer type ${t}`)
       }
+    }
+  }
+}
+
+/** $rename cannot move from or into an array element (mongod: BadValue). */
+function checkRenameSide (doc: Document, path: string, side: 'source' | 'destination'): void {
+  const parts = path.split('.')
+  let cur: unknown = doc
+  for (let i = 0; i < parts.length - 1; i++) {
+    if (!isPlainDoc(cur)) return
+    cur = cur[parts[i]]
+    if (Array.isArray(cur)) {
+      throw new CommandError(Codes.BadValue, 'BadValue', `The ${side} field cannot be an array element, '${path}' in doc with _id: ${formatValue(doc._id)} has an array field called '${parts[i]}'`)
     }
   }
 }
@@ -152,11 +169,11 @@ export function applyUpdate (doc: Document, parsed: ParsedUpdate, opts: ApplyOpt
     }
     ops[op] = op === '$set' && ops.$set !== undefined ? { ...ops.$set, ...arg } : arg
   }
-  for (const path of parsed.paths) {
-    if (path === '_id' || path.startsWith('_id.')) {
-      // A $set of _id to its current value is allowed; anything else is caught after applying.
-      continue
-    }
+  // Setting _id to its current value is allowed (a no-op); any other change fails with 66.
+  if (isPlainDoc(ops.$set) && '_id' in ops.$set && doc._id !== undefined) {
+    if (keyString(ops.$set._id) !== keyString(doc._id)) throw immutableIdError()
+    const { _id: _same, ...rest } = ops.$set
+    ops.$set = rest
   }
   const out = cloneDoc(doc)
   checkTargets(out, ops)
