@@ -170,12 +170,16 @@ export function applyUpdate (doc: Document, parsed: ParsedUpdate, opts: ApplyOpt
     ops[op] = op === '$set' && ops.$set !== undefined ? { ...ops.$set, ...arg } : arg
   }
   // Setting _id to its current value is allowed (a no-op); any other change fails with 66.
-  if (isPlainDoc(ops.$set) && '_id' in ops.$set && doc._id !== undefined) {
-    if (keyString(ops.$set._id) !== keyString(doc._id)) throw immutableIdError()
+  // An upsert without _id in its query may take it from $set (mingo refuses any _id path).
+  let seededId: unknown
+  if (isPlainDoc(ops.$set) && '_id' in ops.$set) {
+    if (doc._id !== undefined && keyString(ops.$set._id) !== keyString(doc._id)) throw immutableIdError()
+    if (doc._id === undefined) seededId = ops.$set._id
     const { _id: _same, ...rest } = ops.$set
     ops.$set = rest
   }
   const out = cloneDoc(doc)
+  if (seededId !== undefined) out._id = cloneDoc(seededId)
   checkTargets(out, ops)
   try {
     // The query only serves positional `$` resolution; an upserted seed need not match it.
