@@ -22,6 +22,8 @@ export interface DevDbOptions {
   cursorTimeoutMs?: number
   /** Snapshot (compaction) interval in ms when dbPath is set. */
   snapshotIntervalMs?: number
+  /** Also compact once the journal grows past this many bytes (default 64 MiB). */
+  compactEveryBytes?: number
 }
 
 export interface DevDb {
@@ -36,7 +38,7 @@ export async function startDevDb (options: DevDbOptions = {}): Promise<DevDb> {
   const catalog = new Catalog()
   let store: DurableStore | undefined
   if (options.dbPath !== undefined) {
-    const opened = await openStore(options.dbPath)
+    const opened = await openStore(options.dbPath, { compactEveryBytes: options.compactEveryBytes ?? 64 * 1024 * 1024 })
     store = opened.store
     catalog.load(opened.state)
   }

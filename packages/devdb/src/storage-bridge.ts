@@ -5,7 +5,7 @@
 import type { DurableStore, OpenDurableStore, StoredState } from './storage/types.js'
 import { CommandError, Codes } from './errors.js'
 
-export async function openStore (dbPath: string): Promise<{ store: DurableStore, state: StoredState }> {
+export async function openStore (dbPath: string, options: { compactEveryBytes?: number } = {}): Promise<{ store: DurableStore, state: StoredState }> {
   let open: OpenDurableStore | undefined
   try {
     const path = './storage/durable-store.js'
@@ -15,5 +15,5 @@ export async function openStore (dbPath: string): Promise<{ store: DurableStore,
     throw new CommandError(Codes.InternalError, 'InternalError', `dbPath given but the durable store is unavailable: ${e instanceof Error ? e.message : String(e)}`)
   }
   if (typeof open !== 'function') throw new CommandError(Codes.InternalError, 'InternalError', 'storage/durable-store does not export openDurableStore')
-  return await open(dbPath)
+  return await open(dbPath, options)
 }
