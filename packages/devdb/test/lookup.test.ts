@@ -31,3 +31,16 @@ t.test('$unionWith', async t => {
   const r2 = await orders.aggregate([{ $match: { _id: 1 } }, { $unionWith: 'items' }, { $count: 'n' }]).toArray()
   t.same(r2, [{ n: 3 }])
 })
+
+t.test('$lookup treats a missing local field as null and matches array elements', async t => {
+  const l = h.db.collection('l_left')
+  const r = h.db.collection('l_right')
+  await l.insertMany([{ _id: 1, ks: ['a', 'b'] }, { _id: 2 }, { _id: 3, ks: 'c' }] as never)
+  await r.insertMany([{ _id: 10, k: 'a' }, { _id: 11, k: ['b', 'c'] }, { _id: 12 }, { _id: 13, k: null }] as never)
+  const out = await l.aggregate([{ $lookup: { from: 'l_right', localField: 'ks', foreignField: 'k', as: 'm' } }, { $project: { m: '$m._id' } }, { $sort: { _id: 1 } }]).toArray()
+  t.same(out, [{ _id: 1, m: [10, 11] }, { _id: 2, m: [12, 13] }, { _id: 3, m: [11] }])
+})
+
+t.test('$count on no documents yields nothing', async t => {
+  t.same(await orders.aggregate([{ $match: { qty: 999 } }, { $count: 'n' }]).toArray(), [])
+})

@@ -18,13 +18,14 @@ import { bsonExpressionOperators, bsonPipelineOperators } from './bson-overrides
 import { translateMingoError } from './mingo-errors.js'
 import { normalizeFilter } from './normalize-filter.js'
 import { accumulatorFixes, expressionFixes, stageFixes } from './expression-fixes.js'
+import { lookupCountFixes } from './stage-fixes.js'
 
 const ops = (m: object): Record<string, never> => Object.fromEntries(Object.entries(m).filter(([k]) => k.startsWith('$'))) as Record<string, never>
 
 const CONTEXT = Context.init({
   accumulator: { ...ops(accumulatorOps), ...ops(accumulatorFixes) },
   expression: { ...ops(expressionOps), ...ops(expressionFixes), ...ops(bsonExpressionOperators) },
-  pipeline: { ...ops(pipelineOps), ...ops(stageFixes), ...ops(bsonPipelineOperators) },
+  pipeline: { ...ops(pipelineOps), ...ops(stageFixes), ...ops(lookupCountFixes), ...ops(bsonPipelineOperators) },
   projection: ops(projectionOps),
   query: { ...ops(queryOps), ...ops(bsonQueryOperators) },
   window: ops(windowOps)
