@@ -58,3 +58,7 @@ t.test('the service refuses client writes itself (surfaces without the REST hook
   await t.rejects(svc.bulkPut(ctx, {}, { title: 'x' }), { statusCode: 403, code: 'FORBIDDEN' })
   await t.rejects(svc.list({ identity: null, surface: 'mcp' }), { statusCode: 401, code: 'UNAUTHENTICATED' }, 'no identity and not system')
 })
+
+t.test('an acl.scope filter outside the filter rules stops start-up naming the schema', async (t) => {
+  await t.rejects(buildCoreApp(t, { schemas: [{ path: 'x', fields: [{ name: 'a', type: String }], acl: { scope: { public: { $where: '1' } } } }] }), /schemas\[0\]: acl\.scope\.public: /)
+})

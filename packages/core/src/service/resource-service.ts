@@ -8,7 +8,7 @@ import type { RecordEvents } from './events.js'
 import { buildFilter, buildPaging, buildSort } from './filter.js'
 import { prepareInput, type PreparedInput } from './input.js'
 import { upsertSeed } from './bulk-upsert.js'
-import { and, stamp, tenantFilter, type Operation } from './tenancy.js'
+import { and, compileClientScopes, stamp, tenantFilter, type Operation } from './tenancy.js'
 import type { DeleteStrategy, ListQuery, ListResult, ReadOptions, RecordJson, Scope, WriteResult, WriteSubscriber } from './types.js'
 
 const hardDelete: DeleteStrategy = async ({ collection, filter }) => {
@@ -40,8 +40,7 @@ export class ResourceService {
     this.model = model
     this.collection = deps.collection
     this.#deps = deps
-    // acl.scope filters are trusted schema code but still go through the same casting path.
-    this.#clientScopes = new Map(Object.entries(model.acl.scope).map(([role, f]) => [role, buildFilter(model, f)]))
+    this.#clientScopes = compileClientScopes(model)
   }
 
   addScope (scope: Scope): void { this.#scopes.push(scope) }

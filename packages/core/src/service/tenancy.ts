@@ -2,6 +2,8 @@ import type { Document } from 'mongodb'
 import { ForbiddenError, UnauthenticatedError } from '../errors.js'
 import type { Identity, RequestContext } from '../identity.js'
 import type { ResourceModel } from '../schema/model.js'
+import { SchemaError } from '../schema/schema-error.js'
+import { buildFilter } from './filter.js'
 
 export type Operation = 'list' | 'get' | 'create' | 'update' | 'delete' | 'bulk'
 const READS = new Set<Operation>(['list', 'get'])
@@ -30,6 +32,20 @@ export function tenantFilter (model: ResourceModel, ctx: RequestContext, op: Ope
 function requireUserId (identity: Identity): string {
   if (typeof identity.userId !== 'string' || identity.userId === '') throw new UnauthenticatedError()
   return identity.userId
+}
+
+/**
+ * `acl.scope` filters are trusted schema code but still go through the filter rules and casting;
+ * one outside them stops start-up naming the schema.
+ */
+export function compileClientScopes (model: ResourceModel): Map<string, Document> {
+  return new Map(Object.entries(model.acl.scope).map(([role, f]) => {
+    try {
+      return [role, buildFilter(model, f)]
+    } catch (err) {
+      throw new SchemaError(model.source, `acl.scope.${role}`, (err as Error).message)
+    }
+  }))
 }
 
 /** Ownership fields written on create; always from the identity, never from the input. */
