@@ -71,3 +71,10 @@ t.test('sort is stable for ties and works with skip/limit and $sort stage', asyn
   const agg = await c.aggregate([{ $sort: { g: 1, i: -1 } }, { $limit: 3 }]).toArray()
   t.same(agg.map(d => d.i), [18, 15, 12])
 })
+
+t.test('$natural sort', async t => {
+  const c = h.db.collection('nat')
+  await c.insertMany([{ k: 'b' }, { k: 'a' }, { k: 'c' }])
+  t.same((await c.find({}).sort({ $natural: 1 }).toArray()).map(d => d.k), ['b', 'a', 'c'])
+  t.same((await c.find({}).sort({ $natural: -1 }).limit(2).toArray()).map(d => d.k), ['c', 'a'])
+})

@@ -52,7 +52,7 @@ const find: Handler = (cmd, ctx) => {
   if (projection?.wantsTextScore === true && score === undefined) {
     throw badValue('query requires text score metadata, but it is not available')
   }
-  if (sort.some(k => k.meta !== undefined) && score === undefined) {
+  if (sort.some(k => k.meta === 'textScore') && score === undefined) {
     throw badValue('query requires text score metadata, but it is not available')
   }
   const out = projection !== undefined ? projection.apply(docs, filter, score) : docs

@@ -74,7 +74,17 @@ export function selectPrepared (coll: Collection, prepared: PreparedFilter, opts
   const source = coll.candidates(prepared.filter)
   const skip = opts.skip ?? 0
   const limit = opts.limit ?? 0
-  const sort = opts.sort ?? []
+  let sort = opts.sort ?? []
+  // { $natural: ±1 } is the collection's own order (reversed for -1); it stands alone.
+  const natural = sort.find(k => k.meta === 'natural')
+  if (natural !== undefined) {
+    if (sort.length > 1) throw new CommandError(Codes.BadValue, 'BadValue', '$natural sort cannot be combined with other sort keys')
+    sort = []
+    if (natural.dir === -1) {
+      const all = [...source].filter(matcher).reverse()
+      return { docs: all.slice(skip, limit > 0 ? skip + limit : undefined), score }
+    }
+  }
   let docs: Document[]
   if (sort.length > 0 && limit > 0 && sort.every(k => k.meta === undefined)) {
     docs = topK(source, sort, skip + limit, matcher).slice(skip)

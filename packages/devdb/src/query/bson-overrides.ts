@@ -46,6 +46,7 @@ export const bsonExpressionOperators: Record<string, ExprOp> = {
 const $sort = (coll: Iterator, expr: unknown, _options: Options): Iterator => {
   const keys = parseSort(expr)
   if (keys.length === 0) throw new CommandError(15976, 'Location15976', '$sort stage must have at least one sort key')
+  if (keys.some(k => k.meta === 'natural')) throw new CommandError(Codes.BadValue, 'BadValue', '$natural is not a valid $sort key in an aggregation pipeline')
   return coll.transform((docs: unknown[]) => Lazy(sortDocs(docs as Document[], keys)))
 }
 
@@ -78,4 +79,3 @@ const $bucket = (coll: Iterator, expr: unknown, options: Options): Iterator => {
 
 export const bsonPipelineOperators = { $sort, $bucket }
 
-void Codes

@@ -7,7 +7,7 @@ import { CommandError, Codes, badValue } from '../errors.js'
 import { compareValues, isNumeric, toNumber } from '../engine/bson-order.js'
 import { isPlainDoc, valuesAtPath } from '../engine/paths.js'
 
-export interface SortKey { path: string, dir: 1 | -1, meta?: 'textScore' }
+export interface SortKey { path: string, dir: 1 | -1, meta?: 'textScore' | 'natural' }
 export type DocComparator = (a: Document, b: Document) => number
 
 const EMPTY_ARRAY = Symbol('emptyArray')
@@ -17,6 +17,11 @@ export function parseSort (spec: unknown): SortKey[] {
   if (!isPlainDoc(spec)) throw badValue('sort must be an object')
   const keys: SortKey[] = []
   for (const [path, v] of Object.entries(spec)) {
+    if (path === '$natural') {
+      if (!isNumeric(v) || (toNumber(v) !== 1 && toNumber(v) !== -1)) throw badValue('$natural sort cannot be combined with other sort keys')
+      keys.push({ path, dir: toNumber(v) as 1 | -1, meta: 'natural' })
+      continue
+    }
     if (isPlainDoc(v)) {
       if (v.$meta === 'textScore') { keys.push({ path, dir: -1, meta: 'textScore' }); continue }
       throw badValue(`Illegal key in $sort specification: ${path}: ${JSON.stringify(v)}`)
