@@ -17,7 +17,7 @@ export { SchemaError } from './schema/schema-error.js'
 export { loadRegistry } from './schema/load.js'
 export { describeModel } from './schema/describe.js'
 export { ResourceService, ResourceServices, RecordEvents } from './service/index.js'
-export type { RecordEvent, ListQuery, ListResult, ReadOptions, RecordJson, Scope, DeleteStrategy, WriteResult, WriteSubscriber, Operation } from './service/index.js'
+export type { RecordEvent, ListQuery, ListResult, ReadOptions, RecordJson, Scope, DeleteStrategy, WriteResult, WriteSubscriber, Operation, PurgeHook } from './service/index.js'
 export { normalizeError, type ErrorEnvelope, type NormalizedError } from './http/error-envelope.js'
 export type { Identity, RequestContext, Surface } from './identity.js'
 export type { SvcContext, SvcCoreOptions, SvcAuth } from './types.js'
@@ -44,7 +44,8 @@ async function svcCore (app: FastifyInstance, opts: SvcCoreOptions): Promise<voi
     services,
     events,
     config: { pageSize: Math.min(pageSize, 200), bcryptRounds: opts.bcryptRounds ?? 10, accessTokenTtlSeconds },
-    auth: null as unknown as SvcContext['auth'] // installed by the auth layer below
+    auth: null as unknown as SvcContext['auth'], // installed by the auth layer below
+    features: {}
   }
   app.decorate('svc', svc)
   app.decorateRequest('identity', null)

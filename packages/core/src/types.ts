@@ -48,6 +48,11 @@ export interface SvcContext {
   config: Required<Pick<SvcCoreOptions, 'pageSize' | 'bcryptRounds'>> & { accessTokenTtlSeconds: number }
   auth: SvcAuth
   /**
+   * Optional features loaded (the `_describe` manifest's `features`): each plugin sets its own
+   * flag when registered, e.g. `softDelete`, `audit`. Absent means not loaded.
+   */
+  features: Record<string, boolean>
+  /**
    * Outgoing mail (password reset). Set by the host after registering core, e.g. the reference
    * server's SMTP mailer; unset, reset mails are written to the log (spec: no SMTP_HOST).
    */

@@ -8,6 +8,7 @@ export { ResourceService } from './resource-service.js'
 export { RecordEvents, type RecordEvent } from './events.js'
 export type * from './types.js'
 export type { Operation } from './tenancy.js'
+export type { PurgeHook } from './purge.js'
 
 /** Resource services keyed like the registry: `<version>/<path>`. */
 export class ResourceServices {

@@ -8,6 +8,8 @@ import type { RecordEvents } from './events.js'
 import { buildFilter, buildPaging, buildSort } from './filter.js'
 import { prepareInput, type PreparedInput } from './input.js'
 import { upsertSeed } from './bulk-upsert.js'
+import { updateManyWithImages } from './bulk-images.js'
+import type { PurgeHook } from './purge.js'
 import { and, compileClientScopes, stamp, tenantFilter, type Operation } from './tenancy.js'
 import type { DeleteStrategy, ListQuery, ListResult, ReadOptions, RecordJson, Scope, WriteResult, WriteSubscriber } from './types.js'
 
@@ -46,6 +48,12 @@ export class ResourceService {
   addScope (scope: Scope): void { this.#scopes.push(scope) }
   setDeleteStrategy (strategy: DeleteStrategy): void { this.#deleteStrategy = strategy }
   onWrite (subscriber: WriteSubscriber): void { this.#subscribers.push(subscriber) }
+  /** Hooks run after records are purged for good (extension point 4, see purge.ts). */
+  readonly purgeHooks: PurgeHook[] = []
+  onPurge (hook: PurgeHook): void { this.purgeHooks.push(hook) }
+  #bulkRecords = false
+  /** Bulk writes then report per-record before/after images (`WriteResult.records`), at the cost of a pre-read. */
+  wantBulkRecords (): void { this.#bulkRecords = true }
 
   /**
    * The one inbound seam: validation, defaults and BSON conversion today; field-ACL write
@@ -152,11 +160,14 @@ export class ResourceService {
     const userFilter = buildFilter(this.model, filter)
     const { set, unset } = this.accept(ctx, record, 'update')
     if (Object.keys(set).length === 0 && unset.length === 0) throw new ValidationError('record has no writable fields', { field: 'record' })
-    const update: Document = { $set: { ...set, updatedAt: new Date() } }
+    const stampedAt = new Date()
+    const update: Document = { $set: { ...set, updatedAt: stampedAt } }
     if (unset.length > 0) update.$unset = Object.fromEntries(unset.map((k) => [k, '']))
     const seed = ctx.identity?.kind === 'user' ? upsertSeed(this.model, userFilter, set, stamp(ctx)) : null
     if (seed != null) update.$setOnInsert = seed
-    const res = await this.collection.updateMany(and(userFilter, scoped), update, { upsert: seed != null })
+    const { res, records } = this.#bulkRecords
+      ? await updateManyWithImages(this.collection, and(userFilter, scoped), update, { upsert: seed != null, stamp: stampedAt })
+      : { res: await this.collection.updateMany(and(userFilter, scoped), update, { upsert: seed != null }), records: undefined }
     const numAffected = res.matchedCount + res.upsertedCount
     if (res.upsertedId != null) {
       const doc = await this.collection.findOne({ _id: res.upsertedId })
@@ -165,7 +176,7 @@ export class ResourceService {
         await this.publish({ action: 'created', model: this.model, ctx, recordId: after._id, before: null, after })
       }
     }
-    await this.publish({ action: 'updated', model: this.model, ctx, filter: toJson(userFilter), numAffected })
+    await this.publish({ action: 'updated', model: this.model, ctx, filter: toJson(userFilter), numAffected, ...(records !== undefined ? { records } : {}) })
     return { numAffected }
   }
 

@@ -58,6 +58,10 @@ export interface WriteResult {
   /** Bulk writes: the caller's (cast) filter and the count. */
   filter?: Record<string, unknown>
   numAffected?: number
+  /** Bulk writes, only when a plugin called `wantBulkRecords()`: each changed record's images. */
+  records?: Array<{ before: RecordJson, after: RecordJson }>
+  /** Set when the operation is not the event's action: restore publishes `updated` with `operation: 'restore'`. */
+  operation?: string
 }
 
 /**
