@@ -5,12 +5,16 @@ import type { RequestContext } from '../identity.js'
 import type { ResourceModel } from '../schema/model.js'
 import { parseId, toJson } from './convert.js'
 import type { RecordEvents } from './events.js'
-import { buildFilter, buildPaging, buildSort } from './filter.js'
+import { buildFilter, buildPaging } from './filter.js'
 import { prepareInput, type PreparedInput } from './input.js'
 import { upsertSeed } from './bulk-upsert.js'
+import { readableFields } from './acl.js'
+import { presentRecord } from './present.js'
 import { updateManyWithImages } from './bulk-images.js'
 import type { PurgeHook } from './purge.js'
 import { and, compileClientScopes, stamp, tenantFilter, type Operation } from './tenancy.js'
+import { RelationLoader } from './relations.js'
+import { searchSort, textClause } from './search.js'
 import type { DeleteStrategy, ListQuery, ListResult, ReadOptions, RecordJson, Scope, WriteResult, WriteSubscriber } from './types.js'
 
 const hardDelete: DeleteStrategy = async ({ collection, filter }) => {
@@ -23,6 +27,8 @@ export interface ResourceServiceDeps {
   events: RecordEvents
   log: FastifyBaseLogger
   pageSize: number
+  /** Another schema's service of the same version (relation targets). */
+  lookup?: (path: string) => ResourceService
 }
 
 /**
@@ -37,12 +43,15 @@ export class ResourceService {
   readonly #subscribers: WriteSubscriber[] = []
   readonly #clientScopes: Map<string, Document>
   #deleteStrategy: DeleteStrategy = hardDelete
+  /** `__include`: one query per relation for a page, tenant and target scopes re-applied. */
+  readonly relations: RelationLoader
 
   constructor (model: ResourceModel, deps: ResourceServiceDeps) {
     this.model = model
     this.collection = deps.collection
     this.#deps = deps
     this.#clientScopes = compileClientScopes(model)
+    this.relations = new RelationLoader(model, deps.lookup ?? ((p) => { throw new Error(`@svc/core: no service lookup for relation target '${p}'`) }))
   }
 
   addScope (scope: Scope): void { this.#scopes.push(scope) }
@@ -68,7 +77,16 @@ export class ResourceService {
    * `availableTransitions` (issue 4) belong here so no read path can skip them.
    */
   present (ctx: RequestContext, doc: Document): RecordJson {
-    return toJson<RecordJson>(doc)
+    return presentRecord(this.model, ctx, doc, this.#log(ctx))
+  }
+
+  /** Top-level fields the caller may read (system fields included); null when none is hidden. */
+  readableFields (ctx: RequestContext): Set<string> | null {
+    return readableFields(this.model, ctx)
+  }
+
+  #log (ctx: RequestContext): FastifyBaseLogger {
+    return (ctx.req as { log?: FastifyBaseLogger } | undefined)?.log ?? this.#deps.log
   }
 
   /** Tenant filter + every scope for one operation. Exposed for plugins that add operations (restore). */
@@ -80,16 +98,21 @@ export class ResourceService {
 
   async list (ctx: RequestContext, query: ListQuery = {}): Promise<ListResult> {
     const scoped = this.scopeFilter(ctx, 'list', query)
-    const filter = and(buildFilter(this.model, query.filter), scoped)
-    const sort = buildSort(this.model, query.sort)
+    const includes = this.relations.parse(query.include)
+    const text = textClause(this.model, query.q)
+    const base = and(buildFilter(this.model, query.filter), scoped)
+    // `$text` stays top level (MongoDB refuses it under $or/$nor; devdb under $and too).
+    const filter = text === undefined ? base : { $text: text, ...base }
+    const sort = searchSort(this.model, query.sort, text !== undefined)
     const { page, perPage, skip } = buildPaging(query.page, query.perPage, this.#deps.pageSize)
     const [docs, totalResults] = await Promise.all([
       this.collection.find(filter, { sort, skip, limit: perPage }).toArray(),
       this.collection.countDocuments(filter)
     ])
     const totalPages = Math.ceil(totalResults / perPage)
+    const related = await this.relations.populate(ctx, docs, includes)
     return {
-      results: docs.map((d) => this.present(ctx, d)),
+      results: docs.map((d, i) => ({ ...this.present(ctx, d), ...related[i] })),
       totalResults,
       page,
       perPage,
@@ -101,11 +124,13 @@ export class ResourceService {
 
   async get (ctx: RequestContext, id: string, options: ReadOptions = {}): Promise<RecordJson> {
     const scoped = this.scopeFilter(ctx, 'get', options)
+    const includes = this.relations.parse(options.include)
     const _id = parseId(id)
     if (_id == null) throw new NotFoundError(`${this.model.path} not found`)
     const doc = await this.collection.findOne(and({ _id }, scoped))
     if (doc == null) throw new NotFoundError(`${this.model.path} not found`)
-    return this.present(ctx, doc)
+    const [related] = await this.relations.populate(ctx, [doc], includes)
+    return { ...this.present(ctx, doc), ...related }
   }
 
   async create (ctx: RequestContext, input: unknown): Promise<RecordJson> {
