@@ -16,9 +16,9 @@ export function toListQuery (model: ResourceModel, query: Record<string, unknown
     if (Array.isArray(value)) throw new ValidationError(`'${key}' is given more than once: use {"$in": [...]}`, { field: key })
     filter[key] = value
   }
-  if (query.q !== undefined) throw new ValidationError(`text search (q) is not available on ${model.path}`, { field: 'q' })
-  if (query.__include !== undefined) throw new ValidationError('__include is not supported yet', { field: '__include' })
   const out: ListQuery = { filter }
+  if (query.q !== undefined) out.q = query.q as string
+  if (query.__include !== undefined) out.include = query.__include as string
   if (query.__sort !== undefined) out.sort = query.__sort as string
   if (query.__page !== undefined) out.page = query.__page as number
   if (query.__perPage !== undefined) out.perPage = query.__perPage as number

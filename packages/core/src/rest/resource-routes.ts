@@ -53,7 +53,7 @@ export async function resourceRoutes (app: FastifyInstance, opts: ResourceRoutes
   app.get(`${base}/:id`, { schema: { params: s.params } }, async (request) => {
     const { id } = request.params as { id: string }
     const q = request.query as Record<string, unknown>
-    return await service.get(context(request), id, { includeDeleted: q.__includeDeleted === 'true' })
+    return await service.get(context(request), id, { includeDeleted: q.__includeDeleted === 'true', ...(q.__include !== undefined ? { include: q.__include as string } : {}) })
   })
 
   app.put(`${base}/:id`, { schema: { params: s.params, body: s.update } }, async (request) => {

@@ -1,6 +1,8 @@
 import type { Db } from 'mongodb'
 import type { Registry } from './registry.js'
 import { SchemaError } from './schema-error.js'
+import { searchablePaths } from '../service/search.js'
+import { ensureTextIndex } from '../service/search-index.js'
 
 /**
  * Creates each schema's `compositeIndex` entries as unique indexes, plus the tenant index every
@@ -10,6 +12,8 @@ export async function ensureIndexes (db: Db, registry: Registry): Promise<void> 
   for (const model of registry.all()) {
     const coll = db.collection(model.collection)
     await coll.createIndex({ userId: 1, createdAt: -1 }, { name: 'svc_tenant_created' })
+    const searchable = searchablePaths(model)
+    if (searchable.length > 0) await ensureTextIndex(coll, model, searchable)
     for (const [i, spec] of model.compositeIndexes.entries()) {
       try {
         await coll.createIndex(spec, { unique: true, name: `svc_unique_${Object.keys(spec).join('_')}` })

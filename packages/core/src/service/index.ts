@@ -20,9 +20,12 @@ export class ResourceServices {
         collection: deps.db.collection(model.collection),
         events: deps.events,
         log: deps.log.child({ resource: model.key }),
-        pageSize: deps.pageSize
+        pageSize: deps.pageSize,
+        lookup: (path) => this.get(path, model.version)
       }))
     }
+    // Relation `where` filters are cast against their targets now, so a bad one stops start-up.
+    for (const s of this.#byKey.values()) s.relations.compile()
   }
 
   /** The service for a schema path; `version` defaults to v1. */

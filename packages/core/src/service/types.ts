@@ -8,6 +8,8 @@ export type RecordJson = Record<string, unknown> & { _id: string }
 export interface ReadOptions {
   /** Honoured by a soft-delete scope; core alone has no tombstones. */
   includeDeleted?: boolean
+  /** `__include`: relation names, comma-separated or an array (one hop). */
+  include?: string | string[]
 }
 
 export interface ListQuery extends ReadOptions {
@@ -15,6 +17,8 @@ export interface ListQuery extends ReadOptions {
   filter?: Record<string, unknown>
   /** `a:asc,b:desc`; default `createdAt:desc`. */
   sort?: string | string[]
+  /** Text search over the schema's `searchable` fields; default sort becomes text score. */
+  q?: string
   page?: number
   perPage?: number
 }

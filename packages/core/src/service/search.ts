@@ -1,0 +1,67 @@
+import type { Document, Sort } from 'mongodb'
+import { ValidationError } from '../errors.js'
+import type { ResourceModel } from '../schema/model.js'
+import { buildSort } from './filter.js'
+
+/** Longer queries are refused rather than handed to the text parser (a cheap DoS guard). */
+export const MAX_Q_LENGTH = 512
+const SCORE = { $meta: 'textScore' } as const
+
+/** Dotted paths of the `searchable` String / [String] fields, nested ones included. */
+export function searchablePaths (model: ResourceModel): string[] {
+  const out: string[] = []
+  for (const f of model.fieldsByPath.values()) {
+    const leaf = f.kind === 'array' ? f.items! : f
+    if (f.searchable && leaf.kind === 'string') out.push(f.path)
+  }
+  return out
+}
+
+/** The `$text` clause for `q`, or undefined without one; `q` on a schema without searchable fields is 400. */
+export function textClause (model: ResourceModel, q: unknown): Document | undefined {
+  if (q === undefined) return undefined
+  if (searchablePaths(model).length === 0) throw new ValidationError(`text search (q) is not available on ${model.path}: no field is searchable`, { field: 'q' })
+  if (typeof q !== 'string') throw new ValidationError('q must be a string', { field: 'q' })
+  const search = q.trim()
+  if (search === '') throw new ValidationError('q must not be empty', { field: 'q' })
+  if (search.length > MAX_Q_LENGTH) throw new ValidationError(`q must be at most ${MAX_Q_LENGTH} characters`, { field: 'q' })
+  return { $search: search }
+}
+
+function isScoreToken (part: string): boolean {
+  return part.trim() === 'score'
+}
+
+/**
+ * Sort with text search. A bare `score` token means text score (descending); `score:asc|desc`
+ * stays a field sort, so a schema with a field named `score` keeps it. With `q` and no
+ * `__sort` the order is text score, then `_id` descending as the tiebreaker for stable paging.
+ */
+export function searchSort (model: ResourceModel, raw: unknown, searching: boolean): Sort {
+  const text = Array.isArray(raw) ? raw.join(',') : raw
+  const parts = typeof text === 'string' && text !== '' ? text.split(',') : []
+  const wantsScore = parts.some(isScoreToken)
+  if (!wantsScore) {
+    if (searching && parts.length === 0) return { score: SCORE, _id: -1 }
+    return buildSort(model, raw)
+  }
+  if (!searching) {
+    // Without q there is no score; a schema field named `score` still sorts ascending as before.
+    if (model.fieldsByPath.has('score')) return buildSort(model, raw)
+    throw new ValidationError('__sort=score needs a text search (q)', { field: '__sort' })
+  }
+  const sort: Record<string, unknown> = {}
+  for (const part of parts) {
+    if (isScoreToken(part)) {
+      if ('score' in sort) throw new ValidationError("'score' appears twice in __sort", { field: '__sort' })
+      sort.score = SCORE
+      continue
+    }
+    const one = buildSort(model, part) as Record<string, 1 | -1>
+    const [field] = Object.keys(one)
+    if (field in sort) throw new ValidationError(`'${field}' appears twice in __sort`, { field: '__sort' })
+    sort[field] = one[field]
+  }
+  if (sort._id === undefined) sort._id = -1
+  return sort as Sort
+}
