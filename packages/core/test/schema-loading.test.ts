@@ -143,3 +143,17 @@ t.test('enum, min and lowercase on an array field constrain its elements', async
   t.match(m.fieldsByPath.get('scores')?.items, { min: 1 })
   t.match(m.schemas.create, { properties: { tags: { items: { description: /case-insensitive/ } }, scores: { items: { minimum: 1 } } } })
 })
+
+t.test('relation fk defaults: the spec default, then the declared singular form', async (t) => {
+  const registry = await loadRegistry({
+    schemas: [
+      { path: 'companies', fields: [{ name: 'name', type: String }], relations: { contacts: { hasMany: 'contacts' } } },
+      { path: 'contacts', fields: [{ name: 'companyId', type: String }, { name: 'ownersId', type: String }], relations: { company: { belongsTo: 'companies' }, owner: { belongsTo: 'owners' } } },
+      { path: 'owners', fields: [{ name: 'n', type: String }] }
+    ]
+  })
+  t.equal(registry.get('v1', 'contacts')?.relations.company.fk, 'companyId', 'belongsTo companies → companyId')
+  t.equal(registry.get('v1', 'contacts')?.relations.owner.fk, 'ownersId', 'the spec default wins when declared')
+  t.equal(registry.get('v1', 'companies')?.relations.contacts.fk, 'companyId', 'hasMany → the target field pointing back')
+  await t.rejects(loadRegistry({ schemas: [{ path: 'a', fields: [], relations: { b: { belongsTo: 'bs' } } }, { path: 'bs', fields: [] }] }), /relations\.b\.fk: 'bsId' is not a field of a/)
+})

@@ -102,6 +102,11 @@ function applyOptions (source: string, key: string, f: FieldModel, def: Record<s
     if (f.enum !== undefined && typeof def.default !== 'function' && !f.enum.includes(def.default)) throw new SchemaError(source, `${key}.default`, 'is not one of `enum`')
     f.default = def.default
   }
+  // ACL, computed values and state machines are record-level rules: on a nested field they would
+  // need per-element projection and transition checks, so they are refused rather than half-applied.
+  for (const k of ['acl', 'computed', 'stateMachine']) {
+    if (def[k] !== undefined && f.path.includes('.')) throw new SchemaError(source, `${key}.${k}`, 'applies to top-level fields only')
+  }
   if (def.computed !== undefined) {
     if (typeof def.computed !== 'function') throw new SchemaError(source, `${key}.computed`, 'must be a function of the record')
     f.computed = def.computed as FieldModel['computed']
@@ -152,6 +157,9 @@ function stateMachine (source: string, key: string, f: FieldModel, sm: unknown):
       if (typeof fn !== 'function') throw new SchemaError(source, `${key}.onEnter.${s}`, 'must be a function')
     }
   }
+  if (f.default !== undefined && f.default !== initial) throw new SchemaError(source, `${key}.default`, `a state field starts in its initial state '${initial}'; drop the default`)
+  if (f.computed !== undefined) throw new SchemaError(source, key, 'a computed field cannot be a state machine')
+  if (f.enum !== undefined && states.some((st) => !f.enum!.includes(st))) throw new SchemaError(source, `${key}.states`, 'every state must be in the field\'s enum (or drop enum)')
   if (f.enum === undefined) f.enum = states
   return sm as unknown as FieldModel['stateMachine']
 }

@@ -33,6 +33,8 @@ export interface RelationModel {
   target: string
   /** belongsTo: field on this schema; hasOne/hasMany: field on the target. */
   fk: string
+  /** Set when `fk` was not declared: the default names tried in order (the registry picks the first declared one). */
+  fkCandidates?: string[]
   where?: Record<string, unknown>
 }
 

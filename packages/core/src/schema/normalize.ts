@@ -62,6 +62,12 @@ function indexFields (fields: FieldModel[], into = new Map<string, FieldModel>()
   return into
 }
 
+function singular (word: string): string {
+  if (word.endsWith('ies')) return `${word.slice(0, -3)}y`
+  if (/(s|x|z|ch|sh)es$/.test(word)) return word.slice(0, -2)
+  return word.endsWith('s') ? word.slice(0, -1) : word
+}
+
 function flag (source: string, key: string, v: unknown, dflt: boolean): boolean {
   if (v === undefined) return dflt
   if (typeof v !== 'boolean') throw new SchemaError(source, key, 'must be a boolean')
@@ -141,9 +147,16 @@ function relations (source: string, def: SchemaDefinition, byPath: Map<string, F
     const target = r[kind] as string
     if (r.fk !== undefined && typeof r.fk !== 'string') throw new SchemaError(source, `relations.${name}.fk`, 'must be a field name')
     if (r.where !== undefined && !isPlainObject(r.where)) throw new SchemaError(source, `relations.${name}.where`, 'must be a filter object')
-    // Spec default `<target>Id` for belongsTo; for hasOne/hasMany the key lives on the target and points back here.
-    const fk = (r.fk as string | undefined) ?? (kind === 'belongsTo' ? `${target}Id` : `${def.path}Id`)
-    out[name] = { name, kind, target, fk, ...(r.where !== undefined ? { where: r.where as Record<string, unknown> } : {}) }
+    const rel: RelationModel = { name, kind, target, fk: (r.fk as string | undefined) ?? '', ...(r.where !== undefined ? { where: r.where as Record<string, unknown> } : {}) }
+    if (r.fk === undefined) {
+      // Spec default `<target>Id` first; then the singular forms people actually declare
+      // (`companyId` for belongsTo 'companies'; for hasOne/hasMany the key points back here).
+      rel.fkCandidates = kind === 'belongsTo'
+        ? [`${target}Id`, `${singular(target)}Id`]
+        : [`${target}Id`, `${def.path}Id`, `${singular(def.path)}Id`]
+      rel.fk = rel.fkCandidates[0]
+    }
+    out[name] = rel
   }
   for (const f of byPath.values()) {
     // Legacy `reference` shorthand: `companyId: { reference: 'companies' }` is relation `company`.

@@ -38,6 +38,8 @@ export class Registry {
         const target = this.get(m.version, r.target)
         if (target === undefined) throw new SchemaError(m.source, key, `unknown relation target '${r.target}'${hint(r.target, paths)}`)
         const holder = r.kind === 'belongsTo' ? m : target
+        const found = r.fkCandidates?.find((c) => holder.fieldsByPath.has(c))
+        if (found !== undefined) r.fk = found
         if (!holder.fieldsByPath.has(r.fk)) {
           throw new SchemaError(m.source, `relations.${r.name}.fk`, `'${r.fk}' is not a field of ${holder.path}${hint(r.fk, holder.fieldsByPath.keys())}`)
         }
