@@ -1,0 +1,27 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { RequestContext, ResourceService } from '@svc/core'
+
+export interface RestoreRoutesOptions {
+  services: ResourceService[]
+  restore: (service: ResourceService, ctx: RequestContext, id: string) => Promise<unknown>
+}
+
+function context (request: FastifyRequest): RequestContext {
+  return { identity: request.identity, surface: 'rest', req: request, requestId: request.id }
+}
+
+/**
+ * `POST /<path>/:id/restore` for the soft-delete schemas of one version (encapsulated, registered
+ * with prefix `/api/<version>`). A bearer is required: api clients never write.
+ */
+export async function restoreRoutes (app: FastifyInstance, opts: RestoreRoutesOptions): Promise<void> {
+  app.addHook('onRequest', async (request) => {
+    await app.svc.auth.authenticate(request, { allowClient: false })
+  })
+  for (const service of opts.services) {
+    app.post(`/${service.model.path}/:id/restore`, async (request) => {
+      const { id } = request.params as { id: string }
+      return await opts.restore(service, context(request), id)
+    })
+  }
+}
