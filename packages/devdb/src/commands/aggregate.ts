@@ -14,6 +14,7 @@ import { checkCollation, checkHint } from './find.js'
 import { nonNegative } from './args.js'
 import { assertValidCollectionName } from '../engine/collection.js'
 import { buildIndex } from '../engine/index-build.js'
+import { parseMerge, writeMerge } from './merge-stage.js'
 
 const READ_ONLY_STAGES = new Set(['$match', '$sort', '$limit', '$skip', '$count', '$group', '$sortByCount', '$sample'])
 
@@ -68,8 +69,13 @@ export const aggregateCommand: Handler = (cmd, ctx) => {
     throw new CommandError(40218, 'Location40218', 'query requires text score metadata, but it is not available')
   }
   let outStage: unknown
+  let mergeStage: unknown
   if (rest.length > 0 && stageName(rest[rest.length - 1]) === '$out') {
     outStage = rest[rest.length - 1].$out
+    rest = rest.slice(0, -1)
+  } else if (rest.length > 0 && stageName(rest[rest.length - 1]) === '$merge') {
+    mergeStage = rest[rest.length - 1].$merge
+    parseMerge(mergeStage, ctx.db)
     rest = rest.slice(0, -1)
   }
   let results: Document[]
@@ -89,6 +95,10 @@ export const aggregateCommand: Handler = (cmd, ctx) => {
   const ns = typeof target === 'string' ? `${ctx.db}.${target}` : `${ctx.db}.$cmd.aggregate`
   if (outStage !== undefined) {
     writeOut(outStage, results, ctx)
+    return ctx.server.cursors.firstBatch(ns, [], batchSize)
+  }
+  if (mergeStage !== undefined) {
+    writeMerge(mergeStage, results, ctx)
     return ctx.server.cursors.firstBatch(ns, [], batchSize)
   }
   return ctx.server.cursors.firstBatch(ns, results, batchSize)

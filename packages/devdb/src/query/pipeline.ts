@@ -9,10 +9,10 @@ import { isPlainDoc } from '../engine/paths.js'
 import { validateExpression, ACCUMULATOR_OPERATORS, unrecognizedExpression } from './validate-expr.js'
 import { validateFilter } from './validate.js'
 
-/** Stages refused although mingo has them: $merge (write semantics not implemented), $out handled by the engine. */
-const REFUSED_STAGES = new Set(['$merge', '$setWindowFields', '$densify', '$fill'])
-const ENGINE_STAGES = new Set(['$out'])
-export const PIPELINE_STAGES = new Set(Object.keys(pipelineOps).filter(k => k.startsWith('$') && !REFUSED_STAGES.has(k)))
+/** Stages refused although mingo has them ($setWindowFields needs mingo's $function); $out/$merge are written by the engine. */
+const REFUSED_STAGES = new Set(['$setWindowFields', '$densify', '$fill'])
+const ENGINE_STAGES = new Set(['$out', '$merge'])
+export const PIPELINE_STAGES = new Set(Object.keys(pipelineOps).filter(k => k.startsWith('$') && !REFUSED_STAGES.has(k) && !ENGINE_STAGES.has(k)))
 
 export const TEXT_SCORE_FIELD = '__devdb_textScore'
 
