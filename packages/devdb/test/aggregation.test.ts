@@ -145,3 +145,22 @@ t.test('$merge', async t => {
   await sales.aggregate([{ $group: { _id: '$item', n: { $sum: 1 } } }, { $project: { _id: 0, item: '$_id', n: 1 } }, { $merge: { into: 'byItem', on: 'item' } }]).toArray()
   t.same((await byItem.find({}, { projection: { _id: 0 } }).sort({ item: 1 }).toArray()), [{ item: 'a', n: 2 }, { item: 'b', n: 1 }, { item: 'c', n: 1 }])
 })
+
+t.test('expressions devdb adds to mingo', async t => {
+  const [r] = await run([{ $match: { _id: 1 } }, { $project: {
+    _id: 0,
+    i: { $indexOfCP: ['héllo wörld', 'wö'] },
+    miss: { $indexOfCP: ['abc', 'z'] },
+    oid: { $toObjectId: '64b000000000000000000001' },
+    size: { $bsonSize: { a: 1 } },
+    bytes: { $binarySize: 'héllo' }
+  } }]) as Array<Record<string, any>>
+  t.equal(r.i, 6)
+  t.equal(r.miss, -1)
+  t.ok(r.oid instanceof ObjectId)
+  t.equal(r.oid.toHexString(), '64b000000000000000000001')
+  t.equal(r.size, 12)
+  t.equal(r.bytes, 6)
+  const e = await mongoError(async () => await run([{ $project: { o: { $toObjectId: 'nope' } } }]))
+  t.equal(e.code, 241)
+})

@@ -2,7 +2,7 @@
  * Expression, accumulator and stage operators where mingo 7 answers differently from MongoDB 7.0
  * (checked case by case); each wraps or replaces mingo's operator with mongod's behaviour.
  */
-import type { Document } from 'bson'
+import { ObjectId, calculateObjectSize, type Document } from 'bson'
 import { evalExpr } from 'mingo/core'
 import type { Options } from 'mingo/types'
 import { Lazy, type Iterator } from 'mingo/lazy'
@@ -53,7 +53,66 @@ function firstLast (name: '$first' | '$last'): ExprOp {
   }
 }
 
+function args (name: string, obj: unknown, expr: unknown, options: Options, min: number, max: number): unknown[] {
+  const v = evalExpr(obj, Array.isArray(expr) ? expr : [expr], options) as unknown[]
+  if (v.length < min || v.length > max) {
+    throw new CommandError(16020, 'Location16020', `Expression ${name} takes ${min === max ? `exactly ${min}` : `at least ${min} and at most ${max}`} arguments. ${v.length} were passed in.`)
+  }
+  return v
+}
+
+/** MongoDB 7.0 expressions mingo does not have. */
+export const addedExpressions: Record<string, ExprOp> = {
+  $indexOfCP: (obj, expr, options) => {
+    const [str, sub, start, end] = args('$indexOfCP', obj, expr, options, 2, 4)
+    if (str === null || str === undefined) return null
+    if (typeof str !== 'string') throw new CommandError(40093, 'Location40093', `$indexOfCP requires a string as the first argument, found: ${typeOf(str)}`)
+    if (typeof sub !== 'string') throw new CommandError(40094, 'Location40094', `$indexOfCP requires a string as the second argument, found: ${typeOf(sub)}`)
+    const cps = [...str]
+    const subCps = [...sub]
+    const from = typeof start === 'number' ? start : 0
+    const to = typeof end === 'number' ? Math.min(end, cps.length) : cps.length
+    for (let i = from; i + subCps.length <= to; i++) {
+      if (subCps.every((c, j) => cps[i + j] === c)) return i
+    }
+    return -1
+  },
+  $toObjectId: (obj, expr, options) => {
+    const v = single(obj, expr, options)
+    if (v === null || v === undefined) return null
+    if (bsonTypeName(v) === 'objectId') return v
+    if (typeof v === 'string' && /^[0-9a-fA-F]{24}$/.test(v)) return new ObjectId(v)
+    throw new CommandError(241, 'ConversionFailure', `Failed to parse objectId '${String(v)}' in $convert with no onError value: Invalid string length for parsing to OID, expected 24 but found ${String(v).length}`)
+  },
+  $bsonSize: (obj, expr, options) => {
+    const v = single(obj, expr, options)
+    if (v === null || v === undefined) return null
+    if (!isPlainDoc(v)) throw new CommandError(31393, 'Location31393', `$bsonSize requires a document input, found: ${typeOf(v)}`)
+    return calculateObjectSize(v)
+  },
+  $binarySize: (obj, expr, options) => {
+    const v = single(obj, expr, options)
+    if (v === null || v === undefined) return null
+    if (typeof v === 'string') return Buffer.byteLength(v, 'utf8')
+    if (bsonTypeName(v) === 'binData') return (v as { position: number }).position
+    throw new CommandError(51276, 'Location51276', `$binarySize requires a string or BinData argument, found: ${typeOf(v)}`)
+  },
+  $tsSecond: (obj, expr, options) => {
+    const v = single(obj, expr, options)
+    if (v === null || v === undefined) return null
+    if (bsonTypeName(v) !== 'timestamp') throw new CommandError(5687301, 'Location5687301', `$tsSecond requires a timestamp argument, found: ${typeOf(v)}`)
+    return (v as { t: number }).t
+  },
+  $tsIncrement: (obj, expr, options) => {
+    const v = single(obj, expr, options)
+    if (v === null || v === undefined) return null
+    if (bsonTypeName(v) !== 'timestamp') throw new CommandError(5687302, 'Location5687302', `$tsIncrement requires a timestamp argument, found: ${typeOf(v)}`)
+    return (v as { i: number }).i
+  }
+}
+
 export const expressionFixes: Record<string, ExprOp> = {
+  ...addedExpressions,
   ...Object.fromEntries(DATE_OPS.filter(n => typeof mingoExpr[n] === 'function').map(n => [n, nullDateSafe(n)])),
   $size: (obj, expr, options) => {
     const v = single(obj, expr, options)

@@ -12,8 +12,8 @@ const REFUSED = new Set(['$function', '$accumulator', '$toHashedIndexKey'])
 
 export const EXPRESSION_OPERATORS = new Set(Object.keys(expressionOps).filter(k => k.startsWith('$') && !REFUSED.has(k)))
 export const ACCUMULATOR_OPERATORS = new Set(Object.keys(accumulatorOps).filter(k => k.startsWith('$') && !REFUSED.has(k)))
-// $meta is handled by the engine (textScore), not by mingo.
-EXPRESSION_OPERATORS.add('$meta')
+// $meta is handled by the engine (textScore), not by mingo; the others are devdb's own (expression-fixes.ts).
+for (const op of ['$meta', '$indexOfCP', '$toObjectId', '$bsonSize', '$binarySize', '$tsSecond', '$tsIncrement']) EXPRESSION_OPERATORS.add(op)
 // Accumulators MongoDB also accepts as expressions (mingo evaluates them in expression context).
 for (const op of ['$sum', '$avg', '$max', '$min', '$stdDevPop', '$stdDevSamp', '$median', '$percentile', '$first', '$last', '$firstN', '$lastN', '$maxN', '$minN']) {
   if (ACCUMULATOR_OPERATORS.has(op)) EXPRESSION_OPERATORS.add(op)
