@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto'
-import { hostname } from 'node:os'
+import type { ConnectionOptions } from 'node:tls'
+import nodemailer from 'nodemailer'
+import type { SMTPTransportOptions } from 'nodemailer/lib/smtp-transport'
 import type { SvcContext } from '@svc/core'
-import { SmtpConnection } from './smtp-connection.js'
 
 export type SendMail = NonNullable<SvcContext['mailer']>
 export type MailMessage = Parameters<SendMail>[0]
@@ -14,69 +14,55 @@ export interface SmtpOptions {
   pass?: string
   from: string
   timeoutMs?: number
+  /** Extra `tls.connect` options (e.g. a private CA); certificates are always verified. */
+  tls?: Pick<ConnectionOptions, 'ca' | 'servername'>
 }
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '::1'])
 
+/**
+ * One plain address (`local@domain`), no display name and no list: no whitespace (so no CR/LF),
+ * no angle brackets, and none of the characters that separate or quote addresses, so a value can
+ * never smuggle an extra SMTP command, header or recipient.
+ */
+const SINGLE_ADDRESS = /^[^\s<>@,;:"()[\]\\]+@[^\s<>@,;:"()[\]\\]+$/
+
 function assertAddress (address: string): string {
-  // No CR/LF or angle brackets: an address can never smuggle an extra SMTP command or header.
-  if (!/^[^\s<>@]+@[^\s<>@]+$/.test(address)) throw new Error('invalid e-mail address for SMTP')
+  if (!SINGLE_ADDRESS.test(address)) throw new Error('invalid e-mail address for SMTP')
   return address
 }
 
-function headerValue (value: string): string {
-  return value.replace(/[\r\n]+/g, ' ')
-}
-
-/** RFC 5322 message with CRLF line ends and dot-stuffing for the DATA phase. */
-export function formatMessage (from: string, message: MailMessage, domain: string): string {
-  const head = [
-    `From: ${headerValue(from)}`,
-    `To: ${headerValue(message.to)}`,
-    `Subject: ${headerValue(message.subject)}`,
-    `Date: ${new Date().toUTCString()}`,
-    `Message-ID: <${randomUUID()}@${domain}>`,
-    'MIME-Version: 1.0',
-    'Content-Type: text/plain; charset=utf-8',
-    'Content-Transfer-Encoding: 8bit'
-  ]
-  const body = message.text.replace(/\r?\n/g, '\r\n').split('\r\n').map((l) => (l.startsWith('.') ? `.${l}` : l))
-  return [...head, '', ...body].join('\r\n')
-}
-
 /**
- * A small SMTP sender for reset mails (SMTP_HOST, SMTP_PORT, SMTP_USER, SMTP_PASS, MAIL_FROM).
- * Credentials are only sent over TLS (implicit or STARTTLS), except to a loopback relay.
+ * The nodemailer SMTP transport for our settings: implicit TLS on 465; elsewhere STARTTLS
+ * whenever the server offers it (nodemailer's default), and required when credentials are set,
+ * so SMTP_USER/SMTP_PASS never travel in clear text — except to a loopback relay.
  */
+export function smtpTransportOptions (opts: SmtpOptions): SMTPTransportOptions {
+  const secure = opts.port === 465
+  const withAuth = opts.user !== undefined
+  const timeout = opts.timeoutMs ?? 10_000
+  return {
+    host: opts.host,
+    port: opts.port,
+    secure,
+    requireTLS: withAuth && !secure && !LOOPBACK.has(opts.host),
+    auth: withAuth ? { user: opts.user, pass: opts.pass ?? '' } : undefined,
+    tls: { ...opts.tls, rejectUnauthorized: true },
+    connectionTimeout: timeout,
+    greetingTimeout: timeout,
+    socketTimeout: 3 * timeout,
+    disableFileAccess: true,
+    disableUrlAccess: true
+  }
+}
+
+/** The reset-mail sender (SMTP_HOST, SMTP_PORT, SMTP_USER, SMTP_PASS, MAIL_FROM) on nodemailer. */
 export function createSmtpMailer (opts: SmtpOptions): SendMail {
   const from = assertAddress(opts.from)
-  const domain = from.split('@')[1]
+  const transport = nodemailer.createTransport(smtpTransportOptions(opts))
   return async (message) => {
     const to = assertAddress(message.to)
-    const implicitTls = opts.port === 465
-    const conn = await SmtpConnection.open(opts.host, opts.port, { implicitTls, timeoutMs: opts.timeoutMs ?? 10_000 })
-    try {
-      await conn.expect([220], 'greeting')
-      let ehlo = await conn.command(`EHLO ${hostname()}`, [250])
-      let secure = implicitTls
-      if (!secure && ehlo.lines.some((l) => /^STARTTLS\b/i.test(l))) {
-        await conn.command('STARTTLS', [220])
-        await conn.startTls(opts.host)
-        secure = true
-        ehlo = await conn.command(`EHLO ${hostname()}`, [250])
-      }
-      if (opts.user !== undefined) {
-        if (!secure && !LOOPBACK.has(opts.host)) throw new Error('SMTP server offers no TLS: refusing to send SMTP_USER/SMTP_PASS in clear text')
-        const token = Buffer.from(`\u0000${opts.user}\u0000${opts.pass ?? ''}`).toString('base64')
-        await conn.command(`AUTH PLAIN ${token}`, [235], 'AUTH')
-      }
-      await conn.command(`MAIL FROM:<${from}>`, [250], 'MAIL FROM')
-      await conn.command(`RCPT TO:<${to}>`, [250, 251], 'RCPT TO')
-      await conn.command('DATA', [354])
-      await conn.command(`${formatMessage(from, message, domain)}\r\n.`, [250], 'message')
-      await conn.command('QUIT', [221]).catch(() => {})
-    } finally {
-      conn.close()
-    }
+    // An explicit envelope: the recipients are exactly `to`, whatever the headers say.
+    await transport.sendMail({ from, to, envelope: { from, to }, subject: message.subject, text: message.text })
   }
 }
