@@ -109,7 +109,7 @@ t.test('one query per relation for a whole page (command monitoring)', async (t)
   await app.ready()
   const u = makeUser()
   const ctx = { identity: { kind: 'user' as const, userId: u.userId, roles: ['user'] }, surface: 'system' as const }
-  const companies = []
+  const companies: Array<{ _id: string }> = []
   for (let i = 0; i < 10; i++) companies.push(await app.svc.services.get('companies').create(ctx, { name: `co ${i}` }))
   const docs = Array.from({ length: 60 }, (_, i) => ({ name: `c ${i}`, companyId: companies[i % 10]._id, userId: u.userId, createdAt: new Date(), updatedAt: new Date() }))
   await client.db().collection('contacts').insertMany(docs)
