@@ -23,7 +23,8 @@ export const insertCommand: Handler = (cmd, ctx) => {
     }
   }
   ctx.server.opcounters.insert += docs.length
-  const reply: Document = { n, ok: 1 }
+  const reply: Document = { n }
   if (writeErrors.length > 0) reply.writeErrors = writeErrors
+  reply.ok = 1
   return reply
 }

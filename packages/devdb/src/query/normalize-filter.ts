@@ -17,7 +17,7 @@ export function mongoRegex (pattern: string, options: string): RegExp {
   }
   let src = pattern
   if (options.includes('x')) {
-    src = src.replace(/\\#/g, '\u0000').replace(/#[^\n]*/g, '').replace(/\\\s/g, m => m).replace(/(?<!\\)\s+/g, '').replace(/\u0000/g, '\\#')
+    src = src.replace(/\\#/g, '\u0000').replace(/#[^\n]*/g, '').replace(/(?<!\\)\s+/g, '').replace(/\u0000/g, '\\#')
   }
   try {
     return new RegExp(src, [...new Set(options.replace(/[xu]/g, ''))].join(''))
