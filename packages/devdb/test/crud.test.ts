@@ -91,3 +91,15 @@ t.test('distinct', async t => {
   await c.insertMany([{ t: ['a', 'b'] }, { t: 'c' }, { t: ['b', 1] }, {}])
   t.same(await c.distinct('t'), [1, 'a', 'b', 'c'])
 })
+
+t.test('unacknowledged (w:0) writes get no reply but are applied in order', async t => {
+  const c = h.db.collection('w0')
+  await c.insertOne({ k: 1 }, { writeConcern: { w: 0 } })
+  await c.updateOne({ k: 1 }, { $set: { seen: true } }, { writeConcern: { w: 0 } })
+  let doc = null
+  for (let i = 0; i < 50 && doc?.seen !== true; i++) {
+    doc = await c.findOne({ k: 1 })
+    if (doc?.seen !== true) await new Promise(resolve => setTimeout(resolve, 20))
+  }
+  t.equal(doc?.seen, true)
+})
