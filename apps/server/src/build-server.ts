@@ -1,6 +1,8 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import type { Db } from 'mongodb'
 import svcCore from '@svc/core'
+import svcAudit from '@svc/audit'
+import svcSoftDelete from '@svc/softdelete'
 import type { ServerConfig } from './config.js'
 import { healthRoute } from './health.js'
 import { loggerOptions } from './logger.js'
@@ -30,6 +32,9 @@ export async function buildServer (config: ServerConfig, opts: BuildServerOption
     accessTokenTtl: config.accessTokenTtlSeconds,
     pageSize: config.pageSize
   })
+  // Spec defaults: soft delete and audit are on for every schema unless it opts out.
+  await app.register(svcSoftDelete, { retentionDays: config.softDeleteRetentionDays })
+  await app.register(svcAudit)
   const { smtp } = config
   // Without SMTP_HOST core writes reset mails to the log (spec).
   if (smtp.host !== undefined && smtp.from !== undefined) {

@@ -1,4 +1,16 @@
 // People at companies. `email` is lowercased on write and unique per tenant.
+const PHONE = /^[0-9+() .-]{3,32}$/
+
+function tidy (input: Record<string, unknown>): Record<string, unknown> {
+  for (const k of ['firstName', 'lastName']) if (typeof input[k] === 'string') input[k] = input[k].trim()
+  if (typeof input.phone === 'string') {
+    // A schema file cannot import the error classes: a thrown object with a statusCode works the same.
+    if (!PHONE.test(input.phone)) throw { statusCode: 400, code: 'VALIDATION', message: 'phone may only contain digits, spaces and + ( ) . -', details: { field: 'phone' } }
+    input.phone = input.phone.replace(/\s+/g, ' ').trim()
+  }
+  return input
+}
+
 export default {
   path: 'contacts',
   collection: 'contacts',
@@ -16,8 +28,18 @@ export default {
     { name: 'lastContactedAt', type: Date },
     { name: 'tags', type: '[String]' },
     { name: 'address', type: { street: String, city: String, country: String } },
-    { name: 'customFields', type: 'Mixed' }
+    { name: 'customFields', type: 'Mixed' },
+    // Derived on every read, never stored; sending it is 400.
+    { name: 'fullName', type: String, computed: (r: Record<string, unknown>) => [r.firstName, r.lastName].filter(Boolean).join(' ') },
+    // Field ACL: only managers and admins see or write it; others get it stripped (and 403 on write).
+    { name: 'internalNotes', type: String, acl: { read: ['admin', 'manager'], create: ['admin', 'manager'], update: ['admin', 'manager'] } }
   ],
+  // Lifecycle hooks: tidy the input after ACL checks and tenant stamping; a throw with a
+  // statusCode is answered with that status (here 400 VALIDATION naming the field).
+  hooks: {
+    beforeCreate: ({ input }: { input: Record<string, unknown> }) => tidy(input),
+    beforeUpdate: ({ input }: { input: Record<string, unknown> }) => tidy(input)
+  },
   relations: {
     company: { belongsTo: 'companies', fk: 'companyId' },
     deals: { hasMany: 'deals', fk: 'contactId' },

@@ -12,7 +12,20 @@ export default {
     { name: 'companyId', type: String },
     { name: 'contactId', type: String },
     { name: 'lineItems', type: [{ sku: { type: String, required: true }, quantity: { type: Number, min: 1, default: 1 }, unitPrice: { type: Number, min: 0 } }] },
-    { name: 'metadata', type: 'Mixed' }
+    { name: 'metadata', type: 'Mixed' },
+    // A state machine: new deals start in `draft`; PUT /deals/:id { approval } moves it along the
+    // table (400 INVALID_TRANSITION otherwise), reads carry `availableTransitions`.
+    {
+      name: 'approval',
+      type: String,
+      stateMachine: {
+        initial: 'draft',
+        states: ['draft', 'submitted', 'approved', 'rejected'],
+        transitions: { draft: ['submitted'], submitted: ['approved', 'rejected'], rejected: ['draft'], approved: [] },
+        // Best-effort side effect after the transition is stored; a throw here is logged, never surfaced.
+        onEnter: { approved: ({ record, req }: { record: { _id: string }, req?: { log: { info: (o: object, m: string) => void } } }) => { req?.log.info({ dealId: record._id }, 'deal approved') } }
+      }
+    }
   ],
   relations: {
     company: { belongsTo: 'companies', fk: 'companyId' },

@@ -34,7 +34,15 @@ export async function resourceRoutes (app: FastifyInstance, opts: ResourceRoutes
     await app.svc.auth.authenticate(request, { allowClient: READ_METHODS.has(request.method) })
   })
 
-  app.post(base, { schema: { body: s.create } }, async (request, reply) => {
+  // Ajv drops keys the body schema does not declare (computed fields among them), so the raw
+  // body is screened first: a computed or ACL-protected name is refused, never silently dropped.
+  const screen = (mode: 'create' | 'update', pick: (body: unknown) => unknown) => async (request: FastifyRequest) => {
+    service.screenWrite(context(request), pick(request.body), mode)
+  }
+  const whole = (b: unknown): unknown => b
+  const bulkRecord = (b: unknown): unknown => (b as { record?: unknown } | null)?.record
+
+  app.post(base, { schema: { body: s.create }, preValidation: screen('create', whole) }, async (request, reply) => {
     const record = await service.create(context(request), request.body)
     return await reply.code(201).send(record)
   })
@@ -43,7 +51,7 @@ export async function resourceRoutes (app: FastifyInstance, opts: ResourceRoutes
     return await service.list(context(request), toListQuery(model, request.query as Record<string, unknown>))
   })
 
-  app.put(base, { schema: { body: s.bulk } }, async (request) => {
+  app.put(base, { schema: { body: s.bulk }, preValidation: screen('update', bulkRecord) }, async (request) => {
     const body = request.body as { filter: Record<string, unknown>, record: unknown }
     return await service.bulkPut(context(request), body.filter, body.record)
   })
@@ -56,7 +64,7 @@ export async function resourceRoutes (app: FastifyInstance, opts: ResourceRoutes
     return await service.get(context(request), id, { includeDeleted: q.__includeDeleted === 'true', ...(q.__include !== undefined ? { include: q.__include as string } : {}) })
   })
 
-  app.put(`${base}/:id`, { schema: { params: s.params, body: s.update } }, async (request) => {
+  app.put(`${base}/:id`, { schema: { params: s.params, body: s.update }, preValidation: screen('update', whole) }, async (request) => {
     const { id } = request.params as { id: string }
     return await service.updateById(context(request), id, request.body)
   })

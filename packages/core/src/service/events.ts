@@ -16,6 +16,10 @@ export interface RecordEvent {
   /** Bulk writes: the caller's filter and how many records it touched. */
   filter?: Record<string, unknown>
   numAffected?: number
+  /** `<path>.transitioned`: the state field and its move. */
+  field?: string
+  from?: string | null
+  to?: string
 }
 
 /**

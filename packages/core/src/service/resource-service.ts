@@ -8,7 +8,9 @@ import type { RecordEvents } from './events.js'
 import { buildFilter, buildPaging } from './filter.js'
 import { prepareInput, type PreparedInput } from './input.js'
 import { upsertSeed } from './bulk-upsert.js'
-import { readableFields } from './acl.js'
+import { readableFields, screenQuery, screenWrite } from './acl.js'
+import { legalSeed, refuseBulkState, stampInitial } from './state-machine.js'
+import { createRecord, deleteRecord, updateRecord, type WriteHost } from './write-path.js'
 import { presentRecord } from './present.js'
 import { updateManyWithImages } from './bulk-images.js'
 import type { PurgeHook } from './purge.js'
@@ -20,6 +22,11 @@ import type { DeleteStrategy, ListQuery, ListResult, ReadOptions, RecordJson, Sc
 const hardDelete: DeleteStrategy = async ({ collection, filter }) => {
   const before = await collection.findOneAndDelete(filter)
   return before == null ? null : { before, after: null }
+}
+
+function ownerOf (result: WriteResult): string | undefined {
+  const owner = result.after?.userId ?? result.before?.userId
+  return typeof owner === 'string' ? owner : undefined
 }
 
 export interface ResourceServiceDeps {
@@ -69,7 +76,26 @@ export class ResourceService {
    * checks (issue 4) belong here so every operation and surface gets them.
    */
   accept (ctx: RequestContext, input: unknown, mode: 'create' | 'update'): PreparedInput {
+    screenWrite(this.model, ctx, input, mode)
     return prepareInput(this.model, input, mode)
+  }
+
+  /** Field-ACL and computed-field screening of a raw body, for surfaces whose validator drops unknown keys first. */
+  screenWrite (ctx: RequestContext, input: unknown, mode: 'create' | 'update'): void {
+    screenWrite(this.model, ctx, input, mode)
+  }
+
+  #host (ctx: RequestContext): WriteHost {
+    return {
+      model: this.model,
+      collection: this.collection,
+      deleteStrategy: this.#deleteStrategy,
+      log: this.#log(ctx),
+      scopeFilter: (c, op) => this.scopeFilter(c, op),
+      accept: (c, input, mode) => this.accept(c, input, mode),
+      present: (c, doc) => this.present(c, doc),
+      publish: async (result) => await this.publish(result)
+    }
   }
 
   /**
@@ -97,6 +123,7 @@ export class ResourceService {
   }
 
   async list (ctx: RequestContext, query: ListQuery = {}): Promise<ListResult> {
+    screenQuery(this.model, ctx, query.filter, query.sort)
     const scoped = this.scopeFilter(ctx, 'list', query)
     const includes = this.relations.parse(query.include)
     const text = textClause(this.model, query.q)
@@ -134,46 +161,15 @@ export class ResourceService {
   }
 
   async create (ctx: RequestContext, input: unknown): Promise<RecordJson> {
-    const owner = stamp(ctx)
-    const { set } = this.accept(ctx, input, 'create')
-    const now = new Date()
-    // Stamped last so nothing in the input can override ownership or timestamps.
-    const doc: Document = { ...set, ...owner, createdAt: now, updatedAt: now }
-    await this.collection.insertOne(doc)
-    const after = toJson<RecordJson>(doc)
-    await this.publish({ action: 'created', model: this.model, ctx, recordId: after._id, before: null, after })
-    return this.present(ctx, doc)
+    return await createRecord(this.#host(ctx), ctx, input)
   }
 
   async updateById (ctx: RequestContext, id: string, patch: unknown): Promise<RecordJson> {
-    const scoped = this.scopeFilter(ctx, 'update')
-    const _id = parseId(id)
-    if (_id == null) throw new NotFoundError(`${this.model.path} not found`)
-    const { set, unset } = this.accept(ctx, patch, 'update')
-    const $set = { ...set, updatedAt: new Date() }
-    const update: Document = { $set }
-    if (unset.length > 0) update.$unset = Object.fromEntries(unset.map((k) => [k, '']))
-    // One atomic round trip; the post-image is the pre-image plus this top-level $set/$unset.
-    const previous = await this.collection.findOneAndUpdate(and({ _id }, scoped), update, { returnDocument: 'before' })
-    if (previous == null) throw new NotFoundError(`${this.model.path} not found`)
-    const next: Document = { ...previous, ...$set }
-    for (const k of unset) delete next[k]
-    const before = toJson<RecordJson>(previous)
-    const after = toJson<RecordJson>(next)
-    await this.publish({ action: 'updated', model: this.model, ctx, recordId: after._id, before, after })
-    return this.present(ctx, next)
+    return await updateRecord(this.#host(ctx), ctx, id, patch)
   }
 
   async deleteById (ctx: RequestContext, id: string): Promise<RecordJson> {
-    const scoped = this.scopeFilter(ctx, 'delete')
-    const _id = parseId(id)
-    if (_id == null) throw new NotFoundError(`${this.model.path} not found`)
-    const res = await this.#deleteStrategy({ ctx, model: this.model, collection: this.collection, filter: and({ _id }, scoped) })
-    if (res == null) throw new NotFoundError(`${this.model.path} not found`)
-    const before = toJson<RecordJson>(res.before)
-    const after = res.after == null ? null : toJson<RecordJson>(res.after)
-    await this.publish({ action: 'deleted', model: this.model, ctx, recordId: before._id, before, after })
-    return this.present(ctx, res.after ?? res.before)
+    return await deleteRecord(this.#host(ctx), ctx, id)
   }
 
   /**
@@ -182,13 +178,16 @@ export class ResourceService {
    */
   async bulkPut (ctx: RequestContext, filter: Record<string, unknown>, record: unknown): Promise<{ numAffected: number }> {
     const scoped = this.scopeFilter(ctx, 'bulk')
+    screenQuery(this.model, ctx, filter, undefined)
+    refuseBulkState(this.model, record)
     const userFilter = buildFilter(this.model, filter)
     const { set, unset } = this.accept(ctx, record, 'update')
     if (Object.keys(set).length === 0 && unset.length === 0) throw new ValidationError('record has no writable fields', { field: 'record' })
     const stampedAt = new Date()
     const update: Document = { $set: { ...set, updatedAt: stampedAt } }
     if (unset.length > 0) update.$unset = Object.fromEntries(unset.map((k) => [k, '']))
-    const seed = ctx.identity?.kind === 'user' ? upsertSeed(this.model, userFilter, set, stamp(ctx)) : null
+    const seed = ctx.identity?.kind === 'user' && legalSeed(this.model, userFilter) ? upsertSeed(this.model, userFilter, set, stamp(ctx)) : null
+    if (seed != null) stampInitial(this.model, seed, userFilter)
     if (seed != null) update.$setOnInsert = seed
     const { res, records } = this.#bulkRecords
       ? await updateManyWithImages(this.collection, and(userFilter, scoped), update, { upsert: seed != null, stamp: stampedAt })
@@ -223,11 +222,13 @@ export class ResourceService {
       type,
       version: this.model.version,
       path: this.model.path,
-      userId: result.ctx.identity?.userId ?? null,
+      // The record's owner, not the actor: an acl.delete operator's delete is the owner's event (webhooks are per tenant).
+      userId: ownerOf(result) ?? result.ctx.identity?.userId ?? null,
       ...(result.recordId !== undefined ? { recordId: result.recordId } : {}),
       ...(result.after != null ? { record: result.after } : result.before != null ? { record: result.before } : {}),
       ...(result.before != null ? { before: result.before } : {}),
-      ...(result.filter !== undefined ? { filter: result.filter, numAffected: result.numAffected } : {})
+      ...(result.filter !== undefined ? { filter: result.filter, numAffected: result.numAffected } : {}),
+      ...(result.transition !== undefined ? result.transition : {})
     })
   }
 }

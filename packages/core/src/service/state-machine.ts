@@ -34,8 +34,9 @@ export function checkInitial (model: ResourceModel, input: Record<string, unknow
   }
 }
 
-export function stampInitial (model: ResourceModel, input: Record<string, unknown>): void {
-  for (const [field, sm] of Object.entries(model.stateMachines)) input[field] = sm.initial
+/** Sets every state field to `initial` (fields already pinned by `except`, a bulk upsert's filter, are left to it). */
+export function stampInitial (model: ResourceModel, input: Record<string, unknown>, except: Record<string, unknown> = {}): void {
+  for (const [field, sm] of Object.entries(model.stateMachines)) if (!(field in except)) input[field] = sm.initial
 }
 
 /**

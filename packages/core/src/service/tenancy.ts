@@ -3,6 +3,7 @@ import { ForbiddenError, UnauthenticatedError } from '../errors.js'
 import type { Identity, RequestContext } from '../identity.js'
 import type { ResourceModel } from '../schema/model.js'
 import { SchemaError } from '../schema/schema-error.js'
+import { documentBypass } from './acl.js'
 import { buildFilter } from './filter.js'
 
 export type Operation = 'list' | 'get' | 'create' | 'update' | 'delete' | 'bulk'
@@ -26,7 +27,7 @@ export function tenantFilter (model: ResourceModel, ctx: RequestContext, op: Ope
     if (scopes.length === 0) throw new ForbiddenError(`no public access to ${model.path} for this client`)
     return scopes.length === 1 ? scopes[0] : { $or: scopes }
   }
-  return { userId: requireUserId(identity) }
+  return documentBypass(model, identity, op) ?? { userId: requireUserId(identity) }
 }
 
 function requireUserId (identity: Identity): string {

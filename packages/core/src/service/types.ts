@@ -53,7 +53,7 @@ Promise<{ before: Document, after: Document | null } | null>
  * and projects per reader; webhooks project per subscriber.
  */
 export interface WriteResult {
-  action: 'created' | 'updated' | 'deleted'
+  action: 'created' | 'updated' | 'deleted' | 'transitioned'
   model: ResourceModel
   ctx: RequestContext
   recordId?: string
@@ -66,6 +66,8 @@ export interface WriteResult {
   records?: Array<{ before: RecordJson, after: RecordJson }>
   /** Set when the operation is not the event's action: restore publishes `updated` with `operation: 'restore'`. */
   operation?: string
+  /** `transitioned` results (published right after the `updated` of the same PUT): which state field moved. */
+  transition?: { field: string, from: string | null, to: string }
 }
 
 /**

@@ -1,0 +1,119 @@
+import type { Collection, Document } from 'mongodb'
+import type { FastifyBaseLogger } from 'fastify'
+import { ConflictError, NotFoundError } from '../errors.js'
+import type { RequestContext } from '../identity.js'
+import type { ResourceModel } from '../schema/model.js'
+import { parseId, toJson } from './convert.js'
+import { hookBase, runAfter, runBefore } from './hooks.js'
+import { prepareInput, type PreparedInput } from './input.js'
+import { checkInitial, planTransitions, runOnEnter, stampInitial, transitionGuard, type Transition } from './state-machine.js'
+import { and, stamp, type Operation } from './tenancy.js'
+import type { DeleteStrategy, RecordJson, WriteResult } from './types.js'
+
+/** What the single-record write path needs from its ResourceService. */
+export interface WriteHost {
+  model: ResourceModel
+  collection: Collection
+  deleteStrategy: DeleteStrategy
+  log: FastifyBaseLogger
+  scopeFilter: (ctx: RequestContext, op: Operation) => Document
+  accept: (ctx: RequestContext, input: unknown, mode: 'create' | 'update') => PreparedInput
+  present: (ctx: RequestContext, doc: Document) => RecordJson
+  publish: (result: WriteResult) => Promise<void>
+}
+
+function notFound (model: ResourceModel): never {
+  throw new NotFoundError(`${model.path} not found`)
+}
+
+/**
+ * Create: screen + validate the client's input, stamp tenant and initial states, beforeCreate
+ * (its result is validated again and re-stamped, so a hook cannot change ownership, ids,
+ * timestamps or pick a non-initial state), insert, publish, afterCreate with the projected record.
+ */
+export async function createRecord (h: WriteHost, ctx: RequestContext, input: unknown): Promise<RecordJson> {
+  const { model } = h
+  const owner = stamp(ctx)
+  let { set } = h.accept(ctx, input, 'create')
+  checkInitial(model, set)
+  stampInitial(model, set)
+  if (model.hooks.beforeCreate !== undefined) {
+    const given: Record<string, unknown> = { ...set, ...owner }
+    const out = (await runBefore(model, 'beforeCreate', { input: given, ...hookBase(model, ctx) })) ?? given
+    set = prepareInput(model, out, 'create').set
+    checkInitial(model, set)
+    stampInitial(model, set)
+  }
+  const now = new Date()
+  const doc: Document = { ...set, ...owner, createdAt: now, updatedAt: now }
+  await h.collection.insertOne(doc)
+  const after = toJson<RecordJson>(doc)
+  await h.publish({ action: 'created', model, ctx, recordId: after._id, before: null, after })
+  const record = h.present(ctx, doc)
+  await runAfter(model, 'afterCreate', { record, ...hookBase(model, ctx) }, h.log)
+  return record
+}
+
+/**
+ * Update by id. Without a beforeUpdate hook or a state change it is one atomic round trip. With
+ * them: read `current`, run the hook on the ACL-checked input, validate state changes against
+ * the result, then write conditionally on the states still being what was validated: of two
+ * concurrent transitions from one state exactly one lands, the other is 409 CONFLICT.
+ */
+export async function updateRecord (h: WriteHost, ctx: RequestContext, id: string, patch: unknown): Promise<RecordJson> {
+  const { model } = h
+  const scoped = h.scopeFilter(ctx, 'update')
+  const _id = parseId(id) ?? notFound(model)
+  let { set, unset } = h.accept(ctx, patch, 'update')
+  const touchesState = Object.keys(model.stateMachines).some((f) => f in set || unset.includes(f))
+  let transitions: Transition[] = []
+  if (model.hooks.beforeUpdate !== undefined || touchesState) {
+    const current = (await h.collection.findOne(and({ _id }, scoped))) ?? notFound(model)
+    if (model.hooks.beforeUpdate !== undefined) {
+      const given: Record<string, unknown> = { ...set, ...Object.fromEntries(unset.map((k) => [k, null])) }
+      const out = await runBefore(model, 'beforeUpdate', { input: given, current: toJson(current), ...hookBase(model, ctx) })
+      ;({ set, unset } = prepareInput(model, out ?? given, 'update'))
+    }
+    transitions = planTransitions(model, current, set, unset)
+  }
+  const $set = { ...set, updatedAt: new Date() }
+  const update: Document = { $set }
+  if (unset.length > 0) update.$unset = Object.fromEntries(unset.map((k) => [k, '']))
+  const previous = await h.collection.findOneAndUpdate(and({ _id }, scoped, transitionGuard(transitions)), update, { returnDocument: 'before' })
+  if (previous == null) {
+    if (transitions.length === 0) notFound(model)
+    const now = (await h.collection.findOne(and({ _id }, scoped))) ?? notFound(model)
+    const t = transitions.find((x) => now[x.field] !== x.from) ?? transitions[0]
+    throw new ConflictError(`${t.field} changed concurrently; read the record and retry`, { field: t.field, current: now[t.field] ?? null, attempted: t.to, expected: t.from })
+  }
+  const next: Document = { ...previous, ...$set }
+  for (const k of unset) delete next[k]
+  const before = toJson<RecordJson>(previous)
+  const after = toJson<RecordJson>(next)
+  await h.publish({ action: 'updated', model, ctx, recordId: after._id, before, after })
+  for (const t of transitions) await h.publish({ action: 'transitioned', model, ctx, recordId: after._id, before, after, transition: t })
+  const record = h.present(ctx, next)
+  const base = hookBase(model, ctx)
+  const prior = h.present(ctx, previous)
+  for (const t of transitions) await runOnEnter(model, t, { record, previous: prior, ...base }, h.log)
+  await runAfter(model, 'afterUpdate', { record, previous: prior, ...base }, h.log)
+  return record
+}
+
+/** Delete by id: beforeDelete sees the stored document and may veto; afterDelete gets the projected record. */
+export async function deleteRecord (h: WriteHost, ctx: RequestContext, id: string): Promise<RecordJson> {
+  const { model } = h
+  const scoped = h.scopeFilter(ctx, 'delete')
+  const _id = parseId(id) ?? notFound(model)
+  if (model.hooks.beforeDelete !== undefined) {
+    const current = (await h.collection.findOne(and({ _id }, scoped))) ?? notFound(model)
+    await runBefore(model, 'beforeDelete', { current: toJson(current), ...hookBase(model, ctx) })
+  }
+  const res = (await h.deleteStrategy({ ctx, model, collection: h.collection, filter: and({ _id }, scoped) })) ?? notFound(model)
+  const before = toJson<RecordJson>(res.before)
+  const after = res.after == null ? null : toJson<RecordJson>(res.after)
+  await h.publish({ action: 'deleted', model, ctx, recordId: before._id, before, after })
+  const record = h.present(ctx, res.after ?? res.before)
+  await runAfter(model, 'afterDelete', { record, ...hookBase(model, ctx) }, h.log)
+  return record
+}
