@@ -3,6 +3,7 @@ import type { RequestContext } from '../identity.js'
 import { describeModel } from '../schema/describe.js'
 import type { ResourceService } from '../service/resource-service.js'
 import { toListQuery } from './list-query.js'
+import { aggregationRoutes } from './aggregation-routes.js'
 import { resourceValidatorCompiler } from './validator.js'
 
 export interface ResourceRoutesOptions {
@@ -57,6 +58,8 @@ export async function resourceRoutes (app: FastifyInstance, opts: ResourceRoutes
   })
 
   app.get(`${base}-schema`, async () => description)
+
+  aggregationRoutes(app, service, context)
 
   app.get(`${base}/:id`, { schema: { params: s.params } }, async (request) => {
     const { id } = request.params as { id: string }

@@ -31,6 +31,13 @@ export function describeModel (model: ResourceModel): Record<string, unknown> {
     audit: model.audit,
     fields: [...model.fields.map((f) => ({ ...field(f), stamped: false })), ...STAMPED],
     relations: Object.fromEntries(Object.values(model.relations).map((r) => [r.name, { kind: r.kind, target: r.target, fk: r.fk }])),
+    aggregations: model.aggregations.map((a) => ({
+      name: a.name,
+      ...(a.description !== undefined ? { description: a.description } : {}),
+      params: a.params.map((p) => ({ name: p.name, type: p.typeName, required: p.required })),
+      unsafe: a.unsafe,
+      ...(a.ttlSeconds !== undefined ? { cache: { ttlSeconds: a.ttlSeconds } } : {})
+    })),
     compositeIndex: model.compositeIndexes,
     stateMachines: Object.fromEntries(Object.entries(model.stateMachines).map(([k, sm]) => [k, { initial: sm.initial, states: sm.states, transitions: sm.transitions }])),
     fileFields: model.fields.filter((f) => f.kind === 'file').map((f) => f.name),

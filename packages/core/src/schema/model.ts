@@ -1,4 +1,5 @@
 import type { TSchema } from '@sinclair/typebox'
+import type { AggregationModel } from './aggregations.js'
 import type { FieldAcl, FileOptions, SchemaDefinition, StateMachineDefinition } from './define.js'
 
 export type FieldKind = 'string' | 'number' | 'boolean' | 'date' | 'mixed' | 'file' | 'object' | 'array'
@@ -68,7 +69,8 @@ export interface ResourceModel {
   acl: { list: string[], delete: string[], scope: Record<string, Record<string, unknown>> }
   stateMachines: Record<string, StateMachineDefinition>
   hooks: Record<string, (arg: any) => unknown>
-  aggregations: Array<Record<string, unknown>>
+  /** Compiled at load: forbidden stages refused, param templates ready to substitute. */
+  aggregations: AggregationModel[]
   webhooks?: SchemaDefinition['webhooks']
   schemas: ResourceSchemas
   /** The schema file's own object (hooks receive it as `schema`). */

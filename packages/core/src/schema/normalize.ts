@@ -3,6 +3,7 @@ import type { FieldModel, RelationModel, ResourceModel } from './model.js'
 import { isPlainObject, normalizeFields } from './fields.js'
 import { SchemaError } from './schema-error.js'
 import { buildSchemas } from './typebox.js'
+import { compileAggregations } from './aggregations.js'
 
 const KNOWN_KEYS = new Set(['path', 'collection', 'fields', 'relations', 'aggregations', 'compositeIndex', 'softDelete', 'audit', 'acl', 'webhooks', 'hooks', 'version'])
 const HOOK_NAMES = new Set(['beforeCreate', 'afterCreate', 'beforeUpdate', 'afterUpdate', 'beforeDelete', 'afterDelete'])
@@ -43,7 +44,7 @@ export function normalizeSchema (source: string, raw: unknown, defaultVersion: s
     acl: acl(source, def.acl),
     stateMachines: Object.fromEntries(fields.filter((f) => f.stateMachine != null).map((f) => [f.name, f.stateMachine!])),
     hooks: hooks(source, def.hooks),
-    aggregations: aggregations(source, def.aggregations),
+    aggregations: compileAggregations(source, def.aggregations, { fieldsByPath }),
     webhooks: def.webhooks,
     schemas: undefined as unknown as ResourceModel['schemas'],
     definition: def
@@ -107,19 +108,6 @@ function hooks (source: string, v: unknown): ResourceModel['hooks'] {
     if (typeof fn !== 'function') throw new SchemaError(source, `hooks.${name}`, 'must be a function')
   }
   return v as ResourceModel['hooks']
-}
-
-function aggregations (source: string, v: unknown): ResourceModel['aggregations'] {
-  if (v === undefined) return []
-  if (!Array.isArray(v)) throw new SchemaError(source, 'aggregations', 'must be an array')
-  const names = new Set<string>()
-  v.forEach((a, i) => {
-    if (!isPlainObject(a) || typeof a.name !== 'string' || !SEGMENT_RE.test(a.name)) throw new SchemaError(source, `aggregations[${i}].name`, 'is required: a URL segment')
-    if (names.has(a.name)) throw new SchemaError(source, `aggregations[${i}].name`, `'${a.name}' is declared twice`)
-    if (!Array.isArray(a.pipeline)) throw new SchemaError(source, `aggregations.${a.name}.pipeline`, 'must be an array of stages')
-    names.add(a.name)
-  })
-  return v
 }
 
 function compositeIndexes (source: string, v: unknown, byPath: Map<string, FieldModel>): ResourceModel['compositeIndexes'] {

@@ -16,6 +16,7 @@ import { updateManyWithImages } from './bulk-images.js'
 import type { PurgeHook } from './purge.js'
 import { and, compileClientScopes, stamp, tenantFilter, type Operation } from './tenancy.js'
 import { RelationLoader } from './relations.js'
+import { AggregationRunner } from './aggregations.js'
 import { searchSort, textClause } from './search.js'
 import type { DeleteStrategy, ListQuery, ListResult, ReadOptions, RecordJson, Scope, WriteResult, WriteSubscriber } from './types.js'
 
@@ -52,6 +53,8 @@ export class ResourceService {
   #deleteStrategy: DeleteStrategy = hardDelete
   /** `__include`: one query per relation for a page, tenant and target scopes re-applied. */
   readonly relations: RelationLoader
+  /** Declared aggregations: `aggregations.run(ctx, name, params)` for every surface. */
+  readonly aggregations: AggregationRunner
 
   constructor (model: ResourceModel, deps: ResourceServiceDeps) {
     this.model = model
@@ -59,6 +62,7 @@ export class ResourceService {
     this.#deps = deps
     this.#clientScopes = compileClientScopes(model)
     this.relations = new RelationLoader(model, deps.lookup ?? ((p) => { throw new Error(`@svc/core: no service lookup for relation target '${p}'`) }))
+    this.aggregations = new AggregationRunner(this)
   }
 
   addScope (scope: Scope): void { this.#scopes.push(scope) }

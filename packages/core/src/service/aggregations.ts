@@ -1,0 +1,102 @@
+import { LRUCache } from 'lru-cache'
+import type { Document } from 'mongodb'
+import { ForbiddenError, NotFoundError, UnauthenticatedError, ValidationError } from '../errors.js'
+import type { RequestContext } from '../identity.js'
+import type { AggregationModel, AggregationParam } from '../schema/aggregations.js'
+import { castScalar, toJson } from './convert.js'
+import { and } from './tenancy.js'
+import type { ResourceService } from './resource-service.js'
+
+/** Rows one aggregation may return; more is an error, never a silently cut answer. */
+export const MAX_AGGREGATION_ROWS = 10_000
+const MAX_STRING_PARAM = 1000
+const MAX_TIME_MS = 30_000
+
+export interface AggregationResult { results: unknown[] }
+
+function invalid (param: string, message: string): never {
+  throw new ValidationError(message, { field: param })
+}
+
+/** A query-string (or JSON) value cast to the param's declared type; never an object. */
+function castParam (p: AggregationParam, raw: unknown): unknown {
+  if (Array.isArray(raw)) invalid(p.name, `'${p.name}' is given more than once`)
+  if (raw !== null && typeof raw === 'object' && !(raw instanceof Date)) invalid(p.name, `'${p.name}' must be a ${p.typeName} value, not an object`)
+  if (p.kind === 'string' && typeof raw === 'string' && raw.length > MAX_STRING_PARAM) invalid(p.name, `'${p.name}' is longer than ${MAX_STRING_PARAM} characters`)
+  const v = castScalar(p.kind, raw)
+  if (v === undefined) invalid(p.name, `'${p.name}' must be a ${p.typeName}${p.kind === 'date' ? ' (ISO 8601)' : ''}`)
+  return v
+}
+
+/**
+ * Runs a schema's declared aggregations for one caller: params cast and substituted as values,
+ * the caller's `userId` (and the service's scopes, so tombstones stay out) prepended as the first
+ * `$match` even for `unsafe` ones, results cached per tenant for `cache.ttlSeconds`.
+ */
+export class AggregationRunner {
+  readonly #service: ResourceService
+  readonly #byName: Map<string, AggregationModel>
+  readonly #caches = new Map<string, LRUCache<string, AggregationResult>>()
+
+  constructor (service: ResourceService) {
+    this.#service = service
+    this.#byName = new Map(service.model.aggregations.map((a) => [a.name, a]))
+    for (const a of service.model.aggregations) {
+      if (a.ttlSeconds === undefined) continue
+      // Bounded by entries and by size, so many tenants × param combinations cannot grow memory.
+      this.#caches.set(a.name, new LRUCache<string, AggregationResult>({
+        max: 1000,
+        maxSize: 32 * 1024 * 1024,
+        sizeCalculation: (v) => Math.max(1, JSON.stringify(v).length),
+        ttl: a.ttlSeconds * 1000
+      }))
+    }
+  }
+
+  async run (ctx: RequestContext, name: string, raw: Record<string, unknown> = {}): Promise<AggregationResult> {
+    const a = this.#byName.get(name)
+    if (a === undefined) throw new NotFoundError(`no aggregation '${name}' on ${this.#service.model.path}`)
+    const identity = ctx.identity
+    if (identity == null) throw new UnauthenticatedError()
+    if (identity.kind !== 'user' || typeof identity.userId !== 'string' || identity.userId === '') throw new ForbiddenError('aggregations need a signed-in user')
+    if (a.unsafe && !identity.roles.some((r) => this.#service.model.acl.list.includes(r))) throw new ForbiddenError(`aggregation '${name}' is restricted to roles in acl.list`)
+    const values = this.#params(a, raw)
+    const cache = this.#caches.get(a.name)
+    const key = JSON.stringify([identity.userId, [...values.entries()].sort(([x], [y]) => x < y ? -1 : 1)])
+    const hit = cache?.get(key)
+    if (hit !== undefined) return hit
+    const tenant = and({ userId: identity.userId }, this.#service.scopeFilter(ctx, 'get', { includeDeleted: false }))
+    const pipeline: Document[] = [{ $match: tenant }]
+    const matches = a.params.filter((p) => values.has(p.name)).map((p) => p.match(values.get(p.name)))
+    if (matches.length > 0) pipeline.push({ $match: and(...matches) })
+    pipeline.push(...a.pipeline, { $limit: MAX_AGGREGATION_ROWS + 1 })
+    const rows = await this.#service.collection.aggregate(pipeline, { maxTimeMS: MAX_TIME_MS }).toArray()
+    if (rows.length > MAX_AGGREGATION_ROWS) throw new Error(`aggregation ${this.#service.model.path}/${name} returned more than ${MAX_AGGREGATION_ROWS} rows`)
+    const result = { results: rows.map((r) => toJson(r)) }
+    cache?.set(key, result)
+    return result
+  }
+
+  #params (a: AggregationModel, raw: Record<string, unknown>): Map<string, unknown> {
+    const declared = new Map(a.params.map((p) => [p.name, p]))
+    for (const k of Object.keys(raw)) {
+      if (!declared.has(k)) invalid(k, `unknown param '${k}' for aggregation '${a.name}'${a.params.length > 0 ? ` (params: ${a.params.map((p) => p.name).join(', ')})` : ' (it takes none)'}`)
+    }
+    const out = new Map<string, unknown>()
+    for (const p of a.params) {
+      const v = raw[p.name]
+      if (v === undefined || v === '') {
+        if (p.required) invalid(p.name, `'${p.name}' is required`)
+        continue
+      }
+      const cast = castParam(p, v)
+      try {
+        p.match(cast)
+      } catch (err) {
+        invalid(p.name, (err as Error).message)
+      }
+      out.set(p.name, cast)
+    }
+    return out
+  }
+}
