@@ -15,6 +15,10 @@ function context (request: FastifyRequest): RequestContext {
  * with prefix `/api/<version>`). A bearer is required: api clients never write.
  */
 export async function restoreRoutes (app: FastifyInstance, opts: RestoreRoutesOptions): Promise<void> {
+  // Restore takes no body; a client that still sends `Content-Type: application/json` with an
+  // empty (or any) body must not get Fastify's empty-JSON-body 400.
+  app.removeContentTypeParser('application/json')
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, _body, done) => { done(null, undefined) })
   app.addHook('onRequest', async (request) => {
     await app.svc.auth.authenticate(request, { allowClient: false })
   })
