@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { RequestContext } from '../identity.js'
+import { ValidationError } from '../errors.js'
 import { describeModel } from '../schema/describe.js'
 import type { ResourceService } from '../service/resource-service.js'
 import { toListQuery } from './list-query.js'
@@ -44,7 +45,12 @@ export async function resourceRoutes (app: FastifyInstance, opts: ResourceRoutes
   const bulkRecord = (b: unknown): unknown => (b as { record?: unknown } | null)?.record
 
   app.post(base, { schema: { body: s.create }, preValidation: screen('create', whole) }, async (request, reply) => {
-    const record = await service.create(context(request), request.body)
+    const key = request.headers['idempotency-key']
+    if (key === undefined) return await reply.code(201).send(await service.create(context(request), request.body))
+    if (Array.isArray(key)) throw new ValidationError('Idempotency-Key is given more than once', { field: 'Idempotency-Key' })
+    const { record, replayed } = await service.createOnce(context(request), request.body, key)
+    // The first answer again, status included; the header tells a replay from a fresh create.
+    if (replayed) void reply.header('idempotent-replayed', 'true')
     return await reply.code(201).send(record)
   })
 

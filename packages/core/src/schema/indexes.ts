@@ -3,6 +3,7 @@ import type { Registry } from './registry.js'
 import { SchemaError } from './schema-error.js'
 import { searchablePaths } from '../service/search.js'
 import { ensureTextIndex } from '../service/search-index.js'
+import { ensureIdempotencyIndexes } from '../service/idempotency.js'
 
 /**
  * Creates each schema's `compositeIndex` entries as unique indexes, plus the tenant index every
@@ -23,4 +24,5 @@ export async function ensureIndexes (db: Db, registry: Registry): Promise<void> 
       }
     }
   }
+  await ensureIdempotencyIndexes(db)
 }

@@ -3,6 +3,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { Registry } from '../schema/registry.js'
 import type { RecordEvents } from './events.js'
 import { ResourceService } from './resource-service.js'
+import { IdempotencyKeys } from './idempotency.js'
 
 export { ResourceService } from './resource-service.js'
 export { RecordEvents, type RecordEvent } from './events.js'
@@ -15,13 +16,15 @@ export class ResourceServices {
   readonly #byKey = new Map<string, ResourceService>()
 
   constructor (registry: Registry, deps: { db: Db, events: RecordEvents, log: FastifyBaseLogger, pageSize: number }) {
+    const idempotency = new IdempotencyKeys(deps.db)
     for (const model of registry.all()) {
       this.#byKey.set(model.key, new ResourceService(model, {
         collection: deps.db.collection(model.collection),
         events: deps.events,
         log: deps.log.child({ resource: model.key }),
         pageSize: deps.pageSize,
-        lookup: (path) => this.get(path, model.version)
+        lookup: (path) => this.get(path, model.version),
+        idempotency
       }))
     }
     // Relation `where` filters are cast against their targets now, so a bad one stops start-up.

@@ -18,6 +18,7 @@ import { and, compileClientScopes, stamp, tenantFilter, type Operation } from '.
 import { RelationLoader } from './relations.js'
 import { AggregationRunner } from './aggregations.js'
 import { searchSort, textClause } from './search.js'
+import { checkIdempotencyKey, type IdempotencyKeys, type IdempotentResult } from './idempotency.js'
 import type { DeleteStrategy, ListQuery, ListResult, ReadOptions, RecordJson, Scope, WriteResult, WriteSubscriber } from './types.js'
 
 const hardDelete: DeleteStrategy = async ({ collection, filter }) => {
@@ -37,6 +38,8 @@ export interface ResourceServiceDeps {
   pageSize: number
   /** Another schema's service of the same version (relation targets). */
   lookup?: (path: string) => ResourceService
+  /** The shared `idempotency_keys` store (create with an Idempotency-Key). */
+  idempotency?: IdempotencyKeys
 }
 
 /**
@@ -164,8 +167,30 @@ export class ResourceService {
     return { ...this.present(ctx, doc), ...related }
   }
 
-  async create (ctx: RequestContext, input: unknown): Promise<RecordJson> {
+  async create (ctx: RequestContext, input: unknown, opts: { idempotencyKey?: string } = {}): Promise<RecordJson> {
+    if (opts.idempotencyKey !== undefined) return (await this.createOnce(ctx, input, opts.idempotencyKey)).record
     return await createRecord(this.#host(ctx), ctx, input)
+  }
+
+  /**
+   * Create under an Idempotency-Key (per tenant, 24 h): a replay with the same body answers the
+   * first record (`replayed: true`) and creates nothing; another body is 409 CONFLICT.
+   */
+  async createOnce (ctx: RequestContext, input: unknown, key: string): Promise<IdempotentResult> {
+    const { userId } = stamp(ctx)
+    const store = this.#deps.idempotency
+    if (store === undefined) throw new Error('@svc/core: this service has no idempotency store')
+    return await store.run({
+      userId,
+      path: this.model.key,
+      key: checkIdempotencyKey(key),
+      body: input,
+      create: async (_id) => await createRecord(this.#host(ctx), ctx, input, { _id }),
+      find: async (_id) => {
+        const doc = await this.collection.findOne(and({ _id }, this.scopeFilter(ctx, 'get')))
+        return doc == null ? null : this.present(ctx, doc)
+      }
+    })
   }
 
   async updateById (ctx: RequestContext, id: string, patch: unknown): Promise<RecordJson> {

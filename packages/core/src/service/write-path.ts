@@ -1,4 +1,4 @@
-import type { Collection, Document } from 'mongodb'
+import type { Collection, Document, ObjectId } from 'mongodb'
 import type { FastifyBaseLogger } from 'fastify'
 import { ConflictError, NotFoundError } from '../errors.js'
 import type { RequestContext } from '../identity.js'
@@ -31,7 +31,7 @@ function notFound (model: ResourceModel): never {
  * (its result is validated again and re-stamped, so a hook cannot change ownership, ids,
  * timestamps or pick a non-initial state), insert, publish, afterCreate with the projected record.
  */
-export async function createRecord (h: WriteHost, ctx: RequestContext, input: unknown): Promise<RecordJson> {
+export async function createRecord (h: WriteHost, ctx: RequestContext, input: unknown, opts: { _id?: ObjectId } = {}): Promise<RecordJson> {
   const { model } = h
   const owner = stamp(ctx)
   let { set } = h.accept(ctx, input, 'create')
@@ -45,7 +45,8 @@ export async function createRecord (h: WriteHost, ctx: RequestContext, input: un
     stampInitial(model, set)
   }
   const now = new Date()
-  const doc: Document = { ...set, ...owner, createdAt: now, updatedAt: now }
+  // An idempotent create brings its `_id` from the key's claim, so a retried insert cannot duplicate.
+  const doc: Document = { ...(opts._id !== undefined ? { _id: opts._id } : {}), ...set, ...owner, createdAt: now, updatedAt: now }
   await h.collection.insertOne(doc)
   const after = toJson<RecordJson>(doc)
   await h.publish({ action: 'created', model, ctx, recordId: after._id, before: null, after })
