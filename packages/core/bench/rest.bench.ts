@@ -8,6 +8,8 @@ import autocannon from 'autocannon'
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 5)
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10)
+// Alternating rounds and medians, so a busy machine skews both sides alike.
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
 const children: ChildProcess[] = []
 
 async function child (script: string, args: string[] = []): Promise<Record<string, any>> {
@@ -27,6 +29,11 @@ async function run (url: string, token: string): Promise<number> {
   return result.requests.average
 }
 
+function median (xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b)
+  return s.length % 2 === 1 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2
+}
+
 try {
   const uri = process.env.MONGODB_URI ?? (await child('./devdb.ts')).uri as string
   const { svcPort, rawPort, id, token } = await child('./servers.ts', [uri])
@@ -34,12 +41,17 @@ try {
     ['GET /:id', `http://127.0.0.1:${svcPort as number}/api/v1/deals/${id as string}`, `http://127.0.0.1:${rawPort as number}/raw/deals/${id as string}`],
     ['GET list (20)', `http://127.0.0.1:${svcPort as number}/api/v1/deals`, `http://127.0.0.1:${rawPort as number}/raw/deals`]
   ]
-  console.log(`database: ${process.env.MONGODB_URI != null ? 'MONGODB_URI' : '@svc/devdb (child process)'}; ${CONNECTIONS} connections, ${DURATION}s per run`)
+  console.log(`database: ${process.env.MONGODB_URI != null ? 'MONGODB_URI' : '@svc/devdb (child process)'}; ${CONNECTIONS} connections, ${DURATION}s per run, median of ${ROUNDS} alternating rounds`)
   for (const [label, svcUrl, rawUrl] of pairs) {
     await run(svcUrl, token) // warm-up (JIT, connection pool) for both before measuring
     await run(rawUrl, token)
-    const raw = await run(rawUrl, token)
-    const svc = await run(svcUrl, token)
+    const svcRuns: number[] = []
+    const rawRuns: number[] = []
+    for (let r = 0; r < ROUNDS; r++) {
+      if (r % 2 === 0) { rawRuns.push(await run(rawUrl, token)); svcRuns.push(await run(svcUrl, token)) } else { svcRuns.push(await run(svcUrl, token)); rawRuns.push(await run(rawUrl, token)) }
+    }
+    const svc = median(svcRuns)
+    const raw = median(rawRuns)
     console.log(`${label.padEnd(14)} svc ${svc.toFixed(0).padStart(6)} req/s   raw ${raw.toFixed(0).padStart(6)} req/s   ratio ${(svc / raw).toFixed(2)}`)
   }
 } finally {
