@@ -164,3 +164,14 @@ t.test('expressions devdb adds to mingo', async t => {
   const e = await mongoError(async () => await run([{ $project: { o: { $toObjectId: 'nope' } } }]))
   t.equal(e.code, 241)
 })
+
+t.test('parse errors carry the stage context like mongod', async t => {
+  const e = await mongoError(async () => await run([{ $addFields: { x: { $foo: 1 } } }]))
+  t.equal(e.code, 168)
+  t.equal(e.message, "Invalid $addFields :: caused by :: Unrecognized expression '$foo'")
+  const e2 = await mongoError(async () => await run([{ $addFields: { $bad: 'v' } }]))
+  t.equal(e2.code, 16410)
+  t.equal(e2.message, "Invalid $addFields :: caused by :: FieldPath field names may not start with '$'. Consider using $getField or $setField.")
+  const e3 = await mongoError(async () => await run([{ $group: { _id: { $foo: 1 } } }]))
+  t.equal(e3.message, "Unrecognized expression '$foo'")
+})

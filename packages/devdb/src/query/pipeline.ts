@@ -53,7 +53,15 @@ function validateStage (name: string, arg: unknown, index: number): void {
       if (name === '$project' && isPlainDoc(arg) && Object.keys(arg).length === 0) {
         throw new CommandError(51272, 'Location51272', 'Invalid $project :: caused by :: projection specification must have at least one field')
       }
-      validateExpression(arg, name === '$project' ? '$project' : undefined)
+      if (['$project', '$addFields', '$set'].includes(name) && isPlainDoc(arg)) {
+        // The specification's own keys are field names, never operators.
+        for (const [field, value] of Object.entries(arg)) {
+          if (field.startsWith('$')) {
+            throw new CommandError(16410, 'Location16410', `Invalid ${name} :: caused by :: FieldPath field names may not start with '$'. Consider using $getField or $setField.`)
+          }
+          validateExpression(value, name)
+        }
+      } else validateExpression(arg, undefined)
       if (name === '$bucket' || name === '$bucketAuto') validateAccumulators(isPlainDoc(arg) ? arg.output : undefined)
       return
     case '$group': {

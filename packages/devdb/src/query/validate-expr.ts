@@ -19,6 +19,11 @@ for (const op of ['$sum', '$avg', '$max', '$min', '$stdDevPop', '$stdDevSamp', '
   if (ACCUMULATOR_OPERATORS.has(op)) EXPRESSION_OPERATORS.add(op)
 }
 
+/** mongod prefixes parse errors inside $project/$addFields/$set with "Invalid <stage> :: caused by :: ". */
+function withContext (msg: string, context?: string): string {
+  return context !== undefined && context !== '$expr' ? `Invalid ${context} :: caused by :: ${msg}` : msg
+}
+
 export function unrecognizedExpression (op: string, context?: string): CommandError {
   const base = `Unrecognized expression '${op}'`
   return new CommandError(Codes.InvalidPipelineOperator, 'InvalidPipelineOperator', context !== undefined ? `Invalid ${context} :: caused by :: ${base}` : base)
@@ -35,7 +40,7 @@ export function validateExpression (expr: unknown, context?: string): void {
   if (keys.length === 0) return
   if (keys[0].startsWith('$')) {
     if (keys.length > 1) {
-      throw new CommandError(15983, 'Location15983', `An object representing an expression must have exactly one field: ${JSON.stringify(expr)}`)
+      throw new CommandError(15983, 'Location15983', withContext(`An object representing an expression must have exactly one field: ${JSON.stringify(expr)}`, context))
     }
     const op = keys[0]
     if (REFUSED.has(op)) throw new CommandError(31264, 'Location31264', `${op} is not allowed in devdb (no server-side JavaScript)`)
@@ -45,7 +50,7 @@ export function validateExpression (expr: unknown, context?: string): void {
     return
   }
   for (const k of keys) {
-    if (k.startsWith('$')) throw new CommandError(16410, 'Location16410', `FieldPath field names may not start with '$'. Consider using $getField or $setField.`)
+    if (k.startsWith('$')) throw new CommandError(16410, 'Location16410', withContext("FieldPath field names may not start with '$'. Consider using $getField or $setField.", context))
     validateExpression(expr[k], context)
   }
 }
