@@ -4,7 +4,7 @@ import { MongoClient } from 'mongodb'
 import { getTestDb } from '@svc/testkit'
 import svcCore from '../src/index.js'
 import { JWT_SECRET, buildCoreApp, makeUser, type TestUser } from './helper.js'
-import { relationSchemas } from './fixtures/relation-schemas.js'
+import { makeRelationSchemas, relationSchemas } from './fixtures/relation-schemas.js'
 
 async function post (app: FastifyInstance, u: TestUser, path: string, payload: Record<string, unknown>): Promise<any> {
   const res = await app.inject({ method: 'POST', url: `/api/v1/${path}`, headers: u.headers, payload })
@@ -139,5 +139,22 @@ t.test('one query per relation for a whole page (command monitoring)', async (t)
     seen.length = 0
     await get(app, u, '/api/v1/contacts?name=nobody&__include=company')
     t.same(seen.sort(), ['aggregate:contacts', 'find:contacts'], 'an empty page issues no relation query')
+  }
+})
+
+t.test('an include through a foreign key the caller cannot read is 400', async (t) => {
+  const schemas = makeRelationSchemas()
+  schemas[1].fields[1] = { name: 'companyId', type: String, acl: { read: ['admin'] } }
+  const app = await buildCoreApp(t, { schemas })
+  const admin = makeUser({ roles: ['admin'] })
+  const user = makeUser({ user_id: admin.userId, roles: ['user'] })
+  const co = await post(app, admin, 'companies', { name: 'Acme' })
+  await post(app, admin, 'contacts', { name: 'Ann', companyId: co._id })
+  for (const url of ['/api/v1/contacts?__include=company', `/api/v1/companies/${co._id as string}?__include=contacts`]) {
+    const res = await app.inject({ method: 'GET', url, headers: user.headers })
+    t.equal(res.statusCode, 400, `GET ${url} without read access to the fk`)
+    t.equal(res.json().error.details.field, '__include')
+    const ok = await app.inject({ method: 'GET', url, headers: admin.headers })
+    t.equal(ok.statusCode, 200, `GET ${url} as a role that can read it`)
   }
 })

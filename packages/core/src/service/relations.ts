@@ -86,12 +86,27 @@ export class RelationLoader {
     const out: Related[] = docs.map(() => ({}))
     if (docs.length === 0 || names.length === 0) return out
     const compiled = this.compile()
+    for (const name of names) this.#checkReadable(ctx, compiled.get(name)!)
     await Promise.all(names.map(async (name) => {
       const c = compiled.get(name)!
       if (c.relation.kind === 'belongsTo') await this.#belongsTo(ctx, c, docs, out)
       else await this.#hasMany(ctx, c, docs, out)
     }))
     return out
+  }
+
+  /**
+   * The link itself is data: a caller who may not read the foreign key (on this schema for
+   * belongsTo, on the target otherwise) may not learn it through an include either.
+   */
+  #checkReadable (ctx: RequestContext, c: CompiledRelation): void {
+    const holder = c.relation.kind === 'belongsTo' ? this.#service() : c.target
+    const readable = holder.readableFields(ctx)
+    if (readable !== null && !readable.has(c.relation.fk.split('.')[0])) refuse(`include '${c.relation.name}' goes through '${c.relation.fk}', which you cannot read`, c.relation.name)
+  }
+
+  #service (): ResourceService {
+    return this.#lookup(this.#model.path)
   }
 
   /** The caller's tenant, re-applied on the target whatever the target's ACL, plus its scopes without tombstones. */

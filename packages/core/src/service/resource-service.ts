@@ -133,7 +133,7 @@ export class ResourceService {
     screenQuery(this.model, ctx, query.filter, query.sort)
     const scoped = this.scopeFilter(ctx, 'list', query)
     const includes = this.relations.parse(query.include)
-    const text = textClause(this.model, query.q)
+    const text = textClause(this.model, query.q, this.readableFields(ctx))
     const base = and(buildFilter(this.model, query.filter), scoped)
     // `$text` stays top level (MongoDB refuses it under $or/$nor; devdb under $and too).
     const filter = text === undefined ? base : { $text: text, ...base }

@@ -17,10 +17,16 @@ export function searchablePaths (model: ResourceModel): string[] {
   return out
 }
 
-/** The `$text` clause for `q`, or undefined without one; `q` on a schema without searchable fields is 400. */
-export function textClause (model: ResourceModel, q: unknown): Document | undefined {
+/**
+ * The `$text` clause for `q`, or undefined without one; `q` on a schema without searchable fields
+ * is 400. So is `q` by a caller who cannot read every searchable field: a match on a hidden field
+ * would tell them what it holds (the one text index cannot leave fields out per caller).
+ */
+export function textClause (model: ResourceModel, q: unknown, readable: Set<string> | null = null): Document | undefined {
   if (q === undefined) return undefined
-  if (searchablePaths(model).length === 0) throw new ValidationError(`text search (q) is not available on ${model.path}: no field is searchable`, { field: 'q' })
+  const paths = searchablePaths(model)
+  if (paths.length === 0) throw new ValidationError(`text search (q) is not available on ${model.path}: no field is searchable`, { field: 'q' })
+  if (readable !== null && paths.some((p) => !readable.has(p.split('.')[0]))) throw new ValidationError(`text search (q) on ${model.path} covers fields you cannot read`, { field: 'q' })
   if (typeof q !== 'string') throw new ValidationError('q must be a string', { field: 'q' })
   const search = q.trim()
   if (search === '') throw new ValidationError('q must not be empty', { field: 'q' })
