@@ -82,5 +82,5 @@ t.test('registering without core fails at boot', async (t) => {
   const { default: softDelete } = await import('../src/index.js')
   const app = Fastify({ logger: false })
   app.register(softDelete)
-  await t.rejects(app.ready(), /@svc\/core/)
+  await t.rejects(async () => { await app.ready() }, /@svc\/core/)
 })

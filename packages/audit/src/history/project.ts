@@ -3,19 +3,9 @@ import type { AuditDiff, AuditRow, HistoryEntry } from '../types.js'
 
 type Readable = Set<string> | null
 
-/**
- * The reader's readable top-level fields: core's own `readableFields` when present (the same
- * projection as every other answer), else computed from the fields' `acl.read` slots.
- */
+/** The reader's readable top-level fields, exactly as core projects every other answer (null: all). */
 export function readableFor (service: ResourceService, ctx: RequestContext): Readable {
-  const own = (service as unknown as { readableFields?: (c: RequestContext) => Readable }).readableFields
-  if (typeof own === 'function') return own.call(service, ctx)
-  const model = service.model
-  if (ctx.system === true || model.fields.every((f) => f.acl?.read === undefined)) return null
-  const roles = ctx.identity?.roles ?? []
-  const out = new Set<string>(['_id', 'userId', 'accountId', 'createdAt', 'updatedAt', 'deletedAt'])
-  for (const f of model.fields) if (f.acl?.read === undefined || f.acl.read.some((r) => roles.includes(r))) out.add(f.name)
-  return out
+  return service.readableFields(ctx)
 }
 
 function strip (record: Record<string, unknown> | null, readable: Readable): Record<string, unknown> | null {
