@@ -22,10 +22,21 @@ async function child (script: string, args: string[] = []): Promise<Record<strin
   return JSON.parse(line)
 }
 
+let cpuUrl = ''
+async function serverCpu (): Promise<number> {
+  const { user, system } = await (await fetch(cpuUrl)).json() as { user: number, system: number }
+  return user + system
+}
+
+const cpuPerRequest = new Map<string, number[]>()
+
 async function run (url: string, token: string): Promise<number> {
+  const before = await serverCpu()
   const result = await autocannon({ url, connections: CONNECTIONS, duration: DURATION, headers: { authorization: `Bearer ${token}` } })
+  const cpu = await serverCpu() - before
   const errors = result.errors + result.non2xx
   if (errors > 0) throw new Error(`${url}: ${errors} errors / non-2xx responses`)
+  cpuPerRequest.set(url, [...(cpuPerRequest.get(url) ?? []), cpu / result.requests.total])
   return result.requests.average
 }
 
@@ -37,6 +48,7 @@ function median (xs: number[]): number {
 try {
   const uri = process.env.MONGODB_URI ?? (await child('./devdb.ts')).uri as string
   const { svcPort, rawPort, id, token } = await child('./servers.ts', [uri])
+  cpuUrl = `http://127.0.0.1:${rawPort as number}/cpu`
   const pairs: Array<[string, string, string]> = [
     ['GET /:id', `http://127.0.0.1:${svcPort as number}/api/v1/deals/${id as string}`, `http://127.0.0.1:${rawPort as number}/raw/deals/${id as string}`],
     ['GET list (20)', `http://127.0.0.1:${svcPort as number}/api/v1/deals`, `http://127.0.0.1:${rawPort as number}/raw/deals`]
@@ -53,6 +65,9 @@ try {
     const svc = median(svcRuns)
     const raw = median(rawRuns)
     console.log(`${label.padEnd(14)} svc ${svc.toFixed(0).padStart(6)} req/s   raw ${raw.toFixed(0).padStart(6)} req/s   ratio ${(svc / raw).toFixed(2)}`)
+    const svcCpu = median(cpuPerRequest.get(svcUrl)!.slice(1))
+    const rawCpu = median(cpuPerRequest.get(rawUrl)!.slice(1))
+    console.log(`${''.padEnd(14)} server CPU per request: svc ${svcCpu.toFixed(0)} µs, raw ${rawCpu.toFixed(0)} µs (raw/svc ${(rawCpu / svcCpu).toFixed(2)})`)
   }
 } finally {
   for (const c of children.reverse()) c.kill('SIGTERM')

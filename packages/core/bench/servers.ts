@@ -54,6 +54,9 @@ raw.get('/raw/deals', async () => {
   return { results, totalResults, page: 1, perPage: 20, totalPages, nextPage: totalPages > 1 ? 2 : null, prevPage: null }
 })
 
+// Server-process CPU, so the benchmark can report CPU per request (less noisy than req/s on a shared machine).
+raw.get('/cpu', async () => process.cpuUsage())
+
 await svc.listen({ host: '127.0.0.1', port: 0 })
 await raw.listen({ host: '127.0.0.1', port: 0 })
 const port = (app: FastifyInstance): number => (app.server.address() as { port: number }).port
