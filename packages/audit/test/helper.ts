@@ -21,7 +21,8 @@ export const SCHEMAS = [
       { name: 'body', type: String, required: true },
       { name: 'pinned', type: Boolean, default: false },
       { name: 'secret', type: String, acl: { read: ['admin'] } }
-    ]
+    ],
+    acl: { delete: ['moderator'] }
   },
   { path: 'logs', collection: 'logs', softDelete: false, fields: [{ name: 'line', type: String, required: true }] },
   { path: 'drafts', collection: 'drafts', audit: false, fields: [{ name: 'text', type: String }] },
