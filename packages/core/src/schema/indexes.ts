@@ -24,5 +24,13 @@ export async function ensureIndexes (db: Db, registry: Registry): Promise<void> 
       }
     }
   }
+  for (const model of registry.all()) {
+    for (const r of Object.values(model.relations)) {
+      if (r.kind === 'belongsTo') continue // the target's _id index serves it
+      // hasOne/hasMany includes look the page's ids up in the target's fk: without an index each is a scan.
+      const target = registry.get(model.version, r.target)
+      if (target !== undefined) await db.collection(target.collection).createIndex({ userId: 1, [r.fk]: 1 }, { name: `svc_fk_${r.fk}` })
+    }
+  }
   await ensureIdempotencyIndexes(db)
 }

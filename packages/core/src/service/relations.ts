@@ -118,7 +118,8 @@ export class RelationLoader {
 
   async #find (ctx: RequestContext, c: CompiledRelation, match: Document): Promise<Document[]> {
     const filter = and(match, c.where, this.#targetFilter(ctx, c))
-    const found = await c.target.collection.find(filter, { sort: RELATED_SORT, limit: MAX_RELATED + 1 }).toArray()
+    // batchSize = limit: the whole answer in one round trip (no getMore after the default 101).
+    const found = await c.target.collection.find(filter, { sort: RELATED_SORT, limit: MAX_RELATED + 1, batchSize: MAX_RELATED + 1 }).toArray()
     if (found.length > MAX_RELATED) refuse(`include '${c.relation.name}' matches more than ${MAX_RELATED} records for this page: use a smaller __perPage`, c.relation.name)
     return found
   }

@@ -140,7 +140,7 @@ export class ResourceService {
     const sort = searchSort(this.model, query.sort, text !== undefined)
     const { page, perPage, skip } = buildPaging(query.page, query.perPage, this.#deps.pageSize)
     const [docs, totalResults] = await Promise.all([
-      this.collection.find(filter, { sort, skip, limit: perPage }).toArray(),
+      this.collection.find(filter, { sort, skip, limit: perPage, batchSize: perPage }).toArray(),
       this.collection.countDocuments(filter)
     ])
     const totalPages = Math.ceil(totalResults / perPage)
