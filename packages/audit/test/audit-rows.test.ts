@@ -107,3 +107,13 @@ t.test('an acl.delete role acting on another tenant: row under the record\'s ten
   const hist = await app.inject({ method: 'GET', url: `/api/v1/notes/${id}/history`, headers: owner.headers })
   t.same(hist.json().results.map((r: { action: string }) => r.action), ['restore', 'delete', 'create'], 'the owner sees what the moderator did')
 })
+
+t.test('an Idempotency-Key replay writes no second create row', async (t) => {
+  const { app, db } = await buildApp(t)
+  const u = makeUser()
+  const headers = { ...u.headers, 'idempotency-key': 'k-1' }
+  const id = (await app.inject({ method: 'POST', url: '/api/v1/notes', headers, payload: { body: 'a' } })).json()._id
+  const replay = await app.inject({ method: 'POST', url: '/api/v1/notes', headers, payload: { body: 'a' } })
+  t.equal(replay.json()._id, id, 'replayed')
+  t.equal(await db.collection('audit_log').countDocuments({ recordId: id, action: 'create' }), 1, 'one create row')
+})
