@@ -110,4 +110,5 @@ t.test('state-machine schema checks stop start-up', async (t) => {
   await t.rejects(buildCoreApp(t, { schemas: [{ path: 'x', fields: [{ name: 'o', type: { s: { type: String, stateMachine: sm } } }] }] }), /stateMachine: applies to top-level fields only/)
   await t.rejects(buildCoreApp(t, { schemas: [{ path: 'x', fields: [{ name: 'o', type: { s: { type: String, acl: { read: ['a'] } } } }] }] }), /acl: applies to top-level fields only/)
   await t.rejects(buildCoreApp(t, { schemas: [{ path: 'x', fields: [{ name: 's', type: String, stateMachine: { ...sm, onEnter: { c: () => 1 } } }] }] }), /onEnter\.c: 'c' is not a declared state/)
+  await t.rejects(buildCoreApp(t, { schemas: [{ path: 'x', fields: [{ name: 'n', type: String, searchable: true, acl: { read: ['a'] } }] }] }), /fields\.n\.acl\.read: a searchable field cannot be read-restricted/)
 })

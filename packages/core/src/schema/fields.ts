@@ -126,6 +126,8 @@ function applyOptions (source: string, key: string, f: FieldModel, def: Record<s
       if (!['read', 'create', 'update'].includes(slot)) throw new SchemaError(source, `${key}.acl.${slot}`, 'unknown slot (read, create, update)')
       if (!Array.isArray(roles) || roles.some((r) => typeof r !== 'string')) throw new SchemaError(source, `${key}.acl.${slot}`, 'must be an array of role names')
     }
+    // A text index cannot hide a field per role: `q` would probe a hidden field's content.
+    if (f.searchable && def.acl.read !== undefined) throw new SchemaError(source, `${key}.acl.read`, 'a searchable field cannot be read-restricted (text search would reveal it)')
     f.acl = def.acl
   }
   if (def.stateMachine !== undefined) f.stateMachine = stateMachine(source, `${key}.stateMachine`, f, def.stateMachine)

@@ -79,8 +79,8 @@ export class ResourceService {
   wantBulkRecords (): void { this.#bulkRecords = true }
 
   /**
-   * The one inbound seam: validation, defaults and BSON conversion today; field-ACL write
-   * checks (issue 4) belong here so every operation and surface gets them.
+   * The one inbound seam for every operation and surface: field-ACL write slots and computed
+   * names are screened, then validation, defaults and BSON conversion.
    */
   accept (ctx: RequestContext, input: unknown, mode: 'create' | 'update'): PreparedInput {
     screenWrite(this.model, ctx, input, mode)
@@ -106,8 +106,8 @@ export class ResourceService {
   }
 
   /**
-   * The one outbound seam: BSON → JSON today; field-ACL read projection, computed fields and
-   * `availableTransitions` (issue 4) belong here so no read path can skip them.
+   * The one outbound seam (see present.ts): BSON → JSON, computed fields, `availableTransitions`,
+   * field-ACL read projection. Relations and audit call it too, so no read path can skip it.
    */
   present (ctx: RequestContext, doc: Document): RecordJson {
     return presentRecord(this.model, ctx, doc, this.#log(ctx))
