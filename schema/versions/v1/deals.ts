@@ -31,5 +31,19 @@ export default {
     company: { belongsTo: 'companies', fk: 'companyId' },
     contact: { belongsTo: 'contacts', fk: 'contactId' },
     tasks: { hasMany: 'tasks', fk: 'dealId' }
-  }
+  },
+  // GET /api/v1/deals/aggregations/byStage?minAmount=1000&closingAfter=2024-01-01 → { results: [...] }.
+  // Params are typed and substituted as values; the caller's userId $match always comes first.
+  aggregations: [
+    {
+      name: 'byStage',
+      description: 'Deal count and total amount per stage',
+      pipeline: [{ $group: { _id: '$stage', count: { $sum: 1 }, total: { $sum: '$amount' } } }, { $sort: { total: -1, _id: 1 } }],
+      params: [
+        { name: 'minAmount', type: Number, match: { amount: { $gte: '$minAmount' } } },
+        { name: 'closingAfter', type: Date, match: { closeDate: { $gte: '$closingAfter' } } }
+      ],
+      cache: { ttlSeconds: 30 }
+    }
+  ]
 }
