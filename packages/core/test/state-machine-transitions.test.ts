@@ -100,6 +100,12 @@ t.test('onEnter runs after the write; its failure is swallowed; several machines
     const res = await app.inject({ method: 'GET', url: `/api/v1/tickets/${id}`, headers: plain.headers })
     t.same(res.json().availableTransitions, { status: ['closed'] }, 'transitions of a hidden state field are hidden too')
     t.notOk('review' in res.json())
+    const bad = await app.inject({ method: 'PUT', url: `/api/v1/tickets/${id}`, headers: plain.headers, payload: { review: 'none' } })
+    t.equal(bad.statusCode, 200, 'sending the current value is no change')
+    await app.inject({ method: 'PUT', url: `/api/v1/tickets/${id}`, headers: u.headers, payload: { review: 'done' } })
+    const refused = await app.inject({ method: 'PUT', url: `/api/v1/tickets/${id}`, headers: plain.headers, payload: { review: 'none' } })
+    t.equal(refused.statusCode, 400)
+    t.same(refused.json().error, { code: 'INVALID_TRANSITION', message: 'review: this change is not allowed now', details: { field: 'review', attempted: 'none' } }, 'a refusal does not reveal a state the caller cannot read')
   }
 })
 

@@ -4,6 +4,7 @@ import { ConflictError, NotFoundError } from '../errors.js'
 import type { RequestContext } from '../identity.js'
 import type { ResourceModel } from '../schema/model.js'
 import { parseId, toJson } from './convert.js'
+import { canRead } from './acl.js'
 import { hookBase, runAfter, runBefore } from './hooks.js'
 import { prepareInput, type PreparedInput } from './input.js'
 import { checkInitial, planTransitions, runOnEnter, stampInitial, transitionGuard, type Transition } from './state-machine.js'
@@ -20,6 +21,19 @@ export interface WriteHost {
   accept: (ctx: RequestContext, input: unknown, mode: 'create' | 'update') => PreparedInput
   present: (ctx: RequestContext, doc: Document) => RecordJson
   publish: (result: WriteResult) => Promise<void>
+}
+
+/** A caller who may write but not read a state field must not learn its value from a refusal. */
+function redactState (model: ResourceModel, ctx: RequestContext, err: unknown): unknown {
+  const details = (err as { details?: Record<string, unknown> }).details
+  const f = typeof details?.field === 'string' ? model.fieldsByPath.get(details.field) : undefined
+  if (f !== undefined && !canRead(ctx, f)) {
+    delete details!.current
+    delete details!.allowed
+    delete details!.expected
+    if (err instanceof Error) err.message = `${f.name}: this change is not allowed now`
+  }
+  return err
 }
 
 function notFound (model: ResourceModel): never {
@@ -75,7 +89,11 @@ export async function updateRecord (h: WriteHost, ctx: RequestContext, id: strin
       const out = await runBefore(model, 'beforeUpdate', { input: given, current: toJson(current), ...hookBase(model, ctx) })
       ;({ set, unset } = prepareInput(model, out ?? given, 'update'))
     }
-    transitions = planTransitions(model, current, set, unset)
+    try {
+      transitions = planTransitions(model, current, set, unset)
+    } catch (err) {
+      throw redactState(model, ctx, err)
+    }
   }
   const $set = { ...set, updatedAt: new Date() }
   const update: Document = { $set }
@@ -85,7 +103,7 @@ export async function updateRecord (h: WriteHost, ctx: RequestContext, id: strin
     if (transitions.length === 0) notFound(model)
     const now = (await h.collection.findOne(and({ _id }, scoped))) ?? notFound(model)
     const t = transitions.find((x) => now[x.field] !== x.from) ?? transitions[0]
-    throw new ConflictError(`${t.field} changed concurrently; read the record and retry`, { field: t.field, current: now[t.field] ?? null, attempted: t.to, expected: t.from })
+    throw redactState(model, ctx, new ConflictError(`${t.field} changed concurrently; read the record and retry`, { field: t.field, current: now[t.field] ?? null, attempted: t.to, expected: t.from }))
   }
   const next: Document = { ...previous, ...$set }
   for (const k of unset) delete next[k]
