@@ -1,6 +1,6 @@
 import t from 'tap'
 import { MongoClient } from 'mongodb'
-import { setup } from './helpers.js'
+import { setup } from './fixtures/devdb-harness.js'
 
 const h = await setup(t)
 const clients = await Promise.all([1, 2, 3, 4].map(async () => await new MongoClient(h.server.uri, { maxPoolSize: 10 }).connect()))

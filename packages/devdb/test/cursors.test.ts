@@ -1,6 +1,6 @@
 import t from 'tap'
 import { Long } from 'mongodb'
-import { setup } from './helpers.js'
+import { setup } from './fixtures/devdb-harness.js'
 
 const h = await setup(t, { cursorTimeoutMs: 300 })
 const c = h.db.collection('cur')

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { Long } from 'mongodb'
-import { setup, mongoError } from './helpers.js'
+import { setup, mongoError } from './fixtures/devdb-harness.js'
 
 const h = await setup(t)
 const c = h.db.collection('e')

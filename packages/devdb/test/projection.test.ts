@@ -1,5 +1,5 @@
 import t from 'tap'
-import { setup, mongoError } from './helpers.js'
+import { setup, mongoError } from './fixtures/devdb-harness.js'
 
 const h = await setup(t)
 const c = h.db.collection('p')

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { Binary, Decimal128, Long, MaxKey, MinKey, ObjectId, Timestamp } from 'mongodb'
-import { setup } from './helpers.js'
+import { setup } from './fixtures/devdb-harness.js'
 
 const h = await setup(t)
 

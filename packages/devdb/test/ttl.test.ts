@@ -1,5 +1,5 @@
 import t from 'tap'
-import { setup } from './helpers.js'
+import { setup } from './fixtures/devdb-harness.js'
 
 const h = await setup(t, { ttlMonitorSleepSecs: 0.2 })
 

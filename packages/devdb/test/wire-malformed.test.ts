@@ -1,7 +1,7 @@
 import t from 'tap'
 import { connect, type Socket } from 'node:net'
 import { BSON } from 'mongodb'
-import { setup } from './helpers.js'
+import { setup } from './fixtures/devdb-harness.js'
 
 const h = await setup(t)
 const port = h.server.port
