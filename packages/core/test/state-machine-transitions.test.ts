@@ -118,3 +118,27 @@ t.test('state-machine schema checks stop start-up', async (t) => {
   await t.rejects(buildCoreApp(t, { schemas: [{ path: 'x', fields: [{ name: 's', type: String, stateMachine: { ...sm, onEnter: { c: () => 1 } } }] }] }), /onEnter\.c: 'c' is not a declared state/)
   await t.rejects(buildCoreApp(t, { schemas: [{ path: 'x', fields: [{ name: 'n', type: String, searchable: true, acl: { read: ['a'] } }] }] }), /fields\.n\.acl\.read: a searchable field cannot be read-restricted/)
 })
+
+t.test('service.transition (GraphQL/MCP): onEnter only, same table, ACL and tenancy', async (t) => {
+  const calls: string[] = []
+  const schemas = [{
+    path: 'jobs',
+    fields: [
+      { name: 'title', type: String },
+      { name: 'state', type: String, acl: { update: ['ops'] }, stateMachine: { initial: 'queued', states: ['queued', 'running', 'done'], transitions: { queued: ['running'], running: ['done'] }, onEnter: { running: () => { calls.push('onEnter') } } } }
+    ],
+    hooks: { beforeUpdate: () => { calls.push('beforeUpdate') }, afterUpdate: () => { calls.push('afterUpdate') } }
+  }]
+  const app = await buildCoreApp(t, { schemas })
+  const ops = makeUser({ roles: ['ops'] })
+  const id = (await app.inject({ method: 'POST', url: '/api/v1/jobs', headers: ops.headers, payload: { title: 'j' } })).json()._id
+  const svc = app.svc.services.get('jobs')
+  const ctx = (u: { userId: string }, roles: string[]) => ({ identity: { kind: 'user' as const, userId: u.userId, roles }, surface: 'graphql' as const })
+  await t.rejects(svc.transition(ctx(ops, ['user']), id, 'state', 'running'), { statusCode: 403, details: { field: 'state' } }, 'update slot applies')
+  await t.rejects(svc.transition(ctx(ops, ['ops']), id, 'state', 'done'), { code: 'INVALID_TRANSITION', details: { current: 'queued', attempted: 'done', allowed: ['running'] } })
+  await t.rejects(svc.transition(ctx(ops, ['ops']), id, 'title', 'x'), { code: 'VALIDATION' }, 'only state fields')
+  await t.rejects(svc.transition(ctx(makeUser(), ['ops']), id, 'state', 'running'), { statusCode: 404 }, 'another tenant')
+  const rec = await svc.transition(ctx(ops, ['ops']), id, 'state', 'running')
+  t.match(rec, { state: 'running', availableTransitions: ['done'] })
+  t.same(calls, ['onEnter'], 'no beforeUpdate/afterUpdate on the transition operation')
+})

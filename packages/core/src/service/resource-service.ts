@@ -10,7 +10,7 @@ import { prepareInput, type PreparedInput } from './input.js'
 import { upsertSeed } from './bulk-upsert.js'
 import { readableFields, screenQuery, screenWrite } from './acl.js'
 import { legalSeed, refuseBulkState, stampInitial } from './state-machine.js'
-import { createRecord, deleteRecord, updateRecord, type WriteHost } from './write-path.js'
+import { createRecord, deleteRecord, transitionRecord, updateRecord, type WriteHost } from './write-path.js'
 import { presentRecord } from './present.js'
 import { updateManyWithImages } from './bulk-images.js'
 import type { PurgeHook } from './purge.js'
@@ -195,6 +195,11 @@ export class ResourceService {
 
   async updateById (ctx: RequestContext, id: string, patch: unknown): Promise<RecordJson> {
     return await updateRecord(this.#host(ctx), ctx, id, patch)
+  }
+
+  /** Moves one state field (GraphQL `<path>Transition<Field>`, MCP): fires `onEnter` only, no update hooks. */
+  async transition (ctx: RequestContext, id: string, field: string, to: unknown): Promise<RecordJson> {
+    return await transitionRecord(this.#host(ctx), ctx, id, field, to)
   }
 
   async deleteById (ctx: RequestContext, id: string): Promise<RecordJson> {

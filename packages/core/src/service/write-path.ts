@@ -1,6 +1,6 @@
 import type { Collection, Document, ObjectId } from 'mongodb'
 import type { FastifyBaseLogger } from 'fastify'
-import { ConflictError, NotFoundError } from '../errors.js'
+import { ConflictError, NotFoundError, ValidationError } from '../errors.js'
 import type { RequestContext } from '../identity.js'
 import type { ResourceModel } from '../schema/model.js'
 import { parseId, toJson } from './convert.js'
@@ -75,16 +75,17 @@ export async function createRecord (h: WriteHost, ctx: RequestContext, input: un
  * the result, then write conditionally on the states still being what was validated: of two
  * concurrent transitions from one state exactly one lands, the other is 409 CONFLICT.
  */
-export async function updateRecord (h: WriteHost, ctx: RequestContext, id: string, patch: unknown): Promise<RecordJson> {
+export async function updateRecord (h: WriteHost, ctx: RequestContext, id: string, patch: unknown, opts: { hooks?: boolean } = {}): Promise<RecordJson> {
   const { model } = h
   const scoped = h.scopeFilter(ctx, 'update')
   const _id = parseId(id) ?? notFound(model)
   let { set, unset } = h.accept(ctx, patch, 'update')
   const touchesState = Object.keys(model.stateMachines).some((f) => f in set || unset.includes(f))
   let transitions: Transition[] = []
-  if (model.hooks.beforeUpdate !== undefined || touchesState) {
+  const hooks = opts.hooks !== false
+  if ((hooks && model.hooks.beforeUpdate !== undefined) || touchesState) {
     const current = (await h.collection.findOne(and({ _id }, scoped))) ?? notFound(model)
-    if (model.hooks.beforeUpdate !== undefined) {
+    if (hooks && model.hooks.beforeUpdate !== undefined) {
       const given: Record<string, unknown> = { ...set, ...Object.fromEntries(unset.map((k) => [k, null])) }
       const out = await runBefore(model, 'beforeUpdate', { input: given, current: toJson(current), ...hookBase(model, ctx) })
       ;({ set, unset } = prepareInput(model, out ?? given, 'update'))
@@ -115,7 +116,7 @@ export async function updateRecord (h: WriteHost, ctx: RequestContext, id: strin
   const base = hookBase(model, ctx)
   const prior = h.present(ctx, previous)
   for (const t of transitions) await runOnEnter(model, t, { record, previous: prior, ...base }, h.log)
-  await runAfter(model, 'afterUpdate', { record, previous: prior, ...base }, h.log)
+  if (hooks) await runAfter(model, 'afterUpdate', { record, previous: prior, ...base }, h.log)
   return record
 }
 
@@ -135,4 +136,15 @@ export async function deleteRecord (h: WriteHost, ctx: RequestContext, id: strin
   const record = h.present(ctx, res.after ?? res.before)
   await runAfter(model, 'afterDelete', { record, ...hookBase(model, ctx) }, h.log)
   return record
+}
+
+/**
+ * The dedicated transition operation (GraphQL `<path>Transition<Field>`, MCP): the same ACL,
+ * transition table and conditional write as PUT by id, but per the spec only `onEnter` runs,
+ * not beforeUpdate/afterUpdate.
+ */
+export async function transitionRecord (h: WriteHost, ctx: RequestContext, id: string, field: string, to: unknown): Promise<RecordJson> {
+  if (h.model.stateMachines[field] === undefined) throw new ValidationError(`${field} is not a state field of ${h.model.path}`, { field })
+  if (typeof to !== 'string') throw new ValidationError(`${field} must be a string`, { field })
+  return await updateRecord(h, ctx, id, { [field]: to }, { hooks: false })
 }
