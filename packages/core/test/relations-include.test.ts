@@ -110,3 +110,18 @@ t.test('a relation where outside the filter rules, or named like a field, stops 
   clash[1].fields.push({ name: 'company', type: String })
   await t.rejects(buildCoreApp(t, { schemas: clash }), /relations\.company.*name of a field/)
 })
+
+t.test('an fk inside a sub-document (dotted path)', async (t) => {
+  const schemas = [...makeRelationSchemas(), {
+    path: 'tickets',
+    fields: [{ name: 'title', type: String }, { name: 'ref', type: { companyId: String } }],
+    relations: { company: { belongsTo: 'companies', fk: 'ref.companyId' } }
+  }]
+  const app = await buildCoreApp(t, { schemas })
+  const u = makeUser()
+  const acme = await post(app, u, 'companies', { name: 'Acme' })
+  const ticket = await post(app, u, 'tickets', { title: 't', ref: { companyId: acme._id } })
+  const { status, body } = await get(app, u, `/api/v1/tickets/${ticket._id as string}?__include=company`)
+  t.equal(status, 200)
+  t.equal(body.company.name, 'Acme')
+})

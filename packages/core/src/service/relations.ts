@@ -26,6 +26,13 @@ function keyOf (v: unknown): string | undefined {
   return typeof v === 'string' && HEX24.test(v) ? v.toLowerCase() : undefined
 }
 
+/** The value at a (possibly dotted) fk path of a stored document. */
+function valueAt (doc: Document, path: string): unknown {
+  let v: unknown = doc
+  for (const part of path.split('.')) v = v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Document)[part] : undefined
+  return v
+}
+
 function refuse (message: string, relation?: string): never {
   throw new ValidationError(message, { field: '__include', ...(relation !== undefined ? { relation } : {}) })
 }
@@ -127,13 +134,13 @@ export class RelationLoader {
   async #belongsTo (ctx: RequestContext, c: CompiledRelation, docs: Document[], out: Related[]): Promise<void> {
     const name = c.relation.name
     const keys = new Set<string>()
-    for (const d of docs) { const k = keyOf(d[c.relation.fk]); if (k !== undefined) keys.add(k) }
+    for (const d of docs) { const k = keyOf(valueAt(d, c.relation.fk)); if (k !== undefined) keys.add(k) }
     const byId = new Map<string, RecordJson>()
     if (keys.size > 0) {
       const found = await this.#find(ctx, c, { _id: { $in: [...keys].map((k) => new ObjectId(k)) } })
       for (const t of found) byId.set(keyOf(t._id)!, c.target.present(ctx, t))
     }
-    docs.forEach((d, i) => { out[i][name] = byId.get(keyOf(d[c.relation.fk]) ?? '') ?? null })
+    docs.forEach((d, i) => { out[i][name] = byId.get(keyOf(valueAt(d, c.relation.fk)) ?? '') ?? null })
   }
 
   async #hasMany (ctx: RequestContext, c: CompiledRelation, docs: Document[], out: Related[]): Promise<void> {
@@ -144,7 +151,8 @@ export class RelationLoader {
     const groups = new Map<string, RecordJson[]>()
     for (const t of found) {
       const json = c.target.present(ctx, t)
-      const values: unknown[] = Array.isArray(t[fk]) ? t[fk] : [t[fk]]
+      const v = valueAt(t, fk)
+      const values: unknown[] = Array.isArray(v) ? v : [v]
       for (const k of new Set(values.map(keyOf))) {
         if (k === undefined) continue
         const g = groups.get(k)
