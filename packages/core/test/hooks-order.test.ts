@@ -122,3 +122,19 @@ t.test('hooks fire on service calls from other surfaces with req undefined', asy
   t.equal(calls[0][0], 'beforeCreate')
   t.equal(calls[0][1].req, undefined, 'req is undefined off HTTP')
 })
+
+t.test('beforeCreate cannot pick a non-initial state', async (t) => {
+  const schemas = [{
+    path: 'orders',
+    fields: [{ name: 'title', type: String }, { name: 'status', type: String, stateMachine: { initial: 'new', states: ['new', 'paid'], transitions: { new: ['paid'] } } }],
+    hooks: { beforeCreate: ({ input }: Args) => (input.title === 'skip' ? { ...input, status: 'paid' } : { title: input.title }) }
+  }]
+  const app = await buildCoreApp(t, { schemas })
+  const u = makeUser()
+  const res = await app.inject({ method: 'POST', url: '/api/v1/orders', headers: u.headers, payload: { title: 'skip' } })
+  t.equal(res.statusCode, 400)
+  t.match(res.json(), { error: { code: 'INVALID_TRANSITION', details: { current: null, attempted: 'paid', allowed: ['new'] } } })
+  const res2 = await app.inject({ method: 'POST', url: '/api/v1/orders', headers: u.headers, payload: { title: 'drop' } })
+  t.equal(res2.statusCode, 201)
+  t.equal(res2.json().status, 'new', 'a hook dropping the state field gets the initial state back')
+})
