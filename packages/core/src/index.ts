@@ -1,7 +1,9 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import authPlugin, { parseDuration } from './auth/index.js'
+import { Manifest } from './describe/manifest.js'
 import { installErrorHandling } from './http/error-handler.js'
+import { describeRoute } from './rest/describe-route.js'
 import { resourceRoutes } from './rest/resource-routes.js'
 import { ensureIndexes } from './schema/indexes.js'
 import { loadRegistry } from './schema/load.js'
@@ -16,6 +18,8 @@ export { Registry } from './schema/registry.js'
 export { SchemaError } from './schema/schema-error.js'
 export { loadRegistry } from './schema/load.js'
 export { describeModel } from './schema/describe.js'
+export { Manifest, DEFAULT_VERSION } from './describe/manifest.js'
+export type { ManifestContributor, ManifestEndpoints, ManifestFeatures, RestEndpoint } from './describe/manifest.js'
 export { ResourceService, ResourceServices, RecordEvents } from './service/index.js'
 export type { RecordEvent, ListQuery, ListResult, ReadOptions, RecordJson, Scope, DeleteStrategy, WriteResult, WriteSubscriber, Operation, PurgeHook } from './service/index.js'
 export { normalizeError, type ErrorEnvelope, type NormalizedError } from './http/error-envelope.js'
@@ -34,6 +38,8 @@ async function svcCore (app: FastifyInstance, opts: SvcCoreOptions): Promise<voi
   if (accessTokenTtlSeconds > TWO_HOURS) throw new Error('@svc/core: accessTokenTtl above the 2 h ceiling')
   const pageSize = opts.pageSize ?? 20
   if (!Number.isInteger(pageSize) || pageSize < 1) throw new Error('@svc/core: option `pageSize` must be a positive integer')
+  const refreshTokenTtlSeconds = opts.refreshTokenTtl === undefined ? undefined : parseDuration(opts.refreshTokenTtl)
+  if (opts.publicBaseUrl !== undefined && !/^https?:\/\/\S+$/.test(opts.publicBaseUrl)) throw new Error('@svc/core: option `publicBaseUrl` must be an http(s) URL')
 
   const registry = await loadRegistry({ schemaDir: opts.schemaDir, schemas: opts.schemas, log: app.log })
   const events = new RecordEvents(app.log.child({ name: '@svc/core.events' }))
@@ -45,13 +51,18 @@ async function svcCore (app: FastifyInstance, opts: SvcCoreOptions): Promise<voi
     events,
     config: { pageSize: Math.min(pageSize, 200), bcryptRounds: opts.bcryptRounds ?? 10, accessTokenTtlSeconds },
     auth: null as unknown as SvcContext['auth'], // installed by the auth layer below
-    features: {}
+    features: {},
+    manifest: null as unknown as Manifest // needs `svc` itself, set just below
   }
+  svc.manifest = new Manifest(svc)
   app.decorate('svc', svc)
+  // Before any route: the manifest lists the routes actually registered, plugins' included.
+  app.addHook('onRoute', svc.manifest.recordRoute)
   app.decorateRequest('identity', null)
   installErrorHandling(app, { production: opts.production ?? process.env.NODE_ENV === 'production' })
   await ensureIndexes(opts.db, registry)
-  await app.register(authPlugin, { jwtSecret: opts.jwtSecret, accessTokenTtlSeconds, bcryptRounds: svc.config.bcryptRounds })
+  await app.register(authPlugin, { jwtSecret: opts.jwtSecret, accessTokenTtlSeconds, bcryptRounds: svc.config.bcryptRounds, refreshTokenTtlSeconds, publicBaseUrl: opts.publicBaseUrl })
+  describeRoute(app)
   for (const service of services.all()) {
     await app.register(resourceRoutes, { prefix: `/api/${service.model.version}`, service })
   }

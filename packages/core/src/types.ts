@@ -1,6 +1,7 @@
 import type { Db } from 'mongodb'
 import type { FastifyRequest } from 'fastify'
 import type { SendMail } from './auth/session.js'
+import type { Manifest } from './describe/manifest.js'
 import type { Identity } from './identity.js'
 import type { Registry } from './schema/registry.js'
 import type { RecordEvents, ResourceServices } from './service/index.js'
@@ -22,6 +23,10 @@ export interface SvcCoreOptions {
   bcryptRounds?: number
   /** Hide 5xx messages in responses; default `NODE_ENV === 'production'`. */
   production?: boolean
+  /** Public address of the service (`https://api.example.com`); reset mails link to `<it>/reset-password?token=…`. */
+  publicBaseUrl?: string
+  /** Refresh token lifetime: seconds or a duration string (`30d`); default 30 days. */
+  refreshTokenTtl?: number | string
 }
 
 /** The authentication service the auth layer installs on `app.svc.auth`. */
@@ -52,6 +57,11 @@ export interface SvcContext {
    * flag when registered, e.g. `softDelete`, `audit`. Absent means not loaded.
    */
   features: Record<string, boolean>
+  /**
+   * The `_describe` manifest and `<path>-schema` builder. GraphQL/MCP plugins name the operations
+   * they register with `manifest.contribute(fn)`; REST routes are picked up as they register.
+   */
+  manifest: Manifest
   /**
    * Outgoing mail (password reset). Set by the host after registering core, e.g. the reference
    * server's SMTP mailer; unset, reset mails are written to the log (spec: no SMTP_HOST).

@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { RequestContext } from '../identity.js'
 import { ValidationError } from '../errors.js'
-import { describeModel } from '../schema/describe.js'
 import type { ResourceService } from '../service/resource-service.js'
 import { toListQuery } from './list-query.js'
 import { aggregationRoutes } from './aggregation-routes.js'
@@ -26,7 +25,6 @@ export async function resourceRoutes (app: FastifyInstance, opts: ResourceRoutes
   const { model } = service
   const s = model.schemas
   const base = `/${model.path}`
-  const description = describeModel(model)
 
   app.setValidatorCompiler(resourceValidatorCompiler)
 
@@ -63,7 +61,8 @@ export async function resourceRoutes (app: FastifyInstance, opts: ResourceRoutes
     return await service.bulkPut(context(request), body.filter, body.record)
   })
 
-  app.get(`${base}-schema`, async () => description)
+  // Built per request by the `_describe` builder: soft delete/audit plugins register after core.
+  app.get(`${base}-schema`, async () => app.svc.manifest.schema(model))
 
   aggregationRoutes(app, service, context)
 

@@ -9,19 +9,26 @@ function field (f: FieldModel): Record<string, unknown> {
   out.searchable = f.searchable
   out.computed = f.computed !== undefined
   if (f.reference !== undefined) out.reference = f.reference
+  // Role names only: the manifest describes the schema, so ACL'd fields are still listed.
+  if (f.acl !== undefined) out.acl = { ...f.acl }
   if (f.kind === 'object') out.fields = f.fields!.map(field)
   if (f.kind === 'array' && f.items!.kind === 'object') out.fields = f.items!.fields!.map(field)
   return out
 }
 
 const STAMPED = [
-  { name: 'userId', type: 'String', required: true, stamped: true },
-  { name: 'accountId', type: 'String', required: false, stamped: true },
-  { name: 'createdAt', type: 'date', required: true, stamped: true },
-  { name: 'updatedAt', type: 'date', required: true, stamped: true }
+  { name: '_id', type: 'String', required: true, stamped: true, searchable: false, computed: false },
+  { name: 'userId', type: 'String', required: true, stamped: true, searchable: false, computed: false },
+  { name: 'accountId', type: 'String', required: false, stamped: true, searchable: false, computed: false },
+  { name: 'createdAt', type: 'date', required: true, stamped: true, searchable: false, computed: false },
+  { name: 'updatedAt', type: 'date', required: true, stamped: true, searchable: false, computed: false }
 ]
 
-/** JSON-safe description of one model: `GET /api/<v>/<path>-schema` now, `_describe` later. */
+/**
+ * JSON-safe, plugin-independent description of one model. `Manifest.schema()` adds the effective
+ * soft delete/audit flags and endpoints for `_describe` and `GET /api/<v>/<path>-schema`.
+ * Never exposes hooks, computed/default functions, pipelines, scope filters or webhook secrets.
+ */
 export function describeModel (model: ResourceModel): Record<string, unknown> {
   return {
     version: model.version,
@@ -41,7 +48,8 @@ export function describeModel (model: ResourceModel): Record<string, unknown> {
     compositeIndex: model.compositeIndexes,
     stateMachines: Object.fromEntries(Object.entries(model.stateMachines).map(([k, sm]) => [k, { initial: sm.initial, states: sm.states, transitions: sm.transitions }])),
     fileFields: model.fields.filter((f) => f.kind === 'file').map((f) => f.name),
-    acl: { list: model.acl.list, delete: model.acl.delete },
+    // Scope filters are server-side; only the client roles that have one are named.
+    acl: { list: model.acl.list, delete: model.acl.delete, scopeRoles: Object.keys(model.acl.scope) },
     schemas: { create: model.schemas.create, update: model.schemas.update, read: model.schemas.read }
   }
 }

@@ -4,13 +4,22 @@ import { ForgotPasswordBody, ResetPasswordBody } from '../schemas.js'
 import type { AuthDeps, MailMessage } from '../session.js'
 import { assertPasswordBytes, assertValidBody } from '../validation.js'
 
+/**
+ * The link points at `<publicBaseUrl>/reset-password?token=…`: a page the host serves (or proxies
+ * to its front end) that asks for the new password and posts `{ token, password }` to
+ * `/auth/reset-password`. The API call itself is spelled out for clients without such a page.
+ */
 function resetMessage (to: string, token: string, publicBaseUrl?: string): MailMessage {
   const lines = [
     'Someone asked to reset the password of this account. If it was not you, ignore this message.',
     '',
     `Reset token (valid for 1 hour, single use): ${token}`
   ]
-  if (publicBaseUrl !== undefined) lines.push('', `POST ${publicBaseUrl.replace(/\/$/, '')}/auth/reset-password with { "token", "password" }`)
+  if (publicBaseUrl !== undefined) {
+    const base = publicBaseUrl.replace(/\/+$/, '')
+    lines.push('', `Reset your password: ${base}/reset-password?token=${encodeURIComponent(token)}`,
+      '', `Or POST ${base}/auth/reset-password with { "token", "password" }`)
+  }
   return { to, subject: 'Password reset', text: lines.join('\n') }
 }
 

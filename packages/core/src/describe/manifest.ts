@@ -1,0 +1,163 @@
+import type { RouteOptions } from 'fastify'
+import { describeModel } from '../schema/describe.js'
+import type { ResourceModel } from '../schema/model.js'
+import type { SvcContext } from '../types.js'
+
+/** One REST route of a schema as the manifest lists it; `idempotent` marks the route taking `Idempotency-Key`. */
+export interface RestEndpoint {
+  method: string
+  path: string
+  idempotent?: true
+}
+
+export interface ManifestEndpoints {
+  rest: RestEndpoint[]
+  graphql: { queries: string[], mutations: string[] }
+  mcp: string[]
+}
+
+/**
+ * A surface plugin (GraphQL, MCP) that registers operations for a schema names them here, so the
+ * manifest lists only what exists: `app.svc.manifest.contribute((model) => ({ mcp: [...] }))`.
+ */
+export type ManifestContributor = (model: ResourceModel) => { graphql?: { queries?: string[], mutations?: string[] }, mcp?: string[] } | undefined
+
+/** The `features` booleans of the spec's manifest table. */
+export interface ManifestFeatures {
+  softDelete: boolean
+  audit: boolean
+  search: boolean
+  files: boolean
+  relations: boolean
+  aggregations: boolean
+  idempotency: boolean
+  stateMachines: boolean
+  webhooks: boolean
+}
+
+/** The version segment a schema without `version` lives under; the manifest's top-level `version`. */
+export const DEFAULT_VERSION = 'v1'
+
+const ROUTE_METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE'])
+
+/**
+ * Builds `GET /_describe` and `GET /api/<v>/<path>-schema` from one function (`schema(model)`).
+ * REST endpoints come from the routes actually registered (an `onRoute` hook installed by core
+ * before any resource route), so a plugin that is not loaded is never advertised.
+ */
+export class Manifest {
+  readonly #svc: SvcContext
+  readonly #routes: Array<{ method: string, url: string }> = []
+  readonly #contributors: ManifestContributor[] = []
+  #cache: { key: string, value: Record<string, unknown> } | null = null
+
+  constructor (svc: SvcContext) {
+    this.#svc = svc
+  }
+
+  /** The `onRoute` hook: records method and full URL of every route registered after core. */
+  readonly recordRoute = (route: RouteOptions): void => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method]
+    for (const m of methods) {
+      if (ROUTE_METHODS.has(m.toUpperCase())) this.#routes.push({ method: m.toUpperCase(), url: route.url })
+    }
+  }
+
+  /** Adds a GraphQL/MCP contributor (call it when the surface registers its operations). */
+  contribute (fn: ManifestContributor): void {
+    this.#contributors.push(fn)
+  }
+
+  /** Soft delete is effective when the schema keeps it on and @svc/softdelete is loaded. */
+  softDelete (model: ResourceModel): boolean {
+    return model.softDelete.enabled && this.#svc.features.softDelete === true
+  }
+
+  /** Audit is effective when the schema keeps it on and @svc/audit is loaded. */
+  audit (model: ResourceModel): boolean {
+    return model.audit && this.#svc.features.audit === true
+  }
+
+  /** One `schemas[]` entry; also the body of `GET /api/<v>/<path>-schema`. */
+  schema (model: ResourceModel): Record<string, unknown> {
+    const base = describeModel(model)
+    const softDelete = this.softDelete(model)
+    const fields = base.fields as Array<Record<string, unknown>>
+    return {
+      ...base,
+      softDelete,
+      audit: this.audit(model),
+      fields: softDelete ? [...fields, { name: 'deletedAt', type: 'date', required: false, stamped: true, searchable: false, computed: false }] : fields,
+      endpoints: this.endpoints(model)
+    }
+  }
+
+  endpoints (model: ResourceModel): ManifestEndpoints {
+    const prefix = `/api/${model.version}/`
+    const create = `${prefix}${model.path}`
+    const rest: RestEndpoint[] = []
+    for (const r of this.#routes) {
+      if (this.#owner(r.url) !== model) continue
+      if (r.method === 'GET' && r.url === `${create}/aggregations/:name`) {
+        for (const a of model.aggregations) rest.push({ method: 'GET', path: `${create}/aggregations/${a.name}` })
+        continue
+      }
+      rest.push(r.method === 'POST' && r.url === create ? { method: 'POST', path: r.url, idempotent: true } : { method: r.method, path: r.url })
+    }
+    const queries: string[] = []
+    const mutations: string[] = []
+    const mcp: string[] = []
+    for (const fn of this.#contributors) {
+      const c = fn(model)
+      queries.push(...(c?.graphql?.queries ?? []))
+      mutations.push(...(c?.graphql?.mutations ?? []))
+      mcp.push(...(c?.mcp ?? []))
+    }
+    return { rest, graphql: { queries, mutations }, mcp }
+  }
+
+  features (): ManifestFeatures {
+    const models = this.#svc.registry.all()
+    const loaded = (name: string): boolean => this.#svc.features[name] === true
+    return {
+      softDelete: models.some((m) => this.softDelete(m)),
+      audit: models.some((m) => this.audit(m)),
+      search: models.some((m) => [...m.fieldsByPath.values()].some((f) => f.searchable)),
+      files: loaded('files') && models.some((m) => [...m.fieldsByPath.values()].some((f) => f.kind === 'file')),
+      relations: models.some((m) => Object.keys(m.relations).length > 0),
+      aggregations: models.some((m) => m.aggregations.length > 0),
+      idempotency: true,
+      stateMachines: models.some((m) => Object.keys(m.stateMachines).length > 0),
+      webhooks: loaded('webhooks')
+    }
+  }
+
+  /** The whole `GET /_describe` body; rebuilt only when features, routes or contributors changed. */
+  describe (): Record<string, unknown> {
+    const key = `${JSON.stringify(this.#svc.features)}|${this.#routes.length}|${this.#contributors.length}`
+    if (this.#cache?.key === key) return this.#cache.value
+    const value = {
+      version: DEFAULT_VERSION,
+      features: this.features(),
+      schemas: this.#svc.registry.all().map((m) => this.schema(m)),
+      auth: {
+        endpoints: { register: '/register', login: '/login', refresh: '/auth/refresh', forgotPassword: '/auth/forgot-password', resetPassword: '/auth/reset-password' },
+        tokenType: 'Bearer',
+        tokenTtl: this.#svc.config.accessTokenTtlSeconds
+      }
+    }
+    this.#cache = { key, value }
+    return value
+  }
+
+  /** The schema a route belongs to: `/api/<v>/<path>`, `…/<path>-schema` or `…/<path>/…` (longest path wins). */
+  #owner (url: string): ResourceModel | undefined {
+    let best: ResourceModel | undefined
+    for (const m of this.#svc.registry.all()) {
+      const base = `/api/${m.version}/${m.path}`
+      if (url !== base && url !== `${base}-schema` && !url.startsWith(`${base}/`)) continue
+      if (best === undefined || m.path.length > best.path.length) best = m
+    }
+    return best
+  }
+}
