@@ -30,7 +30,9 @@ export async function buildServer (config: ServerConfig, opts: BuildServerOption
     schemaDir: config.schemaDir,
     jwtSecret: config.jwtSecret,
     accessTokenTtl: config.accessTokenTtlSeconds,
-    pageSize: config.pageSize
+    pageSize: config.pageSize,
+    // Reset mails link to `${PUBLIC_BASE_URL}/reset-password?token=…`.
+    publicBaseUrl: config.publicBaseUrl
   })
   // Spec defaults: soft delete and audit are on for every schema unless it opts out.
   await app.register(svcSoftDelete, { retentionDays: config.softDeleteRetentionDays })

@@ -135,7 +135,7 @@ t.test('credentials never go in clear text to a remote server', async (t) => {
 t.test('with SMTP_HOST the server mails the reset token; the reset works', async (t) => {
   const smtp = await startSmtpPeer()
   t.teardown(smtp.close)
-  const { config, problems } = loadConfig({ NODE_ENV: 'test', JWT_SECRET: 'mail-test-secret', SCHEMA_DIR: workspace().schemaDir, SMTP_HOST: '127.0.0.1', SMTP_PORT: String(smtp.port), MAIL_FROM: 'no-reply@example.test' })
+  const { config, problems } = loadConfig({ NODE_ENV: 'test', JWT_SECRET: 'mail-test-secret', SCHEMA_DIR: workspace().schemaDir, SMTP_HOST: '127.0.0.1', SMTP_PORT: String(smtp.port), MAIL_FROM: 'no-reply@example.test', PUBLIC_BASE_URL: 'https://crm.example.test/' })
   t.same(problems, [])
   if (config == null) return
   const lines: string[] = []
@@ -157,9 +157,16 @@ t.test('with SMTP_HOST the server mails the reset token; the reset works', async
   const token = /token[^:]*: (\S+)/.exec(text)?.[1]
   t.ok(token, 'token in the mail')
   t.match(text, /valid for 1 hour, single use/, 'the reset text')
+  const link = /https:\/\/\S+\/reset-password\?token=(\S+)/.exec(text)
+  t.ok(link, 'a reset link on PUBLIC_BASE_URL')
+  t.equal(link?.[0], `https://crm.example.test/reset-password?token=${encodeURIComponent(token ?? '')}`, 'one slash, the token URL-encoded')
+  t.match(text, 'POST https://crm.example.test/auth/reset-password', 'the API call for clients without a reset page')
   t.notOk(lines.some((l) => token != null && l.includes(token)), 'the token is not logged when mail is configured')
 
-  const reset = await app.inject({ method: 'POST', url: '/auth/reset-password', payload: { token, password: 'a-new-password' } })
+  // The token as a reset page would read it from the link.
+  const fromLink = new URL(link?.[0] ?? 'https://x.test/').searchParams.get('token')
+  t.equal(fromLink, token)
+  const reset = await app.inject({ method: 'POST', url: '/auth/reset-password', payload: { token: fromLink, password: 'a-new-password' } })
   t.equal(reset.statusCode, 200, 'POST /auth/reset-password')
   const login = await app.inject({ method: 'POST', url: '/login', payload: { email: user.user.email, password: 'a-new-password' } })
   t.equal(login.statusCode, 200, 'login with the new password')
