@@ -34,6 +34,6 @@ t.test('publicBaseUrl puts a reset link in the (logged) mail; a bad value stops 
   for (const opts of [{ publicBaseUrl: 'app.example.test' }, { refreshTokenTtl: 'soon' }]) {
     const bad = Fastify({ logger: false })
     t.teardown(async () => await bad.close())
-    await t.rejects(bad.register(svcCore, { db, jwtSecret: TEST_SECRET, schemas: [], ...opts }).ready(), `refused: ${JSON.stringify(opts)}`)
+    await t.rejects(async () => { await bad.register(svcCore, { db, jwtSecret: TEST_SECRET, schemas: [], ...opts }).ready() }, `refused: ${JSON.stringify(opts)}`)
   }
 })
