@@ -134,10 +134,10 @@ t.test('service.transition (GraphQL/MCP): onEnter only, same table, ACL and tena
   const id = (await app.inject({ method: 'POST', url: '/api/v1/jobs', headers: ops.headers, payload: { title: 'j' } })).json()._id
   const svc = app.svc.services.get('jobs')
   const ctx = (u: { userId: string }, roles: string[]) => ({ identity: { kind: 'user' as const, userId: u.userId, roles }, surface: 'graphql' as const })
-  await t.rejects(svc.transition(ctx(ops, ['user']), id, 'state', 'running'), { statusCode: 403, details: { field: 'state' } }, 'update slot applies')
+  await t.rejects(svc.transition(ctx(ops, ['user']), id, 'state', 'running'), { code: 'FORBIDDEN', statusCode: 403, details: { field: 'state' } }, 'update slot applies')
   await t.rejects(svc.transition(ctx(ops, ['ops']), id, 'state', 'done'), { code: 'INVALID_TRANSITION', details: { current: 'queued', attempted: 'done', allowed: ['running'] } })
   await t.rejects(svc.transition(ctx(ops, ['ops']), id, 'title', 'x'), { code: 'VALIDATION' }, 'only state fields')
-  await t.rejects(svc.transition(ctx(makeUser(), ['ops']), id, 'state', 'running'), { statusCode: 404 }, 'another tenant')
+  await t.rejects(svc.transition(ctx(makeUser(), ['ops']), id, 'state', 'running'), { code: 'NOT_FOUND', statusCode: 404 }, 'another tenant')
   const rec = await svc.transition(ctx(ops, ['ops']), id, 'state', 'running')
   t.match(rec, { state: 'running', availableTransitions: ['done'] })
   t.same(calls, ['onEnter'], 'no beforeUpdate/afterUpdate on the transition operation')
