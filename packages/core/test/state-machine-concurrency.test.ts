@@ -57,3 +57,20 @@ t.test('the transition check and the write are one conditional update (a writer 
   const res2 = await app.inject({ method: 'PUT', url: `/api/v1/tickets/${id}`, headers: other.headers, payload: { status: 'closed' } })
   t.equal(res2.statusCode, 404, 'another tenant gets 404, not a conflict naming the state')
 })
+
+t.test('20 parallel requests to 20 different targets from one state: exactly one 200', async (t) => {
+  const targets = Array.from({ length: 20 }, (_, i) => `s${i}`)
+  const schemas = [{
+    path: 'flows',
+    fields: [{ name: 'state', type: String, stateMachine: { initial: 'start', states: ['start', ...targets], transitions: { start: targets } } }]
+  }]
+  const app = await buildCoreApp(t, { schemas })
+  const u = makeUser()
+  const id = (await app.inject({ method: 'POST', url: '/api/v1/flows', headers: u.headers, payload: {} })).json()._id
+  const answers = await Promise.all(targets.map(async (state) => await app.inject({ method: 'PUT', url: `/api/v1/flows/${id}`, headers: u.headers, payload: { state } })))
+  const ok = answers.filter((r) => r.statusCode === 200)
+  t.equal(ok.length, 1, 'exactly one success')
+  const winner = ok[0].json().state
+  t.ok(answers.every((r) => r.statusCode === 200 || r.json().error.details.current === winner), 'every loser names the winning state')
+  t.equal((await app.svc.db.collection('flows').findOne({}))?.state, winner)
+})
