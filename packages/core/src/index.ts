@@ -23,6 +23,10 @@ export type { ManifestContributor, ManifestEndpoints, ManifestFeatures, RestEndp
 export { ResourceService, ResourceServices, RecordEvents } from './service/index.js'
 export type { RecordEvent, ListQuery, ListResult, ReadOptions, RecordJson, Scope, DeleteStrategy, WriteResult, WriteSubscriber, Operation, PurgeHook } from './service/index.js'
 export { normalizeError, type ErrorEnvelope, type NormalizedError } from './http/error-envelope.js'
+// The BSON boundary and paging helpers, for plugins that add their own reads (restore, history).
+export { toJson, parseId } from './service/convert.js'
+export { buildPaging } from './service/filter.js'
+export { listEnvelope } from './service/list-envelope.js'
 export type { Identity, RequestContext, Surface } from './identity.js'
 export type { SvcContext, SvcCoreOptions, SvcAuth } from './types.js'
 // Auth helpers for hosts and the CLI (offline minting, duration parsing, user/client admin).

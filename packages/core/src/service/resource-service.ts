@@ -4,6 +4,7 @@ import { NotFoundError, ValidationError } from '../errors.js'
 import type { RequestContext } from '../identity.js'
 import type { ResourceModel } from '../schema/model.js'
 import { parseId, toJson } from './convert.js'
+import { listEnvelope } from './list-envelope.js'
 import type { RecordEvents } from './events.js'
 import { buildFilter, buildPaging } from './filter.js'
 import { prepareInput, type PreparedInput } from './input.js'
@@ -143,17 +144,8 @@ export class ResourceService {
       this.collection.find(filter, { sort, skip, limit: perPage, batchSize: perPage }).toArray(),
       this.collection.countDocuments(filter)
     ])
-    const totalPages = Math.ceil(totalResults / perPage)
     const related = await this.relations.populate(ctx, docs, includes)
-    return {
-      results: docs.map((d, i) => ({ ...this.present(ctx, d), ...related[i] })),
-      totalResults,
-      page,
-      perPage,
-      totalPages,
-      nextPage: page < totalPages ? page + 1 : null,
-      prevPage: page > 1 ? Math.min(page - 1, Math.max(totalPages, 1)) : null
-    }
+    return listEnvelope(docs.map((d, i) => ({ ...this.present(ctx, d), ...related[i] })), totalResults, page, perPage)
   }
 
   async get (ctx: RequestContext, id: string, options: ReadOptions = {}): Promise<RecordJson> {

@@ -1,6 +1,5 @@
 import type { Document } from 'mongodb'
-import { NotFoundError, type DeleteStrategy, type RecordJson, type RequestContext, type ResourceService, type Scope } from '@svc/core'
-import { parseId, toJson } from './json.js'
+import { NotFoundError, parseId, toJson, type DeleteStrategy, type RecordJson, type RequestContext, type ResourceService, type Scope } from '@svc/core'
 
 /** Live records only, unless the caller asked for tombstones (`__includeDeleted=true` on list/get). */
 export const liveScope: Scope = ({ options }) => options.includeDeleted === true ? undefined : { deletedAt: null }
