@@ -6,6 +6,7 @@ import type { Document } from 'bson'
 import { CommandError, Codes, badValue } from '../errors.js'
 import { bsonTypeName, compareValues, rankOf, Rank, toNumber, isNumeric } from '../engine/bson-order.js'
 import { candidates, MISSING } from './match-path.js'
+import { keyString } from '../engine/key-string.js'
 
 type Pred = (doc: Document) => boolean
 type QueryOp = (selector: string, value: unknown, options: unknown) => Pred
@@ -35,6 +36,31 @@ function matchEq (doc: Document, selector: string, v: unknown): boolean {
   const { values } = candidates(doc, selector)
   for (const c of values) if (eqOne(c, v)) return true
   return false
+}
+
+// Scalars whose canonical key string is equal exactly when MongoDB equality holds (numbers across types included).
+const HASHABLE = new Set(['string', 'int', 'long', 'double', 'decimal', 'bool', 'date', 'objectId'])
+
+/**
+ * `$in`/`$nin` lists split once: scalar operands go into a Set of canonical keys (a lookup per
+ * candidate instead of a comparison per operand), the rest (null, regex, arrays, objects) keep
+ * the general per-operand test.
+ */
+function inMatcher (list: unknown[]): (doc: Document, selector: string) => boolean {
+  const keys = new Set<string>()
+  const rest: unknown[] = []
+  for (const v of list) {
+    if (HASHABLE.has(bsonTypeName(v))) keys.add(keyString(v))
+    else rest.push(v)
+  }
+  return (doc, selector) => {
+    if (keys.size > 0) {
+      for (const c of candidates(doc, selector).values) {
+        if (c !== MISSING && HASHABLE.has(bsonTypeName(c)) && keys.has(keyString(c))) return true
+      }
+    }
+    return rest.length > 0 && inList(doc, selector, rest)
+  }
 }
 
 function inList (doc: Document, selector: string, list: unknown[]): boolean {
@@ -102,12 +128,12 @@ export const bsonQueryOperators: Record<string, QueryOp> = {
   $lt: ordered(c => c < 0, false),
   $lte: ordered(c => c <= 0, true),
   $in: (selector, value) => {
-    const list = requireArray('$in', value)
-    return (doc) => inList(doc, selector, list)
+    const matches = inMatcher(requireArray('$in', value))
+    return (doc) => matches(doc, selector)
   },
   $nin: (selector, value) => {
-    const list = requireArray('$nin', value)
-    return (doc) => !inList(doc, selector, list)
+    const matches = inMatcher(requireArray('$nin', value))
+    return (doc) => !matches(doc, selector)
   },
   $exists: (selector, value) => {
     const want = !(value === false || value === 0 || value === null)
