@@ -2,7 +2,7 @@
 import type { Document } from 'bson'
 import type { Handler } from './context.js'
 import { collectionArg } from './args.js'
-import { batchArg, prepareForStorage, writeError } from './write-common.js'
+import { batchArg, prepareForStorage, writeError, writeReply } from './write-common.js'
 
 export const insertCommand: Handler = (cmd, ctx) => {
   const name = collectionArg(cmd, 'insert')
@@ -23,8 +23,5 @@ export const insertCommand: Handler = (cmd, ctx) => {
     }
   }
   ctx.server.opcounters.insert += docs.length
-  const reply: Document = { n }
-  if (writeErrors.length > 0) reply.writeErrors = writeErrors
-  reply.ok = 1
-  return reply
+  return writeReply({ n }, writeErrors)
 }

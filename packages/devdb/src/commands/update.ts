@@ -3,7 +3,7 @@ import type { Document } from 'bson'
 import type { Handler } from './context.js'
 import { CommandError, Codes } from '../errors.js'
 import { collectionArg } from './args.js'
-import { batchArg, writeError } from './write-common.js'
+import { batchArg, writeError, writeReply } from './write-common.js'
 import { runUpdate } from '../engine/update/run-update.js'
 import { prepareFilter, selectPrepared } from '../engine/select.js'
 import { isPlainDoc } from '../engine/paths.js'
@@ -49,11 +49,7 @@ const updateCommand: Handler = (cmd, ctx) => {
     }
   }
   ctx.server.opcounters.update += statements.length
-  const reply: Document = { n, nModified }
-  if (upserted.length > 0) reply.upserted = upserted
-  if (writeErrors.length > 0) reply.writeErrors = writeErrors
-  reply.ok = 1
-  return reply
+  return writeReply(upserted.length > 0 ? { n, nModified, upserted } : { n, nModified }, writeErrors)
 }
 
 const deleteCommand: Handler = (cmd, ctx) => {
@@ -87,10 +83,7 @@ const deleteCommand: Handler = (cmd, ctx) => {
     }
   }
   ctx.server.opcounters.delete += statements.length
-  const reply: Document = { n }
-  if (writeErrors.length > 0) reply.writeErrors = writeErrors
-  reply.ok = 1
-  return reply
+  return writeReply({ n }, writeErrors)
 }
 
 export const updateCommands: Record<string, Handler> = { update: updateCommand, delete: deleteCommand }

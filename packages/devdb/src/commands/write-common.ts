@@ -56,3 +56,11 @@ export function writeError (index: number, e: unknown): Document {
   }
   return { index, code: Codes.InternalError, errmsg: e instanceof Error ? e.message : String(e) }
 }
+
+/** A write command's reply in mongod's field order: counts, then writeErrors (when any), then ok. */
+export function writeReply (counts: Document, writeErrors: Document[]): Document {
+  const reply: Document = { ...counts }
+  if (writeErrors.length > 0) reply.writeErrors = writeErrors
+  reply.ok = 1
+  return reply
+}
