@@ -8,7 +8,7 @@
  */
 import { promises as fsp } from 'node:fs'
 import { journalPath, listDbFiles, removeIfExists, snapshotPath } from './db-files.js'
-import { scanRecords } from './record-codec.js'
+import { scanRecords, type DecodedRecord } from './record-codec.js'
 import { readSnapshotFile } from './snapshot-file.js'
 import { StateBuilder, asJournalEntry } from './state-builder.js'
 
@@ -35,13 +35,7 @@ export async function recover (dir: string): Promise<Recovered> {
   for (const t of files.temps) await removeIfExists(t)
 
   const snapshotGen = files.snapshots.at(-1)
-  let builder = new StateBuilder()
-  let lastSeq = 0
-  if (snapshotGen !== undefined) {
-    const snap = await readSnapshotFile(snapshotPath(dir, snapshotGen))
-    builder = snap.builder
-    lastSeq = snap.seq
-  }
+  const replay = await startFrom(dir, snapshotGen)
   const base = snapshotGen ?? 0
   const journals = files.journals.filter(g => g >= base)
   const report: RecoveryReport = { snapshotGen, journalsReplayed: [], recordsReplayed: 0, truncatedBytes: 0 }
@@ -62,14 +56,7 @@ export async function recover (dir: string): Promise<Recovered> {
       await fsp.truncate(file, scan.validLength)
       report.truncatedBytes = buf.length - scan.validLength
     }
-    for (const r of scan.records) {
-      // Commits queued when a snapshot was taken are in that snapshot and again at the head of
-      // the next journal; their sequence numbers tell which ones to skip.
-      if (r.seq <= lastSeq) continue
-      for (const d of r.docs) builder.apply(asJournalEntry(d))
-      lastSeq = r.seq
-      report.recordsReplayed++
-    }
+    report.recordsReplayed += replay.apply(scan.records)
     report.journalsReplayed.push(gen)
     if (isLast) activeJournalBytes = scan.validLength
   }
@@ -79,7 +66,7 @@ export async function recover (dir: string): Promise<Recovered> {
   for (const g of files.journals) if (g < base) await removeIfExists(journalPath(dir, g))
   for (const g of files.snapshots) if (g < base) await removeIfExists(snapshotPath(dir, g))
 
-  return { builder, lastSeq, activeGen: Math.max(base, journals.at(-1) ?? base), activeJournalBytes, report }
+  return { builder: replay.builder, lastSeq: replay.lastSeq, activeGen: Math.max(base, journals.at(-1) ?? base), activeJournalBytes, report }
 }
 
 /**
@@ -90,22 +77,42 @@ export async function recover (dir: string): Promise<Recovered> {
 export async function rebuildFromDisk (dir: string, lastGen: number): Promise<{ builder: StateBuilder, lastSeq: number }> {
   const files = await listDbFiles(dir)
   const snapshotGen = files.snapshots.filter(g => g <= lastGen).at(-1)
-  let builder = new StateBuilder()
-  let lastSeq = 0
-  if (snapshotGen !== undefined) {
-    const snap = await readSnapshotFile(snapshotPath(dir, snapshotGen))
-    builder = snap.builder
-    lastSeq = snap.seq
-  }
+  const replay = await startFrom(dir, snapshotGen)
   for (const gen of files.journals.filter(g => g >= (snapshotGen ?? 0) && g <= lastGen)) {
     const file = journalPath(dir, gen)
     const scan = scanRecords(await fsp.readFile(file))
     if (scan.damage !== undefined) throw new Error(`devdb storage: journal ${file} is corrupt at byte ${scan.damage.offset} (${scan.damage.problem}); compaction aborted`)
-    for (const r of scan.records) {
-      if (r.seq <= lastSeq) continue
-      for (const d of r.docs) builder.apply(asJournalEntry(d))
-      lastSeq = r.seq
+    replay.apply(scan.records)
+  }
+  return { builder: replay.builder, lastSeq: replay.lastSeq }
+}
+
+/** A replay in progress: the state so far and the sequence number of the last record applied. */
+interface Replay {
+  builder: StateBuilder
+  lastSeq: number
+  /** Applies the records newer than `lastSeq`; returns how many it applied. */
+  apply: (records: DecodedRecord[]) => number
+}
+
+/** Starts a replay from the given snapshot, or from an empty state. */
+async function startFrom (dir: string, snapshotGen: number | undefined): Promise<Replay> {
+  const snap = snapshotGen === undefined ? undefined : await readSnapshotFile(snapshotPath(dir, snapshotGen))
+  const replay: Replay = {
+    builder: snap?.builder ?? new StateBuilder(),
+    lastSeq: snap?.seq ?? 0,
+    apply (records) {
+      let applied = 0
+      for (const r of records) {
+        // Commits queued when a snapshot was taken are in that snapshot and again at the head of
+        // the next journal; their sequence numbers tell which ones to skip.
+        if (r.seq <= replay.lastSeq) continue
+        for (const d of r.docs) replay.builder.apply(asJournalEntry(d))
+        replay.lastSeq = r.seq
+        applied++
+      }
+      return applied
     }
   }
-  return { builder, lastSeq }
+  return replay
 }
