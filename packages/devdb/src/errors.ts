@@ -31,6 +31,7 @@ export const Codes = {
   NamespaceNotFound: 26,
   IndexNotFound: 27,
   CursorNotFound: 43,
+  MaxTimeMSExpired: 50,
   NamespaceExists: 48,
   CommandNotFound: 59,
   ImmutableField: 66,

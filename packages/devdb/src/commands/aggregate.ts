@@ -15,6 +15,7 @@ import { nonNegative } from './args.js'
 import { assertValidCollectionName } from '../engine/collection.js'
 import { buildIndex } from '../engine/index-build.js'
 import { parseMerge, writeMerge } from './merge-stage.js'
+import type { Deadline } from '../engine/deadline.js'
 
 const READ_ONLY_STAGES = new Set(['$match', '$sort', '$limit', '$skip', '$count', '$group', '$sortByCount', '$sample'])
 
@@ -46,7 +47,7 @@ export const aggregateCommand: Handler = (cmd, ctx) => {
       filter = pipeline[0].$match
       rest = pipeline.slice(1)
     }
-    const { docs, score } = select(coll, filter, {}, variables)
+    const { docs, score } = select(coll, filter, { deadline: ctx.deadline }, variables)
     if (score !== undefined) {
       hasScores = true
       source = docs.map(d => ({ ...cloneDoc(d), [TEXT_SCORE_FIELD]: score(d) }))
@@ -84,7 +85,7 @@ export const aggregateCommand: Handler = (cmd, ctx) => {
       ...(variables !== undefined ? { variables } : {}),
       collectionResolver: (name: string) => [...(catalog.get(ctx.db, name)?.docs.values() ?? [])].map(cloneDoc)
     })
-    results = rest.length === 0 ? source : new Aggregator(rest, opts).run(source) as Document[]
+    results = rest.length === 0 ? source : drain(new Aggregator(rest, opts).stream(ticking(source, ctx.deadline)), ctx.deadline)
   } catch (e) {
     throw translateMingoError(e)
   }
@@ -138,6 +139,23 @@ function writeOut (spec: unknown, results: Document[], ctx: Parameters<Handler>[
     journal.push({ t: 'put', db, coll: name, doc: d })
   }
   ctx.journal.push(...journal)
+}
+
+/** Feeds the pipeline one document at a time, counting each against the command's time budget. */
+function * ticking (docs: Document[], deadline: Deadline): Generator<Document> {
+  for (const d of docs) {
+    deadline.tick()
+    yield d
+  }
+}
+
+function drain (it: { next: () => { done?: boolean, value?: unknown } }, deadline: Deadline): Document[] {
+  const out: Document[] = []
+  for (let r = it.next(); r.done !== true; r = it.next()) {
+    deadline.tick()
+    out.push(r.value as Document)
+  }
+  return out
 }
 
 function rebuild (spec: Document): ReturnType<typeof buildIndex> { return buildIndex(spec) }

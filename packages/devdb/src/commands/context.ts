@@ -3,6 +3,7 @@ import type { Document } from 'bson'
 import type { Catalog } from '../engine/catalog.js'
 import type { CursorManager } from '../engine/cursors.js'
 import type { JournalEntry } from '../storage/types.js'
+import type { Deadline } from '../engine/deadline.js'
 
 export interface ServerState {
   catalog: Catalog
@@ -20,6 +21,8 @@ export interface CommandContext {
   connectionId: number
   /** Durable effects of this command; committed (fsync) before the reply is sent. */
   journal: JournalEntry[]
+  /** the command's maxTimeMS budget (unlimited when absent) */
+  deadline: Deadline
 }
 
 /** Handlers are synchronous: all memory mutation happens before the journal is committed. */

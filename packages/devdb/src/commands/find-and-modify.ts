@@ -34,7 +34,7 @@ export const findAndModifyCommand: Handler = (cmd, ctx) => {
   if (remove) {
     const prepared = prepareFilter(existing, query)
     if (existing === undefined) return { lastErrorObject: { n: 0 }, value: null, ok: 1 }
-    const { docs } = selectPrepared(existing, prepared, { limit: 1, sort })
+    const { docs } = selectPrepared(existing, prepared, { limit: 1, sort, deadline: ctx.deadline })
     const doc = docs[0]
     if (doc === undefined) return { lastErrorObject: { n: 0 }, value: null, ok: 1 }
     existing.remove(doc)
@@ -45,7 +45,7 @@ export const findAndModifyCommand: Handler = (cmd, ctx) => {
   prepareFilter(existing, query)
   if (existing === undefined && !upsert) return { lastErrorObject: { n: 0, updatedExisting: false }, value: null, ok: 1 }
   const coll = ctx.server.catalog.getOrCreate(ctx.db, name, ctx.journal)
-  const r = runUpdate(coll, { q: query, u: cmd.update, upsert, arrayFilters: cmd.arrayFilters, sort }, ctx.journal)
+  const r = runUpdate(coll, { q: query, u: cmd.update, upsert, arrayFilters: cmd.arrayFilters, sort, deadline: ctx.deadline }, ctx.journal)
   ctx.server.opcounters.update++
   const lastErrorObject: Document = { n: r.n, updatedExisting: r.upsertedId === undefined && r.n > 0 }
   if (r.upsertedId !== undefined) lastErrorObject.upserted = r.upsertedId

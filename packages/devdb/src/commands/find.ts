@@ -48,7 +48,7 @@ const find: Handler = (cmd, ctx) => {
   const coll = ctx.server.catalog.get(ctx.db, name)
   checkHint(coll, cmd.hint)
   const variables = optionalDoc(cmd, 'let', 'find')
-  const { docs, score } = select(coll, filter, { sort, skip, limit }, variables)
+  const { docs, score } = select(coll, filter, { sort, skip, limit, deadline: ctx.deadline }, variables)
   if (projection?.wantsTextScore === true && score === undefined) {
     throw badValue('query requires text score metadata, but it is not available')
   }
@@ -66,6 +66,7 @@ const getMore: Handler = (cmd, ctx) => {
   if (!isNumeric(id)) throw new CommandError(Codes.TypeMismatch, 'TypeMismatch', "BSON field 'getMore.getMore' is the wrong type, expected type 'long'")
   const name = collectionArg(cmd, 'collection')
   const batchSize = nonNegative(optionalInt(cmd, 'batchSize', 'getMore'), 'batchSize')
+  if (cmd.maxTimeMS !== undefined) throw badValue('cannot set maxTimeMS on getMore command for a non-awaitData cursor')
   ctx.server.opcounters.getmore++
   return ctx.server.cursors.getMore(toNumber(id), `${ctx.db}.${name}`, batchSize)
 }
@@ -89,7 +90,7 @@ const count: Handler = (cmd, ctx) => {
     const total = Math.max(0, coll.docs.size - skip)
     return { n: limit > 0 ? Math.min(limit, total) : total, ok: 1 }
   }
-  const { docs } = select(coll, query, { skip, limit })
+  const { docs } = select(coll, query, { skip, limit, deadline: ctx.deadline })
   return { n: docs.length, ok: 1 }
 }
 
@@ -101,7 +102,7 @@ const distinct: Handler = (cmd, ctx) => {
   if (key.length === 0 || key.startsWith('$')) throw badValue(`FieldPath field names may not start with '$'.`)
   const query = optionalDoc(cmd, 'query', 'distinct')
   const coll = ctx.server.catalog.get(ctx.db, name)
-  const { docs } = select(coll, query)
+  const { docs } = select(coll, query, { deadline: ctx.deadline })
   const seen = new Map<string, unknown>()
   for (const d of docs) {
     for (const v of valuesAtPath(d, key)) {

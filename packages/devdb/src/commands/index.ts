@@ -13,6 +13,7 @@ import { aggregateCommand } from './aggregate.js'
 import { indexCommands } from './indexes.js'
 import { renameCollectionCommand } from './rename.js'
 import { translateMingoError } from '../query/mingo-errors.js'
+import { Deadline, NO_DEADLINE, parseMaxTimeMS } from '../engine/deadline.js'
 
 const COMMANDS: Record<string, Handler> = {
   ...handshakeCommands,
@@ -73,7 +74,9 @@ function dispatch (body: Document, server: ServerState, connectionId: number, jo
     throw new CommandError(Codes.CommandNotFound, 'CommandNotFound', `no such command: '${name}'`)
   }
   server.opcounters.command++
-  const ctx: CommandContext = { server, db, connectionId, journal }
+  // getMore runs on its cursor's remaining budget (its own maxTimeMS is refused there).
+  const deadline = name === 'getMore' ? NO_DEADLINE : new Deadline(parseMaxTimeMS(body))
+  const ctx: CommandContext = { server, db, connectionId, journal, deadline }
   return handler(body, ctx)
 }
 

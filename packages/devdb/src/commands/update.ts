@@ -39,7 +39,7 @@ const updateCommand: Handler = (cmd, ctx) => {
       prepareFilter(existing, q)
       if (existing === undefined && st.upsert !== true) continue
       const coll = ctx.server.catalog.getOrCreate(ctx.db, name, ctx.journal)
-      const r = runUpdate(coll, { q, u: st.u, multi: st.multi === true, upsert: st.upsert === true, arrayFilters: st.arrayFilters as Document[] | undefined }, ctx.journal)
+      const r = runUpdate(coll, { q, u: st.u, multi: st.multi === true, upsert: st.upsert === true, arrayFilters: st.arrayFilters as Document[] | undefined, deadline: ctx.deadline }, ctx.journal)
       n += r.n
       nModified += r.nModified
       if (r.upsertedId !== undefined) upserted.push({ index: i, _id: r.upsertedId })
@@ -71,7 +71,7 @@ const deleteCommand: Handler = (cmd, ctx) => {
       checkHint(coll, st.hint)
       const prepared = prepareFilter(coll, q)
       if (coll === undefined) continue
-      const { docs } = selectPrepared(coll, prepared, { limit })
+      const { docs } = selectPrepared(coll, prepared, { limit, deadline: ctx.deadline })
       for (const d of docs) {
         coll.remove(d)
         ctx.journal.push({ t: 'del', db: ctx.db, coll: name, id: d._id })

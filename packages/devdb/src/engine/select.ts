@@ -10,6 +10,7 @@ import { textApi } from './text-bridge.js'
 import { compileFilter } from '../query/options.js'
 import { validateFilter } from '../query/validate.js'
 import { sortDocs, topK, type SortKey } from '../query/sort.js'
+import { NO_DEADLINE, type Deadline } from './deadline.js'
 
 export interface Selection {
   docs: Document[]
@@ -21,6 +22,7 @@ export interface SelectOptions {
   sort?: SortKey[]
   skip?: number
   limit?: number // 0 / undefined = no limit
+  deadline?: Deadline
 }
 
 export interface PreparedFilter {
@@ -70,7 +72,8 @@ export function selectPrepared (coll: Collection, prepared: PreparedFilter, opts
   const { score } = prepared
   const stats = coll.stats
   // Every document examined counts, as mongod's scannedObjects does.
-  const matcher = (d: Document): boolean => { stats.scannedObjects++; return prepared.matcher(d) }
+  const deadline = opts.deadline ?? NO_DEADLINE
+  const matcher = (d: Document): boolean => { stats.scannedObjects++; deadline.tick(); return prepared.matcher(d) }
   const source = coll.candidates(prepared.filter)
   const skip = opts.skip ?? 0
   const limit = opts.limit ?? 0

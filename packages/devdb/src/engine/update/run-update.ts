@@ -6,6 +6,7 @@ import type { JournalEntry } from '../../storage/types.js'
 import { keyString } from '../key-string.js'
 import { prepareFilter, selectPrepared } from '../select.js'
 import type { SortKey } from '../../query/sort.js'
+import type { Deadline } from '../deadline.js'
 import { applyUpdate } from './apply.js'
 import { parseUpdate } from './validate.js'
 import { upsertSeed } from './upsert-seed.js'
@@ -20,6 +21,7 @@ export interface UpdateSpec {
   upsert?: boolean
   arrayFilters?: Document[]
   sort?: SortKey[]
+  deadline?: Deadline
 }
 
 export interface UpdateOutcome {
@@ -45,7 +47,7 @@ export function runUpdate (coll: Collection, spec: UpdateSpec, journal: JournalE
   if (parsed.kind === 'operators') checkArrayFilters(parsed.paths, spec.arrayFilters)
   else if (spec.arrayFilters !== undefined && spec.arrayFilters.length > 0) checkArrayFilters([], spec.arrayFilters)
   const prepared = prepareFilter(coll, spec.q)
-  const { docs } = selectPrepared(coll, prepared, { limit: spec.multi === true ? 0 : 1, sort: spec.sort })
+  const { docs } = selectPrepared(coll, prepared, { limit: spec.multi === true ? 0 : 1, sort: spec.sort, deadline: spec.deadline })
   const out: UpdateOutcome = { n: 0, nModified: 0 }
   for (const doc of docs) {
     const updated = applyUpdate(doc, parsed, { arrayFilters: spec.arrayFilters, query: prepared.filter })
