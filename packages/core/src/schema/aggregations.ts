@@ -1,7 +1,6 @@
 import type { Document } from 'mongodb'
-import { castScalar } from '../service/convert.js'
-import { resolveField } from '../service/filter.js'
-import type { FieldModel } from './model.js'
+import { castScalar } from '../values/convert.js'
+import { resolveField, type FieldLookup } from '../values/resolve-field.js'
 import { isPlainObject } from './fields.js'
 import { SchemaError } from './schema-error.js'
 
@@ -38,7 +37,6 @@ export interface AggregationModel {
   unsafe: boolean
 }
 
-interface FieldLookup { fieldsByPath: Map<string, FieldModel> }
 
 /** Refuses stages and operators that could write or read outside the tenant's rows, at any depth. */
 function scan (source: string, key: string, v: unknown, depth = 0): void {
@@ -66,7 +64,7 @@ function template (source: string, key: string, model: FieldLookup, param: strin
       const m = PLACEHOLDER_RE.exec(x)
       if (m == null || m[1] !== param) throw new SchemaError(source, at, `'${x}' is not this param's placeholder ("$${param}")`)
       referenced = true
-      const t = resolveField(model as never, field)
+      const t = resolveField(model, field)
       return (v) => {
         const c = castScalar(t.kind, v)
         if (c === undefined) throw new TypeError(`'${param}' cannot be used as ${field}`)
@@ -85,7 +83,7 @@ function template (source: string, key: string, model: FieldLookup, param: strin
         parts.push([k, (v) => subs.map((f) => f(v))])
         continue
       }
-      try { resolveField(model as never, k) } catch (err) { throw new SchemaError(source, `${at}.${k}`, (err as Error).message) }
+      try { resolveField(model, k) } catch (err) { throw new SchemaError(source, `${at}.${k}`, (err as Error).message) }
       if (isPlainObject(x)) {
         const ops = Object.entries(x).map(([op, y]): [string, (v: unknown) => unknown] => {
           if (!TEMPLATE_OPERATORS.has(op)) throw new SchemaError(source, `${at}.${k}.${op}`, `operator ${op} is not allowed in a param template (${[...TEMPLATE_OPERATORS].join(' ')})`)

@@ -1,8 +1,9 @@
 import type { TSchema } from '@sinclair/typebox'
 import type { AggregationModel } from './aggregations.js'
 import type { FieldAcl, FileOptions, SchemaDefinition, StateMachineDefinition } from './define.js'
+import type { FieldKind } from '../values/kinds.js'
 
-export type FieldKind = 'string' | 'number' | 'boolean' | 'date' | 'mixed' | 'file' | 'object' | 'array'
+export type { FieldKind }
 
 /** One normalized field. Nested sub-schemas have `fields`; arrays have `items` (a nameless field). */
 export interface FieldModel {

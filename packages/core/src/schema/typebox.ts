@@ -1,5 +1,5 @@
 import { Type, type TSchema } from '@sinclair/typebox'
-import { ISO_DATE_PATTERN } from '../service/convert.js'
+import { ISO_DATE_PATTERN } from '../values/convert.js'
 import type { FieldModel, ResourceModel, ResourceSchemas } from './model.js'
 
 // A pattern, not `format: date-time`, so plain dates (2024-05-01) are accepted too; kept in step with parseDate.

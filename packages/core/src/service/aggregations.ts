@@ -1,11 +1,12 @@
 import { LRUCache } from 'lru-cache'
-import type { Document } from 'mongodb'
+import type { Collection, Document } from 'mongodb'
 import { ForbiddenError, NotFoundError, UnauthenticatedError, ValidationError } from '../errors.js'
 import type { RequestContext } from '../identity.js'
 import type { AggregationModel, AggregationParam } from '../schema/aggregations.js'
-import { castScalar, toJson } from './convert.js'
-import { and } from './tenancy.js'
-import type { ResourceService } from './resource-service.js'
+import type { ResourceModel } from '../schema/model.js'
+import { castScalar, toJson } from '../values/convert.js'
+import { and, type Operation } from './tenancy.js'
+import type { ReadOptions } from './types.js'
 
 /** Rows one aggregation may return; more is an error, never a silently cut answer. */
 export const MAX_AGGREGATION_ROWS = 10_000
@@ -13,6 +14,13 @@ const MAX_STRING_PARAM = 1000
 const MAX_TIME_MS = 30_000
 
 export interface AggregationResult { results: unknown[] }
+
+/** What the runner needs from its resource service (structural, so the two modules do not import each other). */
+export interface AggregationHost {
+  readonly model: ResourceModel
+  readonly collection: Collection
+  scopeFilter: (ctx: RequestContext, op: Operation, options?: ReadOptions) => Document
+}
 
 function invalid (param: string, message: string): never {
   throw new ValidationError(message, { field: param })
@@ -34,11 +42,11 @@ function castParam (p: AggregationParam, raw: unknown): unknown {
  * `$match` even for `unsafe` ones, results cached per tenant for `cache.ttlSeconds`.
  */
 export class AggregationRunner {
-  readonly #service: ResourceService
+  readonly #service: AggregationHost
   readonly #byName: Map<string, AggregationModel>
   readonly #caches = new Map<string, LRUCache<string, AggregationResult>>()
 
-  constructor (service: ResourceService) {
+  constructor (service: AggregationHost) {
     this.#service = service
     this.#byName = new Map(service.model.aggregations.map((a) => [a.name, a]))
     for (const a of service.model.aggregations) {

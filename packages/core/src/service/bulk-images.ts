@@ -1,5 +1,5 @@
 import type { Collection, Document, UpdateResult } from 'mongodb'
-import { toJson } from './convert.js'
+import { toJson } from '../values/convert.js'
 import type { RecordJson } from './types.js'
 
 /**

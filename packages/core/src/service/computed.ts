@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { ResourceModel } from '../schema/model.js'
-import { toJson } from './convert.js'
+import { toJson } from '../values/convert.js'
 
 /**
  * Computed fields are derived on every read from the stored record (JSON form, the same shape

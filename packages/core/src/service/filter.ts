@@ -1,29 +1,18 @@
 import type { Document, Sort } from 'mongodb'
+import safeRegex from 'safe-regex2'
 import { ValidationError } from '../errors.js'
-import type { FieldKind, ResourceModel } from '../schema/model.js'
-import { castScalar } from './convert.js'
+import type { ResourceModel } from '../schema/model.js'
+import { castScalar } from '../values/convert.js'
+import { resolveField, type ResolvedField } from '../values/resolve-field.js'
 
 /** The only operators a caller may use; everything else is refused before the database. */
 const OPERATORS = new Set(['$gt', '$gte', '$lt', '$lte', '$ne', '$in', '$regex', '$options'])
-const SYSTEM_KINDS: Record<string, FieldKind | 'objectId'> = { _id: 'objectId', userId: 'string', accountId: 'string', createdAt: 'date', updatedAt: 'date' }
 const MAX_REGEX = 256
 
-interface Target { kind: FieldKind | 'objectId', lowercase: boolean, enum?: readonly unknown[] }
+type Target = ResolvedField
 
 function refuse (field: string, message: string): never {
   throw new ValidationError(message, { field })
-}
-
-/** Resolves a filter or sort key to a declared scalar (or array-of-scalar) field. */
-export function resolveField (model: ResourceModel, key: string, extra: Record<string, FieldKind> = {}): Target {
-  if (key.includes('$')) refuse(key, `operator-like key '${key}' is not allowed`)
-  const system = SYSTEM_KINDS[key] ?? extra[key]
-  if (system !== undefined) return { kind: system, lowercase: false }
-  const f = model.fieldsByPath.get(key)
-  if (f === undefined) refuse(key, `unknown field '${key}'`)
-  const leaf = f.kind === 'array' ? f.items! : f
-  if (!['string', 'number', 'boolean', 'date'].includes(leaf.kind)) refuse(key, `field '${key}' cannot be filtered or sorted`)
-  return { kind: leaf.kind, lowercase: leaf.lowercase, enum: leaf.enum }
 }
 
 function cast (key: string, t: Target, v: unknown, exact = true): unknown {
@@ -49,6 +38,9 @@ function operators (key: string, t: Target, ops: Record<string, unknown>): Docum
       if (t.kind !== 'string') refuse(key, `$regex applies to string fields only ('${key}')`)
       if (typeof v !== 'string' || v.length > MAX_REGEX) refuse(key, `$regex on '${key}' needs a string of at most ${MAX_REGEX} characters`)
       try { new RegExp(v) } catch { refuse(key, `$regex on '${key}' is not a valid regular expression`) } // eslint-disable-line no-new
+      // Nested quantifiers (`(a+)+`) backtrack exponentially: one tenant could stall the database
+      // for everyone. What the star-height check misses is still cut off by the query time bound.
+      if (!safeRegex(v)) refuse(key, `$regex on '${key}' may backtrack catastrophically (nested or too many quantifiers): simplify the pattern`)
       out.$regex = v
     } else if (op === '$options') {
       if (ops.$regex === undefined) refuse(key, '$options needs $regex')
@@ -66,12 +58,12 @@ function operators (key: string, t: Target, ops: Record<string, unknown>): Docum
  * to the field type, operators are limited to the allow-list. Query-string values that are
  * JSON objects (`{"$gt":5}`) are decoded here so REST and other surfaces share one path.
  */
-export function buildFilter (model: ResourceModel, raw: Record<string, unknown> | undefined, extra?: Record<string, FieldKind>): Document {
+export function buildFilter (model: ResourceModel, raw: Record<string, unknown> | undefined): Document {
   const filter: Document = {}
   if (raw == null) return filter
   if (typeof raw !== 'object' || Array.isArray(raw)) refuse('filter', 'filter must be an object')
   for (const [key, rawValue] of Object.entries(raw)) {
-    const t = resolveField(model, key, extra)
+    const t = resolveField(model, key)
     let v = rawValue
     if (typeof v === 'string' && v.trimStart().startsWith('{')) {
       try { v = JSON.parse(v) } catch { refuse(key, `value for '${key}' looks like JSON but does not parse`) }
@@ -87,24 +79,25 @@ export function buildFilter (model: ResourceModel, raw: Record<string, unknown> 
 }
 
 /** `a:asc,b:desc` (or an array of those) → ordered sort, always ending in `_id` so paging is stable. */
-export function buildSort (model: ResourceModel, raw: unknown, extra?: Record<string, FieldKind>): Sort {
-  const sort: Record<string, 1 | -1> = {}
+export function buildSort (model: ResourceModel, raw: unknown): Sort {
+  // A Map: a declared field named `constructor` must not collide with Object.prototype.
+  const sort = new Map<string, 1 | -1>()
   const text = Array.isArray(raw) ? raw.join(',') : raw
   if (text === undefined || text === null || text === '') {
-    sort.createdAt = -1
+    sort.set('createdAt', -1)
   } else {
     if (typeof text !== 'string') refuse('__sort', '__sort must be a string such as createdAt:desc')
     for (const part of text.split(',')) {
       const [field, dir = 'asc', ...rest] = part.trim().split(':')
       if (field === '' || rest.length > 0) refuse('__sort', `malformed sort '${part}'`)
-      resolveField(model, field, extra)
+      resolveField(model, field)
       if (dir !== 'asc' && dir !== 'desc') refuse('__sort', `sort direction for '${field}' must be asc or desc`)
-      if (sort[field] !== undefined) refuse('__sort', `'${field}' appears twice in __sort`)
-      sort[field] = dir === 'asc' ? 1 : -1
+      if (sort.has(field)) refuse('__sort', `'${field}' appears twice in __sort`)
+      sort.set(field, dir === 'asc' ? 1 : -1)
     }
   }
-  if (sort._id === undefined) sort._id = Object.values(sort)[0] ?? -1
-  return sort
+  if (!sort.has('_id')) sort.set('_id', sort.values().next().value ?? -1)
+  return Object.fromEntries(sort)
 }
 
 export interface Paging { page: number, perPage: number, skip: number }

@@ -1,7 +1,7 @@
 import { ValidationError } from '../errors.js'
 import type { FieldModel, ResourceModel } from '../schema/model.js'
 import { isWritable } from '../schema/typebox.js'
-import { parseDate } from './convert.js'
+import { parseDate } from '../values/convert.js'
 
 export type InputMode = 'create' | 'update'
 

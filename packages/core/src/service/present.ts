@@ -4,7 +4,7 @@ import type { RequestContext } from '../identity.js'
 import type { ResourceModel } from '../schema/model.js'
 import { readableFields, stripUnreadable } from './acl.js'
 import { applyComputed } from './computed.js'
-import { toJson } from './convert.js'
+import { toJson } from '../values/convert.js'
 import { availableTransitions } from './state-machine.js'
 import type { RecordJson } from './types.js'
 

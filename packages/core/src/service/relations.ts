@@ -1,12 +1,12 @@
-import { ObjectId, type Document } from 'mongodb'
+import { ObjectId, type Collection, type Document } from 'mongodb'
 import { ValidationError } from '../errors.js'
 import type { RequestContext } from '../identity.js'
 import type { RelationModel, ResourceModel } from '../schema/model.js'
 import { SchemaError, hint } from '../schema/schema-error.js'
 import type { RecordJson } from './types.js'
 import { buildFilter } from './filter.js'
-import { and } from './tenancy.js'
-import type { ResourceService } from './resource-service.js'
+import { and, type Operation } from './tenancy.js'
+import type { ReadOptions } from './types.js'
 
 /**
  * Most related records one include may load for one page. Above it the request is refused
@@ -17,7 +17,16 @@ export const MAX_RELATED = 5000
 const RELATED_SORT = { createdAt: -1, _id: -1 } as const
 const HEX24 = /^[0-9a-fA-F]{24}$/
 
-interface CompiledRelation { relation: RelationModel, target: ResourceService, where: Document }
+/** What an include needs from a resource service (structural, so the two modules do not import each other). */
+export interface RelationTarget {
+  readonly model: ResourceModel
+  readonly collection: Collection
+  scopeFilter: (ctx: RequestContext, op: Operation, options?: ReadOptions) => Document
+  present: (ctx: RequestContext, doc: Document) => RecordJson
+  readableFields: (ctx: RequestContext) => Set<string> | null
+}
+
+interface CompiledRelation { relation: RelationModel, target: RelationTarget, where: Document }
 export type Related = Record<string, RecordJson | RecordJson[] | null>
 
 /** A foreign-key value as a lower-case 24-hex key, whether stored as ObjectId or string. */
@@ -44,10 +53,10 @@ function refuse (message: string, relation?: string): never {
  */
 export class RelationLoader {
   readonly #model: ResourceModel
-  readonly #lookup: (path: string) => ResourceService
+  readonly #lookup: (path: string) => RelationTarget
   #compiled: Map<string, CompiledRelation> | null = null
 
-  constructor (model: ResourceModel, lookup: (path: string) => ResourceService) {
+  constructor (model: ResourceModel, lookup: (path: string) => RelationTarget) {
     this.#model = model
     this.#lookup = lookup
   }
@@ -112,7 +121,7 @@ export class RelationLoader {
     if (readable !== null && !readable.has(c.relation.fk.split('.')[0])) refuse(`include '${c.relation.name}' goes through '${c.relation.fk}', which you cannot read`, c.relation.name)
   }
 
-  #service (): ResourceService {
+  #service (): RelationTarget {
     return this.#lookup(this.#model.path)
   }
 

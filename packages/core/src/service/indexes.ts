@@ -1,9 +1,9 @@
 import type { Db } from 'mongodb'
-import type { Registry } from './registry.js'
-import { SchemaError } from './schema-error.js'
-import { searchablePaths } from '../service/search.js'
-import { ensureTextIndex } from '../service/search-index.js'
-import { ensureIdempotencyIndexes } from '../service/idempotency.js'
+import type { Registry } from '../schema/registry.js'
+import { SchemaError } from '../schema/schema-error.js'
+import { searchablePaths } from './search.js'
+import { ensureTextIndex } from './search-index.js'
+import { ensureIdempotencyIndexes } from './idempotency.js'
 
 /**
  * Creates each schema's `compositeIndex` entries as unique indexes, plus the tenant index every

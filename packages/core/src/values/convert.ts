@@ -1,5 +1,5 @@
 import { ObjectId } from 'mongodb'
-import type { FieldKind } from '../schema/model.js'
+import type { FieldKind } from './kinds.js'
 
 /**
  * The outbound half of the BSON boundary: ObjectId → 24-hex string, Date → ISO 8601,
