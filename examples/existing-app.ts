@@ -5,7 +5,7 @@
 import Fastify, { type FastifyInstance } from 'fastify'
 import { MongoClient, type Db } from 'mongodb'
 import { fileURLToPath } from 'node:url'
-import svcCore from '@svc/core'
+import svcCore, { svcServerOptions } from '@svc/core'
 
 export interface ExampleOptions {
   db: Db
@@ -14,7 +14,8 @@ export interface ExampleOptions {
 }
 
 export async function buildExampleApp (opts: ExampleOptions): Promise<FastifyInstance> {
-  const app = Fastify({ logger: opts.logger ?? true })
+  // svcServerOptions: the router's and Node's own refusals (long ids, 431) in svc's error envelope.
+  const app = Fastify({ ...svcServerOptions, logger: opts.logger ?? true })
 
   // The app's own, pre-existing route.
   app.get('/hello', async () => ({ hello: 'world' }))

@@ -1,6 +1,6 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import type { Db } from 'mongodb'
-import svcCore from '@svc/core'
+import svcCore, { svcServerOptions } from '@svc/core'
 import svcAudit from '@svc/audit'
 import svcSoftDelete from '@svc/softdelete'
 import type { ServerConfig } from './config.js'
@@ -19,6 +19,8 @@ export interface BuildServerOptions {
 /** The reference composition: logging, request ids, readiness, and the svc plugins. */
 export async function buildServer (config: ServerConfig, opts: BuildServerOptions): Promise<FastifyInstance> {
   const app = Fastify({
+    // The router's and Node's own refusals (long ids, 431, malformed requests) in the envelope.
+    ...svcServerOptions,
     logger: opts.logger ?? loggerOptions(config),
     genReqId,
     // Our genReqId reads the header itself and only trusts UUIDs.
@@ -31,6 +33,7 @@ export async function buildServer (config: ServerConfig, opts: BuildServerOption
     jwtSecret: config.jwtSecret,
     accessTokenTtl: config.accessTokenTtlSeconds,
     pageSize: config.pageSize,
+    queryTimeoutMs: config.queryTimeoutMs,
     // Reset mails link to `${PUBLIC_BASE_URL}/reset-password?token=…`.
     publicBaseUrl: config.publicBaseUrl
   })

@@ -20,6 +20,8 @@ export interface ServerConfig {
   jwtSecretGenerated: boolean
   accessTokenTtlSeconds: number
   pageSize: number
+  /** Time bound of every query a caller drives (QUERY_TIMEOUT_MS). */
+  queryTimeoutMs: number
   uploadsDir: string
   publicBaseUrl: string
   metricsEnabled: boolean
@@ -115,6 +117,7 @@ export function loadConfig (env: Env = process.env): ConfigResult {
   }
 
   const pageSize = int('PAGE_SIZE', 20, 1, 200)
+  const queryTimeoutMs = int('QUERY_TIMEOUT_MS', 5000, 1, 600_000)
   const rateLimitApiPerMin = int('RATE_LIMIT_API_PER_MIN', 600, 1, 1_000_000)
   const rateLimitAuthPerMin = int('RATE_LIMIT_AUTH_PER_MIN', 10, 1, 1_000_000)
   const retention = read(env, 'SOFT_DELETE_RETENTION_DAYS') === undefined ? undefined : int('SOFT_DELETE_RETENTION_DAYS', 0, 1, 36_500)
@@ -148,6 +151,7 @@ export function loadConfig (env: Env = process.env): ConfigResult {
       jwtSecretGenerated,
       accessTokenTtlSeconds,
       pageSize,
+      queryTimeoutMs,
       uploadsDir: read(env, 'UPLOADS_DIR') ?? './uploads',
       publicBaseUrl,
       metricsEnabled,

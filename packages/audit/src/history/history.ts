@@ -27,9 +27,10 @@ Promise<HistoryPage> {
   const { page, perPage, skip } = buildPaging(paging.page, paging.perPage, defaultPerPage)
   const { userId, gone } = await tenantOf(service, ctx, id)
   const filter = { userId, path: service.model.path, recordId: id }
+  const { maxTimeMS } = service
   const [rows, totalResults] = await Promise.all([
-    store.log.find(filter, { sort: { at: -1, _id: -1 }, skip, limit: perPage }).toArray(),
-    store.log.countDocuments(filter)
+    store.log.find(filter, { sort: { at: -1, _id: -1 }, skip, limit: perPage, maxTimeMS }).toArray(),
+    store.log.countDocuments(filter, { maxTimeMS })
   ])
   if (gone && totalResults === 0) throw new NotFoundError(`${service.model.path} not found`)
   const readable = readableFor(service, ctx)

@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import type { SvcAuth } from '../types.js'
+import { jsonOnly } from '../http/json-only.js'
 import { createAuthenticate } from './authenticate.js'
 import { createJwtService } from './jwt.js'
 import { createPasswordHasher } from './passwords.js'
@@ -57,10 +58,14 @@ async function auth (app: FastifyInstance, opts: AuthPluginOptions): Promise<voi
   }
   app.svc.auth = service
 
-  registerRoute(app, deps)
-  loginRoute(app, deps)
-  refreshRoute(app, deps)
-  passwordResetRoutes(app, deps, opts.publicBaseUrl)
+  // An encapsulated child, so the JSON-only body parsing stays off the host's own routes.
+  await app.register(async (routes) => {
+    jsonOnly(routes)
+    registerRoute(routes, deps)
+    loginRoute(routes, deps)
+    refreshRoute(routes, deps)
+    passwordResetRoutes(routes, deps, opts.publicBaseUrl)
+  })
 }
 
 export default fp(auth, { name: '@svc/core.auth', fastify: '5.x' })

@@ -1,4 +1,6 @@
-import { ErrorCodes, codeForStatus, type ErrorCode } from '../errors.js'
+import { ErrorCodes, codeForStatus, isErrorCode, validationError, type ErrorCode, type Issue } from '../errors.js'
+import { driverError } from './driver-errors.js'
+import { frameworkError } from './framework-errors.js'
 
 export interface ErrorEnvelope {
   error: { code: string, message: string, details?: Record<string, unknown> }
@@ -21,12 +23,15 @@ function fieldOf (issue: AjvIssue): string {
   return typeof extra === 'string' ? (base === '' ? extra : `${base}.${extra}`) : base
 }
 
+function ajvIssue (i: AjvIssue): Issue {
+  // Ajv says "must NOT have additional properties"; the field is named, so say what it means.
+  const message = i.keyword === 'additionalProperties' ? 'is not a known field' : i.message ?? 'is invalid'
+  return { field: fieldOf(i), message }
+}
+
 function validation (err: Record<string, unknown>): NormalizedError {
-  const issues = (err.validation as AjvIssue[]).map((i) => ({ field: fieldOf(i), message: i.message ?? 'is invalid' }))
-  const first = issues[0] ?? { field: '', message: 'is invalid' }
-  const location = typeof err.validationContext === 'string' ? err.validationContext : undefined
-  const message = first.field === '' ? `${location ?? 'input'} ${first.message}` : `${first.field} ${first.message}`
-  return { statusCode: 400, body: { error: { code: 'VALIDATION', message, details: { field: first.field, ...(location !== undefined ? { location } : {}), issues } } } }
+  const issues = (err.validation as AjvIssue[]).map(ajvIssue)
+  return normalizeError(validationError(issues, typeof err.validationContext === 'string' ? err.validationContext : undefined))
 }
 
 /** Field names of a duplicate-key error; values are never exposed (they may be another tenant's). */
@@ -44,6 +49,10 @@ function isDuplicateKey (err: Record<string, unknown>): boolean {
   return err.code === 11000 || err.code === 11001 || (isObject(err.errorResponse) && err.errorResponse.code === 11000)
 }
 
+function envelope (statusCode: number, code: ErrorCode, message: string, details?: Record<string, unknown>): NormalizedError {
+  return { statusCode, body: { error: { code, message, ...(details !== undefined ? { details } : {}) } } }
+}
+
 /**
  * The one mapping from anything thrown to a status and the `{ error: { code, message, details? } }`
  * envelope. REST uses it in the error handler; GraphQL (`extensions.code`) and MCP reuse it.
@@ -51,20 +60,19 @@ function isDuplicateKey (err: Record<string, unknown>): boolean {
 export function normalizeError (thrown: unknown, opts: { production?: boolean } = {}): NormalizedError {
   const err: Record<string, unknown> = isObject(thrown) ? thrown : { message: String(thrown) }
   if (Array.isArray(err.validation)) return validation(err)
-  if (isDuplicateKey(err)) {
-    return { statusCode: 409, body: { error: { code: 'CONFLICT', message: 'a record with the same unique values already exists', details: { keys: duplicateKeys(err) } } } }
-  }
-  if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || err.statusCode === 413) {
-    return { statusCode: 413, body: { error: { code: 'PAYLOAD_TOO_LARGE', message: 'request body is too large' } } }
-  }
+  if (isDuplicateKey(err)) return envelope(409, 'CONFLICT', 'a record with the same unique values already exists', { keys: duplicateKeys(err) })
+  const known = frameworkError(err) ?? driverError(err)
+  if (known !== null) return envelope(ErrorCodes[known.code], known.code, known.message)
   const status = typeof err.statusCode === 'number' ? err.statusCode : typeof err.status === 'number' ? err.status : 500
   if (status >= 400 && status < 500) {
-    const code = typeof err.code === 'string' && err.code in ErrorCodes ? err.code as ErrorCode : codeForStatus(status)
+    const code = isErrorCode(err.code) ? err.code : codeForStatus(status)
     const message = typeof err.message === 'string' && err.message !== '' ? err.message : code.toLowerCase()
-    const error: ErrorEnvelope['error'] = { code, message }
-    if (isObject(err.details) && !Array.isArray(err.details)) error.details = err.details
-    return { statusCode: status, body: { error } }
+    return envelope(status, code, message, isObject(err.details) && !Array.isArray(err.details) ? err.details : undefined)
+  }
+  // A 5xx keeps its status only when it names a 5xx code of the table (load shedding, time bound).
+  if (isErrorCode(err.code) && ErrorCodes[err.code] >= 500 && err.code !== 'INTERNAL') {
+    return envelope(ErrorCodes[err.code], err.code, typeof err.message === 'string' && err.message !== '' ? err.message : err.code.toLowerCase())
   }
   const message = opts.production === true || typeof err.message !== 'string' ? 'internal server error' : err.message
-  return { statusCode: 500, body: { error: { code: 'INTERNAL', message } } }
+  return envelope(500, 'INTERNAL', message)
 }

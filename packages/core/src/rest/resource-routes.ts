@@ -5,6 +5,7 @@ import type { ResourceService } from '../service/resource-service.js'
 import { toListQuery } from './list-query.js'
 import { aggregationRoutes } from './aggregation-routes.js'
 import { resourceValidatorCompiler } from './validator.js'
+import { jsonOnly } from '../http/json-only.js'
 
 export interface ResourceRoutesOptions {
   service: ResourceService
@@ -27,6 +28,7 @@ export async function resourceRoutes (app: FastifyInstance, opts: ResourceRoutes
   const base = `/${model.path}`
 
   app.setValidatorCompiler(resourceValidatorCompiler)
+  jsonOnly(app)
 
   // Every route authenticates; api clients (X-Client-Id) only on reads, and the service
   // still refuses their writes so GraphQL/MCP behave the same.

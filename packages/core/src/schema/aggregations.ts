@@ -1,5 +1,6 @@
 import type { Document } from 'mongodb'
 import { castScalar } from '../values/convert.js'
+import { regexProblem } from '../values/regex.js'
 import { resolveField, type FieldLookup } from '../values/resolve-field.js'
 import { isPlainObject } from './fields.js'
 import { SchemaError } from './schema-error.js'
@@ -59,19 +60,28 @@ function scan (source: string, key: string, v: unknown, depth = 0): void {
 function template (source: string, key: string, model: FieldLookup, param: string, raw: unknown): (v: unknown) => Document {
   if (!isPlainObject(raw) || Object.keys(raw).length === 0) throw new SchemaError(source, key, 'must be a filter object referencing the param as "$' + param + '"')
   let referenced = false
-  const value = (at: string, field: string, x: unknown): (v: unknown) => unknown => {
+  // A `$regex` operand is a pattern: checked like a caller's filter pattern, never lowercased.
+  const value = (at: string, field: string, x: unknown, op?: string): (v: unknown) => unknown => {
+    const regex = op === '$regex'
     if (typeof x === 'string' && x.startsWith('$')) {
       const m = PLACEHOLDER_RE.exec(x)
       if (m == null || m[1] !== param) throw new SchemaError(source, at, `'${x}' is not this param's placeholder ("$${param}")`)
       referenced = true
       const t = resolveField(model, field)
       return (v) => {
-        const c = castScalar(t.kind, v)
+        const c = castScalar(regex ? 'string' : t.kind, v)
         if (c === undefined) throw new TypeError(`'${param}' cannot be used as ${field}`)
+        if (regex) {
+          const problem = regexProblem(c)
+          if (problem !== null) throw new TypeError(`'${param}' is used as a pattern and ${problem}`)
+          return c
+        }
         return t.lowercase && typeof c === 'string' ? c.toLowerCase() : c
       }
     }
     if (x !== null && typeof x === 'object' && !(x instanceof Date)) throw new SchemaError(source, at, 'template values are the placeholder or literals')
+    const problem = regex ? regexProblem(x) : null
+    if (problem !== null) throw new SchemaError(source, at, `pattern ${problem}`)
     return () => x
   }
   const node = (at: string, obj: Record<string, unknown>, depth: number): (v: unknown) => Document => {
@@ -92,7 +102,7 @@ function template (source: string, key: string, model: FieldLookup, param: strin
             const items = y.map((z) => value(`${at}.${k}.${op}`, k, z))
             return [op, (v) => items.map((f) => f(v))]
           }
-          return [op, value(`${at}.${k}.${op}`, k, y)]
+          return [op, value(`${at}.${k}.${op}`, k, y, op)]
         })
         parts.push([k, (v) => Object.fromEntries(ops.map(([op, f]) => [op, f(v)]))])
       } else {

@@ -53,7 +53,7 @@ function object (fields: FieldModel[], mode: Mode, extra: Record<string, TSchema
     const required = mode === 'create' && f.required && f.default === undefined
     props[f.name] = required ? s : Type.Optional(s)
   }
-  // Unknown input keys are dropped (Fastify's Ajv `removeAdditional`, and the service does the same).
+  // Unknown input keys are refused (400 naming each), here and in the service, for every surface.
   return Type.Object(props, { additionalProperties: mode === 'read' })
 }
 

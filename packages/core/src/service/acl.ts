@@ -46,7 +46,8 @@ export function stripUnreadable (record: Record<string, unknown>, readable: Set<
 /**
  * Screens the keys a client sent, before any validation or hook: a field the caller may not
  * write is 403 naming it (not silently dropped: the client must learn its write did not land),
- * a computed field is 400 (it is derived, storing it would be a lie).
+ * a computed field is 400 (it is derived, storing it would be a lie), and so is a file field
+ * (FileMeta is written by the file routes only).
  */
 export function screenWrite (model: ResourceModel, ctx: RequestContext, input: unknown, slot: WriteSlot): void {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) return
@@ -54,6 +55,7 @@ export function screenWrite (model: ResourceModel, ctx: RequestContext, input: u
     const f = model.fieldsByPath.get(key)
     if (f === undefined || f.path !== key) continue
     if (f.computed !== undefined) throw new ValidationError(`${key} is computed and cannot be written`, { field: key })
+    if (f.kind === 'file') throw new ValidationError(`${key} is a file field: upload or delete it through its file route`, { field: key })
     if (!allowed(ctx, f.acl?.[slot])) throw new ForbiddenError(`you may not ${slot === 'create' ? 'set' : 'change'} ${key}`, { field: key })
   }
 }

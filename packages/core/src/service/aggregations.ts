@@ -11,7 +11,6 @@ import type { ReadOptions } from './types.js'
 /** Rows one aggregation may return; more is an error, never a silently cut answer. */
 export const MAX_AGGREGATION_ROWS = 10_000
 const MAX_STRING_PARAM = 1000
-const MAX_TIME_MS = 30_000
 
 export interface AggregationResult { results: unknown[] }
 
@@ -19,6 +18,7 @@ export interface AggregationResult { results: unknown[] }
 export interface AggregationHost {
   readonly model: ResourceModel
   readonly collection: Collection
+  readonly maxTimeMS: number
   scopeFilter: (ctx: RequestContext, op: Operation, options?: ReadOptions) => Document
 }
 
@@ -78,7 +78,7 @@ export class AggregationRunner {
     const matches = a.params.filter((p) => values.has(p.name)).map((p) => p.match(values.get(p.name)))
     if (matches.length > 0) pipeline.push({ $match: and(...matches) })
     pipeline.push(...a.pipeline, { $limit: MAX_AGGREGATION_ROWS + 1 })
-    const rows = await this.#service.collection.aggregate(pipeline, { maxTimeMS: MAX_TIME_MS }).toArray()
+    const rows = await this.#service.collection.aggregate(pipeline, { maxTimeMS: this.#service.maxTimeMS }).toArray()
     if (rows.length > MAX_AGGREGATION_ROWS) throw new Error(`aggregation ${this.#service.model.path}/${name} returned more than ${MAX_AGGREGATION_ROWS} rows`)
     const result = { results: rows.map((r) => toJson(r)) }
     cache?.set(key, result)

@@ -28,7 +28,7 @@ export function upsertSeed (model: ResourceModel, userFilter: Document, set: Rec
   }
   const onInsert: Document = { createdAt: new Date() }
   for (const [k, v] of Object.entries({ ...created, ...owner })) {
-    if (!(k in set) && !(k in seeded) && k !== 'userId') onInsert[k] = v
+    if (!Object.hasOwn(set, k) && !Object.hasOwn(seeded, k) && k !== 'userId') onInsert[k] = v
   }
   return onInsert
 }

@@ -15,7 +15,7 @@ export type { PurgeHook } from './purge.js'
 export class ResourceServices {
   readonly #byKey = new Map<string, ResourceService>()
 
-  constructor (registry: Registry, deps: { db: Db, events: RecordEvents, log: FastifyBaseLogger, pageSize: number }) {
+  constructor (registry: Registry, deps: { db: Db, events: RecordEvents, log: FastifyBaseLogger, pageSize: number, queryTimeoutMs: number }) {
     const idempotency = new IdempotencyKeys(deps.db)
     for (const model of registry.all()) {
       this.#byKey.set(model.key, new ResourceService(model, {
@@ -23,6 +23,7 @@ export class ResourceServices {
         events: deps.events,
         log: deps.log.child({ resource: model.key }),
         pageSize: deps.pageSize,
+        queryTimeoutMs: deps.queryTimeoutMs,
         lookup: (path) => this.get(path, model.version),
         idempotency
       }))

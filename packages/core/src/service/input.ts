@@ -1,4 +1,4 @@
-import { ValidationError } from '../errors.js'
+import { ValidationError, validationError, type Issue } from '../errors.js'
 import type { FieldModel, ResourceModel } from '../schema/model.js'
 import { isWritable } from '../schema/typebox.js'
 import { parseDate } from '../values/convert.js'
@@ -12,8 +12,16 @@ export interface PreparedInput {
   unset: string[]
 }
 
-function invalid (field: string, message: string, extra: Record<string, unknown> = {}): never {
-  throw new ValidationError(`${field} ${message}`, { field, ...extra })
+/** Stamped by the service: accepted at the top level of a body (a read record can be sent back) and ignored. */
+const STAMPED_INPUT = new Set(['_id', 'userId', 'accountId', 'createdAt', 'updatedAt'])
+
+/** Collects every problem of one input instead of stopping at the first. */
+class Problems {
+  readonly list: Issue[] = []
+  add (field: string, message: string): undefined {
+    this.list.push({ field, message })
+    return undefined
+  }
 }
 
 function isObject (v: unknown): v is Record<string, unknown> {
@@ -21,41 +29,48 @@ function isObject (v: unknown): v is Record<string, unknown> {
 }
 
 /** Mixed values are stored as given, but keys that MongoDB would read as operators or paths are refused. */
-function checkMixedKeys (field: string, v: unknown, depth = 0): void {
-  if (depth > 32) invalid(field, 'is nested too deeply')
-  if (Array.isArray(v)) { for (const x of v) checkMixedKeys(field, x, depth + 1); return }
-  if (!isObject(v)) return
-  for (const k of Object.keys(v)) {
-    if (k.startsWith('$') || k.includes('.')) invalid(field, `may not contain the key '${k}'`)
-    checkMixedKeys(field, v[k], depth + 1)
+function mixedKeyProblem (v: unknown, depth = 0): string | null {
+  if (depth > 32) return 'is nested too deeply'
+  if (Array.isArray(v)) {
+    for (const x of v) { const p = mixedKeyProblem(x, depth + 1); if (p !== null) return p }
+    return null
   }
+  if (!isObject(v)) return null
+  for (const k of Object.keys(v)) {
+    if (k.startsWith('$') || k.includes('.')) return `may not contain the key '${k}'`
+    const p = mixedKeyProblem(v[k], depth + 1)
+    if (p !== null) return p
+  }
+  return null
 }
 
-function value (f: FieldModel, path: string, v: unknown): unknown {
+function value (f: FieldModel, path: string, v: unknown, p: Problems, strict: boolean): unknown {
   switch (f.kind) {
     case 'string': {
-      if (typeof v !== 'string') invalid(path, 'must be a string')
+      if (typeof v !== 'string') return p.add(path, 'must be a string')
       const s = f.lowercase ? v.toLowerCase() : v
-      if (f.enum !== undefined && !f.enum.includes(s)) invalid(path, `must be one of: ${f.enum.join(', ')}`, { allowed: f.enum })
+      if (f.enum !== undefined && !f.enum.includes(s)) return p.add(path, `must be one of: ${f.enum.join(', ')}`)
       return s
     }
     case 'number':
-      if (typeof v !== 'number' || !Number.isFinite(v)) invalid(path, 'must be a number')
-      if (f.min !== undefined && v < f.min) invalid(path, `must be >= ${f.min}`, { min: f.min })
-      if (f.enum !== undefined && !f.enum.includes(v)) invalid(path, `must be one of: ${f.enum.join(', ')}`, { allowed: f.enum })
+      if (typeof v !== 'number' || !Number.isFinite(v)) return p.add(path, 'must be a number')
+      if (f.min !== undefined && v < f.min) return p.add(path, `must be >= ${f.min}`)
+      if (f.enum !== undefined && !f.enum.includes(v)) return p.add(path, `must be one of: ${f.enum.join(', ')}`)
       return v
     case 'boolean':
-      if (typeof v !== 'boolean') invalid(path, 'must be a boolean')
-      return v
-    case 'date': return parseDate(v) ?? invalid(path, 'must be an ISO 8601 date')
-    case 'mixed': checkMixedKeys(path, v); return v
+      return typeof v === 'boolean' ? v : p.add(path, 'must be a boolean')
+    case 'date': return parseDate(v) ?? p.add(path, 'must be an ISO 8601 date')
+    case 'mixed': {
+      const problem = mixedKeyProblem(v)
+      return problem === null ? v : p.add(path, problem)
+    }
     case 'array':
-      if (!Array.isArray(v)) invalid(path, 'must be an array')
-      return v.map((x, i) => value(f.items!, `${path}.${i}`, x))
+      if (!Array.isArray(v)) return p.add(path, 'must be an array')
+      return v.map((x, i) => value(f.items!, `${path}.${i}`, x, p, strict))
     case 'object':
-      if (!isObject(v)) invalid(path, 'must be an object')
-      return object(f.fields!, v, 'create', path).set
-    case 'file': return invalid(path, 'is managed by the file routes')
+      if (!isObject(v)) return p.add(path, 'must be an object')
+      return object(f.fields!, v, 'create', path, p, strict).set
+    case 'file': return p.add(path, 'is managed by the file routes')
   }
 }
 
@@ -65,20 +80,27 @@ function defaultOf (f: FieldModel): unknown {
   return d !== null && typeof d === 'object' && !(d instanceof Date) ? structuredClone(d) : d
 }
 
-function object (fields: FieldModel[], input: Record<string, unknown>, mode: InputMode, prefix: string): PreparedInput {
+function object (fields: FieldModel[], input: Record<string, unknown>, mode: InputMode, prefix: string, p: Problems, strict: boolean): PreparedInput {
   const set: Record<string, unknown> = {}
   const unset: string[] = []
+  if (strict) {
+    // Own keys against the declared names (a Map/Set, never `in`): `constructor` is just unknown.
+    const declared = new Set(fields.map((f) => f.name))
+    for (const k of Object.keys(input)) {
+      if (!declared.has(k) && !(prefix === '' && STAMPED_INPUT.has(k))) p.add(prefix === '' ? k : `${prefix}.${k}`, 'is not a known field')
+    }
+  }
   for (const f of fields) {
     if (!isWritable(f)) continue
     const path = prefix === '' ? f.name : `${prefix}.${f.name}`
-    let v = input[f.name]
+    let v = Object.hasOwn(input, f.name) ? input[f.name] : undefined
     if ((v === undefined || v === null) && mode === 'create' && f.default !== undefined) v = defaultOf(f)
     if (v === undefined || v === null) {
-      if (f.required && (mode === 'create' || v === null)) invalid(path, 'is required')
-      if (v === null) { if (mode === 'update') unset.push(f.name) }
+      if (f.required && (mode === 'create' || v === null)) p.add(path, 'is required')
+      else if (v === null && mode === 'update') unset.push(f.name)
       continue
     }
-    set[f.name] = value(f, path, v)
+    set[f.name] = value(f, path, v, p, strict)
   }
   return { set, unset }
 }
@@ -86,9 +108,14 @@ function object (fields: FieldModel[], input: Record<string, unknown>, mode: Inp
 /**
  * The inbound half of the BSON boundary, shared by every surface: validates a create or a
  * partial update against the model (required, types, enum, min, nested, arrays), applies
- * defaults and `lowercase`, converts dates. Unknown and stamped keys are dropped, never stored.
+ * defaults and `lowercase`, converts dates, and reports every problem at once. `strict` (a
+ * client's input) refuses unknown keys at any depth, naming each; hook results and upsert
+ * seeds are trusted code and only lose keys the model does not declare.
  */
-export function prepareInput (model: ResourceModel, input: unknown, mode: InputMode): PreparedInput {
+export function prepareInput (model: ResourceModel, input: unknown, mode: InputMode, opts: { strict?: boolean } = {}): PreparedInput {
   if (!isObject(input)) throw new ValidationError('record must be a JSON object', { field: '' })
-  return object(model.fields, input, mode, '')
+  const problems = new Problems()
+  const out = object(model.fields, input, mode, '', problems, opts.strict === true)
+  if (problems.list.length > 0) throw validationError(problems.list)
+  return out
 }

@@ -21,6 +21,7 @@ const HEX24 = /^[0-9a-fA-F]{24}$/
 export interface RelationTarget {
   readonly model: ResourceModel
   readonly collection: Collection
+  readonly maxTimeMS: number
   scopeFilter: (ctx: RequestContext, op: Operation, options?: ReadOptions) => Document
   present: (ctx: RequestContext, doc: Document) => RecordJson
   readableFields: (ctx: RequestContext) => Set<string> | null
@@ -135,7 +136,7 @@ export class RelationLoader {
   async #find (ctx: RequestContext, c: CompiledRelation, match: Document): Promise<Document[]> {
     const filter = and(match, c.where, this.#targetFilter(ctx, c))
     // batchSize = limit: the whole answer in one round trip (no getMore after the default 101).
-    const found = await c.target.collection.find(filter, { sort: RELATED_SORT, limit: MAX_RELATED + 1, batchSize: MAX_RELATED + 1 }).toArray()
+    const found = await c.target.collection.find(filter, { sort: RELATED_SORT, limit: MAX_RELATED + 1, batchSize: MAX_RELATED + 1, maxTimeMS: c.target.maxTimeMS }).toArray()
     if (found.length > MAX_RELATED) refuse(`include '${c.relation.name}' matches more than ${MAX_RELATED} records for this page: use a smaller __perPage`, c.relation.name)
     return found
   }

@@ -13,7 +13,7 @@ import { readableFields, screenQuery, screenWrite } from './acl.js'
 import { legalSeed, refuseBulkState, stampInitial } from './state-machine.js'
 import { createRecord, deleteRecord, transitionRecord, updateRecord, type WriteHost } from './write-path.js'
 import { presentRecord } from './present.js'
-import { updateManyWithImages } from './bulk-images.js'
+import { updateMatching } from './bulk-update.js'
 import type { PurgeHook } from './purge.js'
 import { and, compileClientScopes, stamp, tenantFilter, type Operation } from './tenancy.js'
 import { RelationLoader } from './relations.js'
@@ -22,8 +22,8 @@ import { searchSort, textClause } from './search.js'
 import { checkIdempotencyKey, type IdempotencyKeys, type IdempotentResult } from './idempotency.js'
 import type { DeleteStrategy, ListQuery, ListResult, ReadOptions, RecordJson, Scope, WriteResult, WriteSubscriber } from './types.js'
 
-const hardDelete: DeleteStrategy = async ({ collection, filter }) => {
-  const before = await collection.findOneAndDelete(filter)
+const hardDelete: DeleteStrategy = async ({ collection, filter, maxTimeMS }) => {
+  const before = await collection.findOneAndDelete(filter, { maxTimeMS })
   return before == null ? null : { before, after: null }
 }
 
@@ -37,6 +37,8 @@ export interface ResourceServiceDeps {
   events: RecordEvents
   log: FastifyBaseLogger
   pageSize: number
+  /** `maxTimeMS` of every query a caller drives (core option `queryTimeoutMs`). */
+  queryTimeoutMs: number
   /** Another schema's service of the same version (relation targets). */
   lookup?: (path: string) => ResourceService
   /** The shared `idempotency_keys` store (create with an Idempotency-Key). */
@@ -50,6 +52,11 @@ export interface ResourceServiceDeps {
 export class ResourceService {
   readonly model: ResourceModel
   readonly collection: Collection
+  /**
+   * The time bound of every query a caller drives; past it the database stops the query and the
+   * caller gets 503 QUERY_TIMEOUT. Plugins that add reads (restore, history) pass it too.
+   */
+  readonly maxTimeMS: number
   readonly #deps: ResourceServiceDeps
   readonly #scopes: Scope[] = []
   readonly #subscribers: WriteSubscriber[] = []
@@ -63,6 +70,7 @@ export class ResourceService {
   constructor (model: ResourceModel, deps: ResourceServiceDeps) {
     this.model = model
     this.collection = deps.collection
+    this.maxTimeMS = deps.queryTimeoutMs
     this.#deps = deps
     this.#clientScopes = compileClientScopes(model)
     this.relations = new RelationLoader(model, deps.lookup ?? ((p) => { throw new Error(`@svc/core: no service lookup for relation target '${p}'`) }))
@@ -81,14 +89,14 @@ export class ResourceService {
 
   /**
    * The one inbound seam for every operation and surface: field-ACL write slots and computed
-   * names are screened, then validation, defaults and BSON conversion.
+   * names are screened, then validation (unknown keys refused), defaults and BSON conversion.
    */
   accept (ctx: RequestContext, input: unknown, mode: 'create' | 'update'): PreparedInput {
     screenWrite(this.model, ctx, input, mode)
-    return prepareInput(this.model, input, mode)
+    return prepareInput(this.model, input, mode, { strict: true })
   }
 
-  /** Field-ACL and computed-field screening of a raw body, for surfaces whose validator drops unknown keys first. */
+  /** Field-ACL, computed and file-field screening of a raw body, for surfaces that validate before the service does. */
   screenWrite (ctx: RequestContext, input: unknown, mode: 'create' | 'update'): void {
     screenWrite(this.model, ctx, input, mode)
   }
@@ -97,6 +105,7 @@ export class ResourceService {
     return {
       model: this.model,
       collection: this.collection,
+      maxTimeMS: this.maxTimeMS,
       deleteStrategy: this.#deleteStrategy,
       log: this.#log(ctx),
       scopeFilter: (c, op) => this.scopeFilter(c, op),
@@ -140,9 +149,10 @@ export class ResourceService {
     const filter = text === undefined ? base : { $text: text, ...base }
     const sort = searchSort(this.model, query.sort, text !== undefined)
     const { page, perPage, skip } = buildPaging(query.page, query.perPage, this.#deps.pageSize)
+    const { maxTimeMS } = this
     const [docs, totalResults] = await Promise.all([
-      this.collection.find(filter, { sort, skip, limit: perPage, batchSize: perPage }).toArray(),
-      this.collection.countDocuments(filter)
+      this.collection.find(filter, { sort, skip, limit: perPage, batchSize: perPage, maxTimeMS }).toArray(),
+      this.collection.countDocuments(filter, { maxTimeMS })
     ])
     const related = await this.relations.populate(ctx, docs, includes)
     return listEnvelope(docs.map((d, i) => ({ ...this.present(ctx, d), ...related[i] })), totalResults, page, perPage)
@@ -153,7 +163,7 @@ export class ResourceService {
     const includes = this.relations.parse(options.include)
     const _id = parseId(id)
     if (_id == null) throw new NotFoundError(`${this.model.path} not found`)
-    const doc = await this.collection.findOne(and({ _id }, scoped))
+    const doc = await this.collection.findOne(and({ _id }, scoped), { maxTimeMS: this.maxTimeMS })
     if (doc == null) throw new NotFoundError(`${this.model.path} not found`)
     const [related] = await this.relations.populate(ctx, [doc], includes)
     return { ...this.present(ctx, doc), ...related }
@@ -179,7 +189,7 @@ export class ResourceService {
       body: input,
       create: async (_id) => await createRecord(this.#host(ctx), ctx, input, { _id }),
       find: async (_id) => {
-        const doc = await this.collection.findOne(and({ _id }, this.scopeFilter(ctx, 'get')))
+        const doc = await this.collection.findOne(and({ _id }, this.scopeFilter(ctx, 'get')), { maxTimeMS: this.maxTimeMS })
         return doc == null ? null : this.present(ctx, doc)
       }
     })
@@ -215,9 +225,7 @@ export class ResourceService {
     const seed = ctx.identity?.kind === 'user' && legalSeed(this.model, userFilter) ? upsertSeed(this.model, userFilter, set, stamp(ctx)) : null
     if (seed != null) stampInitial(this.model, seed, userFilter)
     if (seed != null) update.$setOnInsert = seed
-    const { res, records } = this.#bulkRecords
-      ? await updateManyWithImages(this.collection, and(userFilter, scoped), update, { upsert: seed != null, stamp: stampedAt })
-      : { res: await this.collection.updateMany(and(userFilter, scoped), update, { upsert: seed != null }), records: undefined }
+    const { res, records } = await updateMatching(this.collection, and(userFilter, scoped), update, { upsert: seed != null, stamp: stampedAt, maxTimeMS: this.maxTimeMS, images: this.#bulkRecords })
     const numAffected = res.matchedCount + res.upsertedCount
     if (res.upsertedId != null) {
       const doc = await this.collection.findOne({ _id: res.upsertedId })

@@ -59,13 +59,13 @@ export function searchSort (model: ResourceModel, raw: unknown, searching: boole
   const sort: Record<string, unknown> = {}
   for (const part of parts) {
     if (isScoreToken(part)) {
-      if ('score' in sort) throw new ValidationError("'score' appears twice in __sort", { field: '__sort' })
+      if (Object.hasOwn(sort, 'score')) throw new ValidationError("'score' appears twice in __sort", { field: '__sort' })
       sort.score = SCORE
       continue
     }
     const one = buildSort(model, part) as Record<string, 1 | -1>
     const [field] = Object.keys(one)
-    if (field in sort) throw new ValidationError(`'${field}' appears twice in __sort`, { field: '__sort' })
+    if (Object.hasOwn(sort, field)) throw new ValidationError(`'${field}' appears twice in __sort`, { field: '__sort' })
     sort[field] = one[field]
   }
   if (sort._id === undefined) sort._id = -1

@@ -9,7 +9,7 @@ export interface Transition { field: string, from: string | null, to: string }
 function reachable (sm: StateMachineDefinition, current: unknown): string[] {
   // A record stored before the machine existed has no state: its only way in is `initial`.
   if (typeof current !== 'string') return [sm.initial]
-  return [...(sm.transitions[current] ?? [])]
+  return Object.hasOwn(sm.transitions, current) ? [...sm.transitions[current]] : []
 }
 
 /**
@@ -36,7 +36,7 @@ export function checkInitial (model: ResourceModel, input: Record<string, unknow
 
 /** Sets every state field to `initial` (fields already pinned by `except`, a bulk upsert's filter, are left to it). */
 export function stampInitial (model: ResourceModel, input: Record<string, unknown>, except: Record<string, unknown> = {}): void {
-  for (const [field, sm] of Object.entries(model.stateMachines)) if (!(field in except)) input[field] = sm.initial
+  for (const [field, sm] of Object.entries(model.stateMachines)) if (!Object.hasOwn(except, field)) input[field] = sm.initial
 }
 
 /**
@@ -49,7 +49,7 @@ export function planTransitions (model: ResourceModel, current: Document, set: R
     const from = typeof current[field] === 'string' ? current[field] as string : null
     const allowed = reachable(sm, from)
     if (unset.includes(field)) throw new InvalidTransitionError(`${field} cannot be cleared`, { field, current: from, attempted: null, allowed })
-    if (!(field in set) || set[field] === from) continue
+    if (!Object.hasOwn(set, field) || set[field] === from) continue
     const to = set[field] as string
     if (!allowed.includes(to)) {
       throw new InvalidTransitionError(`${field} cannot move from '${String(from)}' to '${to}'`, { field, current: from, attempted: to, allowed })
@@ -68,13 +68,13 @@ export function transitionGuard (transitions: Transition[]): Document {
 export function refuseBulkState (model: ResourceModel, record: unknown): void {
   if (typeof record !== 'object' || record === null) return
   for (const field of Object.keys(model.stateMachines)) {
-    if (field in record) throw new ValidationError(`${field} is a state field: change it with PUT /${model.path}/:id`, { field: `record.${field}` })
+    if (Object.hasOwn(record, field)) throw new ValidationError(`${field} is a state field: change it with PUT /${model.path}/:id`, { field: `record.${field}` })
   }
 }
 
 /** A bulk upsert may only create records in the initial state (a filter `stage=won` must not seed a won record). */
 export function legalSeed (model: ResourceModel, filter: Document): boolean {
-  return Object.entries(model.stateMachines).every(([field, sm]) => !(field in filter) || filter[field] === sm.initial)
+  return Object.entries(model.stateMachines).every(([field, sm]) => !Object.hasOwn(filter, field) || filter[field] === sm.initial)
 }
 
 /** `onEnter[to]` after a committed transition: best-effort, a failure is logged and never surfaced. */

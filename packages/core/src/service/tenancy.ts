@@ -68,7 +68,7 @@ export function and (...parts: Array<Document | undefined>): Document {
   const merged: Document = {}
   for (const p of present) {
     for (const k of Object.keys(p)) {
-      if (k in merged || k === '$or' || k === '$and') return { $and: present }
+      if (Object.hasOwn(merged, k) || k === '$or' || k === '$and') return { $and: present }
       merged[k] = p[k]
     }
   }

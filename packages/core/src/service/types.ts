@@ -42,9 +42,10 @@ export type Scope = (args: { ctx: RequestContext, op: Operation, options: ReadOp
 /**
  * Extension point 2 — how a delete-by-id happens. `filter` already carries the tenant and every
  * scope. Resolve `{ before, after }` (after: the tombstone, or null for a removal), or null when
- * nothing matched (the service answers 404). Default: `findOneAndDelete`.
+ * nothing matched (the service answers 404). Default: `findOneAndDelete`. Pass `maxTimeMS` to the
+ * write (the service's query time bound).
  */
-export type DeleteStrategy = (args: { ctx: RequestContext, model: ResourceModel, collection: Collection, filter: Document }) =>
+export type DeleteStrategy = (args: { ctx: RequestContext, model: ResourceModel, collection: Collection, filter: Document, maxTimeMS: number }) =>
 Promise<{ before: Document, after: Document | null } | null>
 
 /**

@@ -15,6 +15,8 @@ import type { DeleteStrategy, RecordJson, WriteResult } from './types.js'
 export interface WriteHost {
   model: ResourceModel
   collection: Collection
+  /** Time bound of each query (see ResourceService.maxTimeMS). */
+  maxTimeMS: number
   deleteStrategy: DeleteStrategy
   log: FastifyBaseLogger
   scopeFilter: (ctx: RequestContext, op: Operation) => Document
@@ -80,11 +82,11 @@ export async function updateRecord (h: WriteHost, ctx: RequestContext, id: strin
   const scoped = h.scopeFilter(ctx, 'update')
   const _id = parseId(id) ?? notFound(model)
   let { set, unset } = h.accept(ctx, patch, 'update')
-  const touchesState = Object.keys(model.stateMachines).some((f) => f in set || unset.includes(f))
+  const touchesState = Object.keys(model.stateMachines).some((f) => Object.hasOwn(set, f) || unset.includes(f))
   let transitions: Transition[] = []
   const hooks = opts.hooks !== false
   if ((hooks && model.hooks.beforeUpdate !== undefined) || touchesState) {
-    const current = (await h.collection.findOne(and({ _id }, scoped))) ?? notFound(model)
+    const current = (await h.collection.findOne(and({ _id }, scoped), { maxTimeMS: h.maxTimeMS })) ?? notFound(model)
     if (hooks && model.hooks.beforeUpdate !== undefined) {
       const given: Record<string, unknown> = { ...set, ...Object.fromEntries(unset.map((k) => [k, null])) }
       const out = await runBefore(model, 'beforeUpdate', { input: given, current: toJson(current), ...hookBase(model, ctx) })
@@ -99,10 +101,10 @@ export async function updateRecord (h: WriteHost, ctx: RequestContext, id: strin
   const $set = { ...set, updatedAt: new Date() }
   const update: Document = { $set }
   if (unset.length > 0) update.$unset = Object.fromEntries(unset.map((k) => [k, '']))
-  const previous = await h.collection.findOneAndUpdate(and({ _id }, scoped, transitionGuard(transitions)), update, { returnDocument: 'before' })
+  const previous = await h.collection.findOneAndUpdate(and({ _id }, scoped, transitionGuard(transitions)), update, { returnDocument: 'before', maxTimeMS: h.maxTimeMS })
   if (previous == null) {
     if (transitions.length === 0) notFound(model)
-    const now = (await h.collection.findOne(and({ _id }, scoped))) ?? notFound(model)
+    const now = (await h.collection.findOne(and({ _id }, scoped), { maxTimeMS: h.maxTimeMS })) ?? notFound(model)
     const t = transitions.find((x) => now[x.field] !== x.from) ?? transitions[0]
     throw redactState(model, ctx, new ConflictError(`${t.field} changed concurrently; read the record and retry`, { field: t.field, current: now[t.field] ?? null, attempted: t.to, expected: t.from }))
   }
@@ -126,10 +128,10 @@ export async function deleteRecord (h: WriteHost, ctx: RequestContext, id: strin
   const scoped = h.scopeFilter(ctx, 'delete')
   const _id = parseId(id) ?? notFound(model)
   if (model.hooks.beforeDelete !== undefined) {
-    const current = (await h.collection.findOne(and({ _id }, scoped))) ?? notFound(model)
+    const current = (await h.collection.findOne(and({ _id }, scoped), { maxTimeMS: h.maxTimeMS })) ?? notFound(model)
     await runBefore(model, 'beforeDelete', { current: toJson(current), ...hookBase(model, ctx) })
   }
-  const res = (await h.deleteStrategy({ ctx, model, collection: h.collection, filter: and({ _id }, scoped) })) ?? notFound(model)
+  const res = (await h.deleteStrategy({ ctx, model, collection: h.collection, filter: and({ _id }, scoped), maxTimeMS: h.maxTimeMS })) ?? notFound(model)
   const before = toJson<RecordJson>(res.before)
   const after = res.after == null ? null : toJson<RecordJson>(res.after)
   await h.publish({ action: 'deleted', model, ctx, recordId: before._id, before, after })
@@ -144,7 +146,7 @@ export async function deleteRecord (h: WriteHost, ctx: RequestContext, id: strin
  * not beforeUpdate/afterUpdate.
  */
 export async function transitionRecord (h: WriteHost, ctx: RequestContext, id: string, field: string, to: unknown): Promise<RecordJson> {
-  if (h.model.stateMachines[field] === undefined) throw new ValidationError(`${field} is not a state field of ${h.model.path}`, { field })
+  if (!Object.hasOwn(h.model.stateMachines, field)) throw new ValidationError(`${field} is not a state field of ${h.model.path}`, { field })
   if (typeof to !== 'string') throw new ValidationError(`${field} must be a string`, { field })
   return await updateRecord(h, ctx, id, { [field]: to }, { hooks: false })
 }

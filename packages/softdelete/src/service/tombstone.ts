@@ -10,9 +10,9 @@ export const liveScope: Scope = ({ options }) => options.includeDeleted === true
  * so sync clients reading with `__includeDeleted=true` see the change.
  */
 export function tombstoneStrategy (now: () => Date): DeleteStrategy {
-  return async ({ collection, filter }) => {
+  return async ({ collection, filter, maxTimeMS }) => {
     const at = now()
-    const before = await collection.findOneAndUpdate(filter, { $set: { deletedAt: at, updatedAt: at } }, { returnDocument: 'before' })
+    const before = await collection.findOneAndUpdate(filter, { $set: { deletedAt: at, updatedAt: at } }, { returnDocument: 'before', maxTimeMS })
     return before == null ? null : { before, after: { ...before, deletedAt: at, updatedAt: at } }
   }
 }
@@ -29,7 +29,7 @@ export async function restoreRecord (service: ResourceService, ctx: RequestConte
   const scoped = service.scopeFilter(ctx, 'delete', { includeDeleted: true })
   const filter: Document = { $and: [scoped, { _id, deletedAt: { $ne: null } }] }
   const updatedAt = now()
-  const previous = await service.collection.findOneAndUpdate(filter, { $unset: { deletedAt: '' }, $set: { updatedAt } }, { returnDocument: 'before' })
+  const previous = await service.collection.findOneAndUpdate(filter, { $unset: { deletedAt: '' }, $set: { updatedAt } }, { returnDocument: 'before', maxTimeMS: service.maxTimeMS })
   if (previous == null) throw notFound()
   const next: Document = { ...previous, updatedAt }
   delete next.deletedAt
