@@ -24,9 +24,11 @@ export { ResourceService, ResourceServices, RecordEvents } from './service/index
 export type { RecordEvent, ListQuery, ListResult, ReadOptions, RecordJson, Scope, DeleteStrategy, WriteResult, WriteSubscriber, Operation, PurgeHook } from './service/index.js'
 export { normalizeError, type ErrorEnvelope, type NormalizedError } from './http/error-envelope.js'
 export { svcServerOptions } from './http/server-options.js'
-// The BSON boundary and paging helpers, for plugins that add their own reads (restore, history).
+// The BSON boundary, paging and the filter/search rules, for plugins that add reads (restore, history) or describe them (MCP).
 export { toJson, parseId } from './values/convert.js'
+export { resolveField } from './values/resolve-field.js'
 export { buildPaging } from './service/filter.js'
+export { searchablePaths, MAX_Q_LENGTH } from './service/search.js'
 export { listEnvelope } from './service/list-envelope.js'
 export type { Identity, RequestContext, Surface } from './identity.js'
 export type { SvcContext, SvcCoreOptions, SvcAuth } from './types.js'

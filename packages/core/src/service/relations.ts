@@ -3,7 +3,7 @@ import { ValidationError } from '../errors.js'
 import type { RequestContext } from '../identity.js'
 import type { RelationModel, ResourceModel } from '../schema/model.js'
 import { SchemaError, hint } from '../schema/schema-error.js'
-import type { RecordJson } from './types.js'
+import type { ListQuery, ListResult, RecordJson } from './types.js'
 import { buildFilter } from './filter.js'
 import { and, type Operation } from './tenancy.js'
 import type { ReadOptions } from './types.js'
@@ -96,6 +96,21 @@ export class RelationLoader {
       if (!Object.hasOwn(this.#model.relations, n)) refuse(`unknown relation '${n}' on ${this.#model.path}${hint(n, known)}`, n)
     }
     return [...new Set(names)]
+  }
+
+  /**
+   * One page of a `hasMany`/`hasOne` relation of the parent `parentId` (already read by the
+   * caller): the target's list query (filter, sort, paging; no include, no tombstones) inside the
+   * relation's fk, its `where` and the caller's tenant on the target.
+   */
+  async list (ctx: RequestContext, parentId: string, name: string, query: ListQuery): Promise<ListResult> {
+    const [relation] = this.parse(name)
+    const c = this.compile().get(relation)!
+    if (c.relation.kind === 'belongsTo') refuse(`'${relation}' is a belongsTo relation: it is one record, not a list`, relation)
+    this.#checkReadable(ctx, c)
+    const key = { [c.relation.fk]: { $in: [parentId, new ObjectId(parentId)] } }
+    const page: ListQuery = { ...query, include: undefined, includeDeleted: false }
+    return await c.target.findPage(ctx, page, and(key, c.where, this.#targetFilter(ctx, c)))
   }
 
   /** Related records for each parent document (raw BSON docs of the page), in page order. */

@@ -140,8 +140,15 @@ export class ResourceService {
   }
 
   async list (ctx: RequestContext, query: ListQuery = {}): Promise<ListResult> {
+    return await this.findPage(ctx, query, this.scopeFilter(ctx, 'list', query))
+  }
+
+  /**
+   * One page of the caller's query inside `scoped`, a filter that already holds the tenant and
+   * every scope (list passes its own; a relation list passes the relation's target filter).
+   */
+  async findPage (ctx: RequestContext, query: ListQuery, scoped: Document): Promise<ListResult> {
     screenQuery(this.model, ctx, query.filter, query.sort)
-    const scoped = this.scopeFilter(ctx, 'list', query)
     const includes = this.relations.parse(query.include)
     const text = textClause(this.model, query.q, this.readableFields(ctx))
     const base = and(buildFilter(this.model, query.filter), scoped)
@@ -167,6 +174,17 @@ export class ResourceService {
     if (doc == null) throw new NotFoundError(`${this.model.path} not found`)
     const [related] = await this.relations.populate(ctx, [doc], includes)
     return { ...this.present(ctx, doc), ...related }
+  }
+
+  /**
+   * A `hasMany` (or `hasOne`) relation of one readable record as a paged, filtered, sorted list
+   * of the target (MCP `list_<path>_<rel>`): the relation's rules (the caller's own tenant on the
+   * target, tombstones hidden, the target's field ACL) plus the target's list rules.
+   */
+  async listRelated (ctx: RequestContext, id: string, relation: string, query: ListQuery = {}): Promise<ListResult> {
+    this.relations.parse(relation) // an unknown relation is 400 whatever the id
+    const parent = await this.get(ctx, id)
+    return await this.relations.list(ctx, parent._id, relation, query)
   }
 
   async create (ctx: RequestContext, input: unknown, opts: { idempotencyKey?: string } = {}): Promise<RecordJson> {

@@ -1,0 +1,40 @@
+import fp from 'fastify-plugin'
+import type { FastifyInstance } from 'fastify'
+import { mcpRoute } from './http/mcp-route.js'
+import { ToolCatalog } from './tools/catalog.js'
+import type { McpOptions } from './types.js'
+
+export type { McpOptions, McpTool, ToolOutput, ToolAudience } from './types.js'
+export { ToolCatalog } from './tools/catalog.js'
+export { INSTRUCTIONS } from './http/mcp-route.js'
+
+const DEFAULT_MAX_RESULT_CHARS = 100_000
+// Fastify's default body limit; raised below when base64 file uploads need more.
+const DEFAULT_BODY_LIMIT = 1024 * 1024
+
+async function svcMcp (app: FastifyInstance, opts: McpOptions): Promise<void> {
+  const path = opts.path ?? '/mcp'
+  if (!/^\/[\w\-/.]*$/.test(path)) throw new Error('@svc/mcp: option `path` must be a URL path such as /mcp')
+  const maxResultChars = opts.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS
+  if (!Number.isInteger(maxResultChars) || maxResultChars < 1000) throw new Error('@svc/mcp: option `maxResultChars` must be an integer >= 1000')
+  const production = opts.production ?? process.env.NODE_ENV === 'production'
+
+  // Built on ready: soft delete, audit and files may register after this plugin, and decide which tools exist.
+  let catalog: ToolCatalog | null = null
+  app.addHook('onReady', async () => {
+    catalog = new ToolCatalog(app.svc)
+    // Set once the tools exist (it is also part of the manifest's cache key).
+    app.svc.features.mcp = true
+  })
+  app.svc.manifest.contribute((model) => ({ mcp: catalog?.namesFor(model) ?? [] }))
+
+  await app.register(mcpRoute, {
+    path,
+    bodyLimit: DEFAULT_BODY_LIMIT,
+    catalog: () => catalog!,
+    call: { maxResultChars, production }
+  })
+}
+
+export default fp(svcMcp, { name: '@svc/mcp', fastify: '5.x', dependencies: ['@svc/core'] })
+export { svcMcp }

@@ -1,0 +1,115 @@
+import { Ajv, type ValidateFunction } from 'ajv'
+import addFormatsModule from 'ajv-formats'
+import type { FastifyBaseLogger } from 'fastify'
+import { ErrorCode, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js'
+import type { Identity, RequestContext, ResourceModel, SvcContext } from '@svc/core'
+import { failure, success } from '../results.js'
+import type { McpTool, ToolArgs } from '../types.js'
+import { aggregationTools } from './aggregation-tools.js'
+import { historyTool, restoreTool } from './feature-tools.js'
+import { getTool, listTool, searchTool } from './read-tools.js'
+import { relationTools } from './relation-tools.js'
+import { resourcesTool } from './resources-tool.js'
+import { buildContext } from './shared.js'
+import { createTool, deleteTool, updateTool } from './write-tools.js'
+
+// ajv-formats is CJS; under NodeNext its default import is the module namespace.
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv) => Ajv
+// The MCP naming rule (letters, digits, _ - .; at most 128), so every client accepts every name.
+const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/
+const MAX_CACHED_LISTS = 256
+
+export interface CallOptions { maxResultChars: number, production: boolean, log: FastifyBaseLogger }
+
+/** Every tool of one schema, in the order `tools/list` shows them; absent features give no tool. */
+function schemaTools (b: ReturnType<typeof buildContext>, model: ResourceModel): McpTool[] {
+  const optional = [searchTool(b, model), restoreTool(b, model), historyTool(b, model)]
+  return [
+    listTool(b, model), getTool(b, model), ...optional.filter((t): t is McpTool => t !== undefined),
+    createTool(b, model), updateTool(b, model), deleteTool(b, model),
+    ...relationTools(b, model), ...aggregationTools(b, model)
+  ]
+}
+
+/**
+ * The tools generated from the finished registry, built once at start-up. Per request only the
+ * caller's view (`list`) is picked (cached per role set) and one tool is run (`call`).
+ */
+export class ToolCatalog {
+  readonly #tools = new Map<string, McpTool>()
+  readonly #validators = new Map<string, ValidateFunction>()
+  readonly #lists = new Map<string, Tool[]>()
+  readonly #ajv = addFormats(new Ajv({ allErrors: true, strict: false, coerceTypes: false, useDefaults: false }))
+
+  constructor (svc: SvcContext) {
+    const b = buildContext(svc)
+    for (const model of svc.registry.all()) for (const tool of schemaTools(b, model)) this.#add(tool)
+    this.#add(resourcesTool(b, (model, identity) => this.namesFor(model, identity)))
+  }
+
+  #add (tool: McpTool): void {
+    const { name } = tool.definition
+    if (!TOOL_NAME.test(name)) throw new Error(`@svc/mcp: tool name '${name}' (from ${tool.model?.source ?? 'list_resources'}) is not a valid MCP tool name: use letters, digits, _ - . (at most 128)`)
+    const taken = this.#tools.get(name)
+    if (taken !== undefined) throw new Error(`@svc/mcp: two tools are named '${name}' (from ${taken.model?.source ?? 'list_resources'} and ${tool.model?.source ?? 'list_resources'}): rename a path, relation, aggregation or file field`)
+    this.#tools.set(name, tool)
+  }
+
+  /** Read tools reach api clients on schemas scoped for their role; restricted tools need one of their roles. */
+  visible (tool: McpTool, identity: Identity): boolean {
+    if (identity.kind === 'client') {
+      if (tool.audience !== 'read') return false
+      return tool.model === undefined || identity.roles.some((r) => Object.hasOwn(tool.model!.acl.scope, r))
+    }
+    return tool.roles === undefined || tool.roles.some((r) => identity.roles.includes(r))
+  }
+
+  /** A schema's tool names: the caller's view, or every one (the `_describe` manifest) without an identity. */
+  namesFor (model: ResourceModel, identity?: Identity): string[] {
+    const out: string[] = []
+    for (const tool of this.#tools.values()) {
+      if (tool.model === model && (identity === undefined || this.visible(tool, identity))) out.push(tool.definition.name)
+    }
+    return out
+  }
+
+  /** `tools/list` for one caller. */
+  list (identity: Identity): Tool[] {
+    const key = `${identity.kind}:${[...identity.roles].sort().join(',')}`
+    let tools = this.#lists.get(key)
+    if (tools === undefined) {
+      tools = [...this.#tools.values()].filter((t) => this.visible(t, identity)).map((t) => t.definition)
+      if (this.#lists.size >= MAX_CACHED_LISTS) this.#lists.clear()
+      this.#lists.set(key, tools)
+    }
+    return tools
+  }
+
+  #validator (tool: McpTool): ValidateFunction {
+    let v = this.#validators.get(tool.definition.name)
+    if (v === undefined) {
+      v = this.#ajv.compile(tool.definition.inputSchema)
+      this.#validators.set(tool.definition.name, v)
+    }
+    return v
+  }
+
+  /**
+   * `tools/call`: an unknown name is a protocol error (the client asked for something that does
+   * not exist); everything else, bad arguments included, is a tool result the model can read.
+   */
+  async call (ctx: RequestContext, name: string, args: ToolArgs, opts: CallOptions): Promise<CallToolResult> {
+    const tool = this.#tools.get(name)
+    if (tool === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`)
+    try {
+      tool.screen?.(ctx, args)
+      const validate = this.#validator(tool)
+      if (!validate(args)) throw Object.assign(new Error('invalid arguments'), { validation: validate.errors, validationContext: 'arguments' })
+      return success(await tool.run(ctx, args), opts.maxResultChars)
+    } catch (err) {
+      const { result, status } = failure(err, opts.production)
+      if (status >= 500) opts.log.error({ err, tool: name }, 'mcp tool failed')
+      return result
+    }
+  }
+}

@@ -1,0 +1,51 @@
+import type { Tool } from '@modelcontextprotocol/sdk/types.js'
+import type { RequestContext, ResourceModel } from '@svc/core'
+
+/** Options of the @svc/mcp plugin. */
+export interface McpOptions {
+  /** Where the Streamable HTTP endpoint is mounted; default `/mcp`. */
+  path?: string
+  /**
+   * Largest JSON answer (in characters) a list-like tool returns (lists, search, relation
+   * lists, history, aggregations). Past it, trailing results are dropped and `truncated` is set;
+   * default 100000 (about 25k tokens).
+   */
+  maxResultChars?: number
+  /** Hide the messages of unexpected (500) tool errors; default `NODE_ENV === 'production'`, like core. */
+  production?: boolean
+}
+
+export type JsonSchema = Record<string, unknown>
+/** A tool's input or output schema: MCP wants an object at the root. */
+export type ObjectSchema = JsonSchema & { type: 'object' }
+export type ToolArgs = Record<string, unknown>
+
+/**
+ * What a tool hands back: `structured` becomes `structuredContent` (it matches the tool's
+ * `outputSchema`), `summary` the first line of the text rendering; `list` names the array the
+ * size bound may cut (list-like answers).
+ */
+export interface ToolOutput {
+  structured: Record<string, unknown>
+  summary: string
+  list?: 'results'
+}
+
+/**
+ * Who may see a tool in `tools/list`: `read` tools are offered to api clients (X-Client-Id) on
+ * schemas with an `acl.scope` for their role; `user` tools need a signed-in user (writes, history,
+ * aggregations). `roles` restricts a tool further (unsafe aggregations: the `acl.list` roles).
+ */
+export type ToolAudience = 'read' | 'user'
+
+/** One generated tool: its MCP definition, built once at start-up, and how to run it. */
+export interface McpTool {
+  definition: Tool
+  /** The schema the tool belongs to (`_describe` lists it there); none for `list_resources`. */
+  model?: ResourceModel
+  audience: ToolAudience
+  roles?: readonly string[]
+  /** Screens the raw arguments before schema validation (field ACL and computed names of a record, like REST's preValidation). */
+  screen?: (ctx: RequestContext, args: ToolArgs) => void
+  run: (ctx: RequestContext, args: ToolArgs) => Promise<ToolOutput>
+}
