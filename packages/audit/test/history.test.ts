@@ -93,4 +93,7 @@ t.test('app.svc.audit.history serves other surfaces', async (t) => {
   const page = await app.svc.audit!.history({ identity: { kind: 'user', userId: u.userId, roles: ['user'] }, surface: 'graphql' }, 'notes', id)
   t.equal(page.totalResults, 1)
   await t.rejects(app.svc.audit!.history({ identity: { kind: 'user', userId: u.userId, roles: ['user'] }, surface: 'graphql' }, 'drafts', id), /audit off/)
+  // The bearer rule of the REST route holds for every surface: before-images are not for api clients.
+  const client = { identity: { kind: 'client' as const, userId: null, roles: ['public'], clientId: 'cl_x' }, surface: 'mcp' as const }
+  await t.rejects(app.svc.audit!.history(client, 'notes', id), { statusCode: 403, code: 'FORBIDDEN' }, 'an api client is refused')
 })

@@ -6,7 +6,7 @@ import type { McpOptions } from './types.js'
 
 export type { McpOptions, McpTool, ToolOutput, ToolAudience } from './types.js'
 export { ToolCatalog } from './tools/catalog.js'
-export { INSTRUCTIONS } from './http/mcp-route.js'
+export { INSTRUCTIONS } from './http/server-pool.js'
 
 const DEFAULT_MAX_RESULT_CHARS = 100_000
 // Fastify's default body limit; raised below when base64 file uploads need more.

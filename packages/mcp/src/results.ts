@@ -34,6 +34,11 @@ export function success (out: ToolOutput, maxChars: number): CallToolResult {
   return { content: [{ type: 'text', text: `${summary}\n${json}` }], structuredContent: structured }
 }
 
+// The service names REST's parameters in `details.field`; a model knows them as tool arguments.
+const ARGUMENT_NAMES: Record<string, string> = {
+  __sort: 'sort', __page: 'page', __perPage: 'perPage', __include: 'include', __includeDeleted: 'includeDeleted', 'Idempotency-Key': 'idempotencyKey'
+}
+
 /**
  * A failed call as a tool result, never a JSON-RPC error: the service's envelope
  * `{ error: { code, message, details? } }` with its stable code, as JSON text, so the model can
@@ -41,5 +46,7 @@ export function success (out: ToolOutput, maxChars: number): CallToolResult {
  */
 export function failure (err: unknown, production: boolean): { result: CallToolResult, status: number } {
   const { statusCode, body } = normalizeError(err, { production })
+  const field = body.error.details?.field
+  if (typeof field === 'string' && Object.hasOwn(ARGUMENT_NAMES, field)) body.error.details!.field = ARGUMENT_NAMES[field]
   return { result: { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] }, status: statusCode }
 }

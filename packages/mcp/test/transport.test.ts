@@ -79,6 +79,35 @@ t.test('protocol errors stay protocol errors: unknown tool, wrong Accept, bad JS
   }
 })
 
+t.test('batches: one answer per request, in order; malformed batches are refused', async (t) => {
+  const { app } = await buildApp(t)
+  const headers = { ...JSON_RPC, ...makeUser().headers }
+  const post = async (payload: unknown, extra: Record<string, string> = {}): Promise<any> => await app.inject({ method: 'POST', url: '/mcp', headers: { ...headers, ...extra }, payload: payload as object })
+  {
+    const call = (id: number, name: string): object => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: {} } })
+    const res = await post([call(7, 'list_logs'), { jsonrpc: '2.0', method: 'notifications/initialized' }, call(8, 'list_resources')])
+    t.equal(res.statusCode, 200)
+    t.same(res.json().map((r: any) => r.id), [7, 8], 'responses to the two requests, the notification unanswered')
+    t.equal(res.json()[0].result.structuredContent.totalResults, 0)
+  }
+  t.equal((await post([LIST, { ...LIST }])).statusCode, 400, 'two requests with one id')
+  t.equal((await post([])).statusCode, 400, 'an empty batch')
+  t.equal((await post(Array.from({ length: 101 }, (_, i) => ({ ...LIST, id: i })))).statusCode, 400, 'more than 100 messages')
+  {
+    const res = await post(LIST, { 'mcp-protocol-version': '1999-01-01' })
+    t.equal(res.statusCode, 400, 'an unsupported protocol version')
+    t.match(res.json().error.message, /Unsupported protocol version/)
+  }
+  {
+    const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }
+    t.equal((await post([init, { ...LIST, id: 2 }])).statusCode, 400, 'initialize must be alone')
+  }
+  {
+    const res = await post({ jsonrpc: '2.0', id: 3, method: 'resources/list', params: {} })
+    t.equal(res.json().error.code, -32601, 'a method the server does not offer is a JSON-RPC error')
+  }
+})
+
 t.test('an api client (X-Client-Id) is read-only: write tools are absent and refused', async (t) => {
   const { app, url } = await buildApp(t)
   const publicClient = await new ApiClientStore(app.svc.db).create({ role: 'public', name: 'storefront' })

@@ -1,4 +1,4 @@
-import { buildPaging, listEnvelope, NotFoundError, parseId, type RequestContext, type ResourceService } from '@svc/core'
+import { buildPaging, ForbiddenError, listEnvelope, NotFoundError, parseId, type RequestContext, type ResourceService } from '@svc/core'
 import type { AuditStore } from '../store/audit-store.js'
 import type { HistoryPage } from '../types.js'
 import { readableFor, toEntry } from './project.js'
@@ -24,6 +24,8 @@ async function tenantOf (service: ResourceService, ctx: RequestContext, id: stri
 
 export async function readHistory (store: AuditStore, service: ResourceService, ctx: RequestContext, id: string, paging: { page?: unknown, perPage?: unknown }, defaultPerPage: number):
 Promise<HistoryPage> {
+  // Before-images may hold values an api client's public scope never shows; REST's route says the same.
+  if (ctx.identity?.kind === 'client') throw new ForbiddenError('api clients cannot read history: it needs a signed-in user')
   const { page, perPage, skip } = buildPaging(paging.page, paging.perPage, defaultPerPage)
   const { userId, gone } = await tenantOf(service, ctx, id)
   const filter = { userId, path: service.model.path, recordId: id }

@@ -1,21 +1,10 @@
-import { createRequire } from 'node:module'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { Server } from '@modelcontextprotocol/sdk/server/index.js'
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js'
+import { MAX_BATCH_SIZE } from '@modelcontextprotocol/sdk/server/requestBody.js'
+import { JSONRPCMessageSchema, SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
 import type { RequestContext } from '@svc/core'
 import type { CallOptions, ToolCatalog } from '../tools/catalog.js'
-
-const { version } = createRequire(import.meta.url)('../../package.json') as { version: string }
-const SERVER_INFO = { name: 'svc', version }
-
-/** Shown to the model once per session (the `initialize` answer). */
-export const INSTRUCTIONS = [
-  'Tools over a multi-tenant data service. Every tool works inside the caller\'s own tenant: records of other tenants are never visible (an unknown or foreign id is NOT_FOUND).',
-  'Call list_resources first to see the collections, their fields and the tools for each.',
-  'Lists are paged (page, perPage; nextPage is null on the last page) and filtered with {"field": value} or operator objects such as {"amount": {"$gte": 100}}.',
-  'A failed call returns {"error": {"code", "message", "details"}} with a stable code (VALIDATION, INVALID_TRANSITION, FORBIDDEN, NOT_FOUND, CONFLICT, ...): read details to fix the arguments.'
-].join(' ')
+import { isRequest } from './json-transport.js'
+import { ServerPool } from './server-pool.js'
 
 export interface McpRouteOptions {
   path: string
@@ -25,57 +14,65 @@ export interface McpRouteOptions {
   call: Omit<CallOptions, 'log'>
 }
 
-// Only what the transport reads; the rest of the request stays with Fastify.
-const FORWARDED = ['accept', 'content-type', 'mcp-protocol-version']
+/** Transport-level refusals are JSON-RPC error objects, as the SDK's own transport sends them. */
+async function refuse (reply: FastifyReply, status: number, code: number, message: string): Promise<FastifyReply> {
+  return await reply.code(status).send({ jsonrpc: '2.0', error: { code, message }, id: null })
+}
 
-function webRequest (request: FastifyRequest, path: string): Request {
-  const headers = new Headers()
-  for (const name of FORWARDED) {
-    const v = request.headers[name]
-    if (typeof v === 'string') headers.set(name, v)
+function parse (body: unknown): JSONRPCMessage[] | null {
+  const list = Array.isArray(body) ? body : [body]
+  const out: JSONRPCMessage[] = []
+  for (const raw of list) {
+    const m = JSONRPCMessageSchema.safeParse(raw)
+    if (!m.success) return null
+    out.push(m.data)
   }
-  return new Request(`http://localhost${path}`, { method: 'POST', headers })
+  return out
 }
 
 /**
- * A fresh SDK `Server` + stateless transport per POST (the SDK's rule for stateless mode); both
- * only point at the catalog built at start-up, so the per-request cost is a few allocations.
- */
-function serve (catalog: ToolCatalog, ctx: RequestContext, call: CallOptions): Server {
-  const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS })
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: catalog.list(ctx.identity!) }))
-  server.setRequestHandler(CallToolRequestSchema, async (req) => await catalog.call(ctx, req.params.name, req.params.arguments ?? {}, call))
-  return server
-}
-
-/**
- * `POST <path>`: MCP Streamable HTTP in stateless mode with JSON responses. Authenticated like
- * REST (bearer, or X-Client-Id for read-only clients); the transport's answer is sent through
- * Fastify's reply, so hooks (request ids, rate-limit headers, metrics) see it like any route.
+ * `POST <path>`: MCP Streamable HTTP, stateless, JSON responses (no session, no SSE stream):
+ * the same Accept, batch, initialize and protocol-version rules as the SDK's server transport.
+ * Authenticated like REST (bearer, or X-Client-Id for read-only clients); answers go through
+ * Fastify's reply, so hooks (request ids, rate-limit headers, metrics) see them like any route.
  */
 export async function mcpRoute (app: FastifyInstance, opts: McpRouteOptions): Promise<void> {
+  const pool = new ServerPool(opts.catalog)
+  app.addHook('onClose', async () => { await pool.close() })
+
   app.post(opts.path, {
     bodyLimit: opts.bodyLimit,
     onRequest: async (request) => { await app.svc.auth.authenticate(request, { allowClient: true }) }
   }, async (request, reply) => {
-    const ctx: RequestContext = { identity: request.identity, surface: 'mcp', req: request, requestId: request.id }
-    const server = serve(opts.catalog(), ctx, { ...opts.call, log: request.log })
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
-    await server.connect(transport)
-    try {
-      const res = await transport.handleRequest(webRequest(request, opts.path), { parsedBody: request.body })
-      void reply.code(res.status)
-      res.headers.forEach((value, name) => { void reply.header(name, value) })
-      const body = await res.text()
-      return await reply.send(body === '' ? undefined : body)
-    } finally {
-      await server.close()
+    const accept = request.headers.accept ?? ''
+    if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
+      return await refuse(reply, 406, -32000, 'Not Acceptable: Client must accept both application/json and text/event-stream')
     }
+    if (Array.isArray(request.body) && (request.body.length === 0 || request.body.length > MAX_BATCH_SIZE)) {
+      return await refuse(reply, 400, -32600, `Invalid Request: a batch holds 1 to ${MAX_BATCH_SIZE} messages`)
+    }
+    const messages = parse(request.body)
+    if (messages === null) return await refuse(reply, 400, -32700, 'Parse error: Invalid JSON-RPC message')
+    const ids = messages.filter(isRequest).map((m) => m.id)
+    // Responses are matched to requests by id: two requests with one id could not both be answered.
+    if (new Set(ids).size !== ids.length) return await refuse(reply, 400, -32600, 'Invalid Request: two requests of the batch share an id')
+    const initialize = messages.some((m) => 'method' in m && m.method === 'initialize')
+    if (initialize && messages.length > 1) return await refuse(reply, 400, -32600, 'Invalid Request: Only one initialization request is allowed')
+    const version = request.headers['mcp-protocol-version']
+    if (!initialize && version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(String(version))) {
+      return await refuse(reply, 400, -32000, `Bad Request: Unsupported protocol version: ${String(version)} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`)
+    }
+    const ctx: RequestContext = { identity: request.identity, surface: 'mcp', req: request, requestId: request.id }
+    const answers = await pool.exchange(ctx, { ...opts.call, log: request.log }, messages, { requestInfo: { headers: request.headers } })
+    // Only notifications (or responses): accepted, nothing to answer.
+    if (answers.length === 0) return await reply.code(202).send()
+    return await reply.code(200).type('application/json').send(answers.length === 1 ? answers[0] : answers)
   })
 
   // Stateless: no server-to-client stream (GET) and no session to end (DELETE), as the transport spec allows.
   const notAllowed = async (_request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    await reply.code(405).header('allow', 'POST').send({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this MCP endpoint is stateless; send JSON-RPC messages with POST' }, id: null })
+    void reply.header('allow', 'POST')
+    await refuse(reply, 405, -32000, 'Method not allowed: this MCP endpoint is stateless; send JSON-RPC messages with POST')
   }
   app.get(opts.path, notAllowed)
   app.delete(opts.path, notAllowed)

@@ -1,0 +1,60 @@
+import t from 'tap'
+import Fastify from 'fastify'
+import svcCore from '@svc/core'
+import { getTestDb } from '@svc/testkit'
+import svcMcp from '../src/index.js'
+import { JWT_SECRET, buildApp, connect, fails, makeUser, ok } from './helper.js'
+
+// Answer sizes are bounded (paging, then a character budget with `truncated`), and query cost
+// bounds are core's, inherited through the service.
+
+const LONG = 'x'.repeat(300)
+
+t.test('a page larger than maxResultChars is cut, flagged, and the hint pages through everything', async (t) => {
+  const { url } = await buildApp(t, { mcp: { maxResultChars: 2000 } })
+  const client = await connect(t, url, makeUser().headers)
+  const ids = new Set<string>()
+  for (let i = 0; i < 12; i++) ids.add((await ok(client, 'create_logs', { record: { line: `${i} ${LONG}` } }))._id)
+  const page = await ok(client, 'list_logs', { perPage: 12 })
+  t.equal(page.truncated, true, 'flagged')
+  t.ok(page.results.length > 0 && page.results.length < 12, `cut to ${String(page.results.length)} results`)
+  t.equal(page.totalResults, 12, 'the envelope still counts everything')
+  t.match(page.hint, new RegExp(`perPage=${String(page.results.length)}`), 'the hint names a page size that fits')
+  const res = await client.callTool({ name: 'list_logs', arguments: { perPage: 12 } })
+  t.ok((res.content as any)[0].text.length <= 2500, 'the text rendering is bounded too')
+  const seen = new Set<string>()
+  for (let p = 1; ; p++) {
+    const next = await ok(client, 'list_logs', { perPage: page.results.length, page: p })
+    t.equal(next.truncated, false, `page ${p} fits`)
+    for (const r of next.results) seen.add(r._id)
+    if (next.nextPage === null) break
+  }
+  t.same([...seen].sort(), [...ids].sort(), 'following the hint reaches every record')
+})
+
+t.test('not even one result fits: an empty page with a hint, never a broken answer', async (t) => {
+  const { url } = await buildApp(t, { mcp: { maxResultChars: 1000 } })
+  const client = await connect(t, url, makeUser().headers)
+  await ok(client, 'create_logs', { record: { line: 'y'.repeat(2000) } })
+  const page = await ok(client, 'list_logs')
+  t.match(page, { results: [], truncated: true, totalResults: 1, hint: /get_/ })
+})
+
+t.test("core's filter cost bounds hold on MCP", async (t) => {
+  const { url } = await buildApp(t)
+  const client = await connect(t, url, makeUser().headers)
+  t.match(await fails(client, 'list_contacts', { filter: { firstName: { $regex: 'a'.repeat(257) } } }), { code: 'VALIDATION', details: { field: 'filter.firstName' } }, 'regex length')
+  t.match(await fails(client, 'list_contacts', { filter: { firstName: { $in: Array(1001).fill('a') } } }), { code: 'VALIDATION' }, '$in size')
+  t.match(await fails(client, 'list_contacts', { filter: { firstName: { $regex: '(' } } }), { code: 'VALIDATION', message: /not a valid regular expression/ }, 'an invalid regex reaches core and is refused there')
+  t.match(await fails(client, 'search_contacts', { q: 'q'.repeat(513) }), { code: 'VALIDATION', details: { field: 'q' } }, 'q length')
+})
+
+t.test('options are checked at registration', async (t) => {
+  const { db } = await getTestDb(t)
+  for (const [opts, message] of [[{ path: 'mcp' }, /path/], [{ maxResultChars: 10 }, /maxResultChars/]] as const) {
+    const app = Fastify({ logger: false })
+    t.teardown(async () => await app.close())
+    await app.register(svcCore, { db, jwtSecret: JWT_SECRET, schemas: [] })
+    await t.rejects(async () => { await app.register(svcMcp, opts as never) }, message)
+  }
+})
