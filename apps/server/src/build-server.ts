@@ -2,6 +2,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import type { Db } from 'mongodb'
 import svcCore, { svcServerOptions } from '@svc/core'
 import svcAudit from '@svc/audit'
+import svcMcp from '@svc/mcp'
 import svcSoftDelete from '@svc/softdelete'
 import type { ServerConfig } from './config.js'
 import { healthRoute } from './health.js'
@@ -40,6 +41,8 @@ export async function buildServer (config: ServerConfig, opts: BuildServerOption
   // Spec defaults: soft delete and audit are on for every schema unless it opts out.
   await app.register(svcSoftDelete, { retentionDays: config.softDeleteRetentionDays })
   await app.register(svcAudit)
+  // MCP tools for AI agents at POST /mcp; built on ready from the registry and the plugins above.
+  await app.register(svcMcp, { production: config.nodeEnv === 'production' })
   const { smtp } = config
   // Without SMTP_HOST core writes reset mails to the log (spec).
   if (smtp.host !== undefined && smtp.from !== undefined) {
