@@ -49,8 +49,8 @@ t.test('tenancy: the parent must be readable and the target stays in the caller 
   // Mallory's own contact carries Alice's company id.
   await post(app, mallory, 'contacts', { name: 'Forged', companyId: co._id })
   const companies = app.svc.services.get('companies')
-  await t.rejects(companies.listRelated(ctx(mallory), co._id, 'contacts'), { statusCode: 404 }, "another tenant's parent is 404")
-  await t.rejects(companies.listRelated(ctx(mallory, ['admin']), co._id, 'contacts'), { statusCode: 404 }, 'acl.list does not open get-by-id of a parent')
+  await t.rejects(companies.listRelated(ctx(mallory), co._id, 'contacts'), { code: 'NOT_FOUND', statusCode: 404 }, "another tenant's parent is 404")
+  await t.rejects(companies.listRelated(ctx(mallory, ['admin']), co._id, 'contacts'), { code: 'NOT_FOUND', statusCode: 404 }, 'acl.list does not open get-by-id of a parent')
   const page = await companies.listRelated(ctx(alice), co._id, 'contacts')
   t.same(page.results.map((r) => r.name), ['Ann'], "Mallory's forged row never shows on Alice's side")
 })
@@ -69,10 +69,10 @@ t.test('tombstones, field ACL and bad input', async (t) => {
     t.same(page.results.map((r) => r.name), ['Ann'], `tombstones stay hidden (${gone._id as string}) even when asked for`)
     t.notOk('ssn' in page.results[0], "the target's field ACL strips ssn")
   }
-  await t.rejects(companies.listRelated(ctx(alice), co._id, 'contacts', { filter: { ssn: 'x' } }), { statusCode: 400, details: { field: 'ssn' } }, 'a hidden target field cannot be filtered on')
-  await t.rejects(companies.listRelated(ctx(alice), co._id, 'nope'), { statusCode: 400, details: { relation: 'nope' } }, 'unknown relation')
+  await t.rejects(companies.listRelated(ctx(alice), co._id, 'contacts', { filter: { ssn: 'x' } }), { code: 'VALIDATION', statusCode: 400, details: { field: 'ssn' } }, 'a hidden target field cannot be filtered on')
+  await t.rejects(companies.listRelated(ctx(alice), co._id, 'nope'), { code: 'VALIDATION', statusCode: 400, details: { relation: 'nope' } }, 'unknown relation')
   const contacts = app.svc.services.get('contacts')
   const ann = (await contacts.list(ctx(alice), { filter: { name: 'Ann' } })).results[0]
-  await t.rejects(contacts.listRelated(ctx(alice), ann._id, 'company'), { statusCode: 400, details: { relation: 'company' } }, 'a belongsTo is not a list')
-  await t.rejects(companies.listRelated(ctx(alice), 'not-an-id', 'contacts'), { statusCode: 404 }, 'malformed parent id is 404')
+  await t.rejects(contacts.listRelated(ctx(alice), ann._id, 'company'), { code: 'VALIDATION', statusCode: 400, details: { relation: 'company' } }, 'a belongsTo is not a list')
+  await t.rejects(companies.listRelated(ctx(alice), 'not-an-id', 'contacts'), { code: 'NOT_FOUND', statusCode: 404 }, 'malformed parent id is 404')
 })
