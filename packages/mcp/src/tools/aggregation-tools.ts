@@ -42,7 +42,7 @@ function aggregationTool (b: BuildContext, model: ResourceModel, a: AggregationM
     definition: {
       name: `aggregate_${toolPath(model)}_${a.name}`,
       title: a.description ?? `${a.name} of ${model.path}`,
-      description: `${a.description ?? `The '${a.name}' aggregation of ${model.path}`}. Computed over the caller's own ${model.path} records only (deleted ones excluded)${a.params.length > 0 ? `; optional narrowing by ${a.params.map((p) => p.name).join(', ')}` : ''}.${restricted} Needs a signed-in user.${a.ttlSeconds !== undefined ? ` Answers may be up to ${a.ttlSeconds} s old (cached).` : ''}`,
+      description: `${a.description ?? `The '${a.name}' aggregation of ${model.path}`}. Computed over the caller's own ${model.path} records only (deleted ones excluded)${a.params.length > 0 ? `, narrowed by the arguments given (${a.params.map((p) => `${p.name}${p.required ? ', required' : ''}`).join('; ')})` : ''}.${restricted} Needs a signed-in user.${a.ttlSeconds !== undefined ? ` Answers may be up to ${a.ttlSeconds} s old (cached).` : ''}`,
       inputSchema: args(params, required),
       outputSchema: OUTPUT,
       annotations: { title: `${model.path}: ${a.name}`, ...READ_ONLY }
