@@ -4,7 +4,7 @@ import { ObjectId, type Db } from 'mongodb'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
-import svcCore from '@svc/core'
+import svcCore, { type SvcCoreOptions } from '@svc/core'
 import svcAudit from '@svc/audit'
 import svcSoftDelete from '@svc/softdelete'
 import { getTestDb, signToken, type Teardownable } from '@svc/testkit'
@@ -16,6 +16,7 @@ export const JWT_SECRET = 'mcp-test-secret-0123456789abcdef'
 
 export interface BuildOptions {
   schemas?: unknown[]
+  core?: Partial<SvcCoreOptions>
   softDelete?: boolean
   audit?: boolean
   mcp?: McpOptions
@@ -29,7 +30,7 @@ export interface TestApp { app: FastifyInstance, db: Db, url: string }
 export async function buildApp (t: Teardownable, opts: BuildOptions = {}): Promise<TestApp> {
   const { db } = await getTestDb(t)
   const app = Fastify({ logger: false })
-  await app.register(svcCore, { db, jwtSecret: JWT_SECRET, bcryptRounds: 4, schemas: opts.schemas ?? crmSchemas() })
+  await app.register(svcCore, { db, jwtSecret: JWT_SECRET, bcryptRounds: 4, schemas: opts.schemas ?? crmSchemas(), ...opts.core })
   // MCP first, on purpose: its tools are built on ready, after every feature plugin registered.
   await app.register(svcMcp, opts.mcp ?? {})
   if (opts.softDelete !== false) await app.register(svcSoftDelete, { sweepIntervalMs: 0 })

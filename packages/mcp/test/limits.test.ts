@@ -49,6 +49,26 @@ t.test("core's filter cost bounds hold on MCP", async (t) => {
   t.match(await fails(client, 'search_contacts', { q: 'q'.repeat(513) }), { code: 'VALIDATION', details: { field: 'q' } }, 'q length')
 })
 
+t.test('a backtracking $regex is refused by core, as on REST', async (t) => {
+  const { url } = await buildApp(t)
+  const client = await connect(t, url, makeUser().headers)
+  t.match(await fails(client, 'list_contacts', { filter: { firstName: { $regex: '^(a+)+$' } } }), { code: 'VALIDATION', message: /backtrack catastrophically/, details: { field: 'firstName' } })
+})
+
+t.test('a query past queryTimeoutMs is a QUERY_TIMEOUT tool error and the process keeps serving', async (t) => {
+  const { app, url } = await buildApp(t, { core: { queryTimeoutMs: 1 } })
+  const u = makeUser()
+  const now = new Date()
+  await app.svc.db.collection('logs').insertMany(Array.from({ length: 20_000 }, (_, i) => ({ line: `line ${i} with some text to scan`, userId: u.userId, createdAt: now, updatedAt: now })))
+  await app.svc.db.collection('deals').insertMany(Array.from({ length: 20_000 }, (_, i) => ({ title: `d${i}`, amount: i, stage: 'open', userId: u.userId, createdAt: now, updatedAt: now })))
+  const client = await connect(t, url, u.headers)
+  t.same(await fails(client, 'list_logs', { filter: { line: { $regex: 'never-there$' } } }), { code: 'QUERY_TIMEOUT', message: 'the query took longer than the service allows: narrow the filter or page size' })
+  t.match(await fails(client, 'aggregate_deals_byStage'), { code: 'QUERY_TIMEOUT' }, 'aggregations too')
+  const other = await connect(t, url, makeUser().headers)
+  const mine = await ok(other, 'create_logs', { record: { line: 'small tenant' } })
+  t.equal((await ok(other, 'get_logs', { id: mine._id })).line, 'small tenant', 'another caller is served')
+})
+
 t.test('options are checked at registration', async (t) => {
   const { db } = await getTestDb(t)
   for (const [opts, message] of [[{ path: 'mcp' }, /path/], [{ maxResultChars: 10 }, /maxResultChars/]] as const) {

@@ -50,6 +50,7 @@ t.test('stateless: GET and DELETE are 405, no session id is handed out', async (
     const res = await app.inject({ method, url: '/mcp', headers: { ...user.headers, accept: 'text/event-stream' } })
     t.equal(res.statusCode, 405, method)
     t.equal(res.headers.allow, 'POST')
+    t.equal(res.json().error.code, 'METHOD_NOT_ALLOWED', 'the service envelope')
   }
   const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }
   const res = await app.inject({ method: 'POST', url: '/mcp', headers: { ...JSON_RPC, ...user.headers }, payload: init })

@@ -3,10 +3,9 @@ import { ValidationError } from '../errors.js'
 import type { RequestContext } from '../identity.js'
 import type { RelationModel, ResourceModel } from '../schema/model.js'
 import { SchemaError, hint } from '../schema/schema-error.js'
-import type { ListQuery, ListResult, RecordJson } from './types.js'
+import type { ListQuery, ListResult, ReadOptions, RecordJson } from './types.js'
 import { buildFilter } from './filter.js'
 import { and, type Operation } from './tenancy.js'
-import type { ReadOptions } from './types.js'
 
 /**
  * Most related records one include may load for one page. Above it the request is refused
@@ -25,6 +24,8 @@ export interface RelationTarget {
   scopeFilter: (ctx: RequestContext, op: Operation, options?: ReadOptions) => Document
   present: (ctx: RequestContext, doc: Document) => RecordJson
   readableFields: (ctx: RequestContext) => Set<string> | null
+  /** One page of the target's list rules inside an already scoped filter (relation lists). */
+  findPage: (ctx: RequestContext, query: ListQuery, scoped: Document) => Promise<ListResult>
 }
 
 interface CompiledRelation { relation: RelationModel, target: RelationTarget, where: Document }

@@ -69,10 +69,11 @@ export async function mcpRoute (app: FastifyInstance, opts: McpRouteOptions): Pr
     return await reply.code(200).type('application/json').send(answers.length === 1 ? answers[0] : answers)
   })
 
-  // Stateless: no server-to-client stream (GET) and no session to end (DELETE), as the transport spec allows.
-  const notAllowed = async (_request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+  // Stateless: no server-to-client stream (GET) and no session to end (DELETE), as the transport
+  // spec allows; refused in the service's envelope like any other method a route does not take.
+  const notAllowed = async (_request: FastifyRequest, reply: FastifyReply): Promise<never> => {
     void reply.header('allow', 'POST')
-    await refuse(reply, 405, -32000, 'Method not allowed: this MCP endpoint is stateless; send JSON-RPC messages with POST')
+    throw Object.assign(new Error('this MCP endpoint is stateless: send JSON-RPC messages with POST'), { statusCode: 405, code: 'METHOD_NOT_ALLOWED' })
   }
   app.get(opts.path, notAllowed)
   app.delete(opts.path, notAllowed)
