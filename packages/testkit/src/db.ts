@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { MongoClient, type Db } from 'mongodb'
+import { acquireServer, releaseServer, type TestServerKind } from './server.js'
 
 /** The slice of a tap `Test` the helpers need; keeps testkit free of a tap dependency. */
 export interface Teardownable {
@@ -10,34 +11,8 @@ export interface TestDb {
   db: Db
   client: MongoClient
   uri: string
-}
-
-interface DevDbHandle { uri: string, stop (): Promise<void> }
-
-// One embedded devdb per test process: tap runs every test file in its own process, so this
-// is one server per file, started lazily and stopped when the last database of the file is dropped.
-let devdb: Promise<DevDbHandle> | null = null
-let users = 0
-
-async function acquireServerUri (): Promise<string> {
-  const external = process.env.MONGODB_URI
-  if (external != null && external !== '') return external
-  users++
-  if (devdb == null) {
-    devdb = import('@svc/devdb').then(async (mod) => await mod.startDevDb({ port: 0 }) as DevDbHandle)
-    devdb.catch(() => { devdb = null })
-  }
-  return (await devdb).uri
-}
-
-async function releaseServer (): Promise<void> {
-  if (process.env.MONGODB_URI != null && process.env.MONGODB_URI !== '') return
-  users--
-  if (users === 0 && devdb != null) {
-    const handle = devdb
-    devdb = null
-    await (await handle).stop()
-  }
+  /** The server behind it: `MONGODB_URI`, a Docker `mongo:7` replica set, or the embedded devdb. */
+  kind: TestServerKind
 }
 
 /** Unique per call so test files (and tests inside one file) can run in parallel on one server. */
@@ -46,16 +21,17 @@ export function uniqueDbName (prefix = 'svc_test'): string {
 }
 
 /**
- * A fresh, uniquely named database, dropped (and its client closed) in teardown.
- * Uses `MONGODB_URI` when set (its database name is ignored), otherwise an in-process devdb.
+ * A fresh, uniquely named database, dropped (and its client closed) in teardown, on the server
+ * `acquireServer()` picks: `MONGODB_URI` (its database name is ignored), a Docker `mongo:7`
+ * replica set, or an in-process devdb.
  */
 export async function getTestDb (t: Teardownable, opts: { name?: string } = {}): Promise<TestDb> {
-  const serverUri = await acquireServerUri()
+  const { uri: serverUri, kind } = await acquireServer()
   const client = new MongoClient(serverUri, { serverSelectionTimeoutMS: 10_000 })
   try {
     await client.connect()
   } catch (err) {
-    await releaseServer()
+    await releaseServer(kind)
     throw err
   }
   const db = client.db(opts.name ?? uniqueDbName())
@@ -64,10 +40,10 @@ export async function getTestDb (t: Teardownable, opts: { name?: string } = {}):
       await db.dropDatabase()
     } finally {
       await client.close()
-      await releaseServer()
+      await releaseServer(kind)
     }
   })
-  return { db, client, uri: withDbName(serverUri, db.databaseName) }
+  return { db, client, uri: withDbName(serverUri, db.databaseName), kind }
 }
 
 /** The server URI with its path replaced by `name`, for code that connects by URI itself. */

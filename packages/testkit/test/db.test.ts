@@ -1,28 +1,25 @@
 import t from 'tap'
-import { MongoClient } from 'mongodb'
 import { getTestDb } from '../src/index.js'
 
 t.test('getTestDb gives a unique database per call and drops it in teardown', async (t) => {
-  let uri = ''
-  let name = ''
+  // Held open across the inner test so the server (an embedded devdb stops with its last
+  // database) is still there to be asked whether the inner databases were dropped.
+  const observer = await getTestDb(t)
+  t.match(observer.kind, /^(mongodb-uri|docker|devdb)$/, `server kind ${observer.kind}`)
+  const names: string[] = []
   await t.test('inner', async (t) => {
     const a = await getTestDb(t)
     const b = await getTestDb(t)
     t.not(a.db.databaseName, b.db.databaseName, 'unique names')
     await a.db.collection('x').insertOne({ n: 1 })
+    await b.db.collection('y').insertOne({ n: 2 })
     t.equal(await a.db.collection('x').countDocuments(), 1)
     t.equal(await b.db.collection('x').countDocuments(), 0, 'isolated')
     t.match(a.uri, new RegExp(`/${a.db.databaseName}`), 'uri names the database')
-    uri = a.uri
-    name = a.db.databaseName
+    const listed = (await observer.client.db().admin().listDatabases()).databases.map((d) => d.name)
+    t.ok(listed.includes(a.db.databaseName), 'the database exists while the test runs')
+    names.push(a.db.databaseName, b.db.databaseName)
   })
-  if (process.env.MONGODB_URI != null) {
-    const client = new MongoClient(uri)
-    await client.connect()
-    const dbs = await client.db().admin().listDatabases()
-    t.notOk(dbs.databases.some((d) => d.name === name), 'dropped after teardown')
-    await client.close()
-  } else {
-    t.pass('the embedded devdb stopped with the last database of the file')
-  }
+  const listed = (await observer.client.db().admin().listDatabases()).databases.map((d) => d.name)
+  t.same(names.filter((n) => listed.includes(n)), [], 'both dropped after teardown')
 })
