@@ -1,11 +1,14 @@
 // An existing Fastify app that adds svc: its own routes stay as they are, @svc/core adds
 // /register, /login, /auth/refresh and /api/v1/todos on the app's own MongoDB connection.
 //
-//   MONGODB_URI=mongodb://localhost:27017/example JWT_SECRET=change-me npm start
+//   npx -y pnpm@10 --filter @svc/examples start                 (embedded database)
+//   MONGODB_URI=mongodb://localhost:27017/example JWT_SECRET=… npx -y pnpm@10 --filter @svc/examples start
 import Fastify, { type FastifyInstance } from 'fastify'
-import { MongoClient, type Db } from 'mongodb'
+import type { Db } from 'mongodb'
+import { randomBytes } from 'node:crypto'
 import { fileURLToPath } from 'node:url'
 import svcCore, { svcServerOptions } from '@svc/core'
+import { DatabaseUnavailableError, openExampleDatabase } from './database.js'
 
 export interface ExampleOptions {
   db: Db
@@ -33,15 +36,23 @@ export async function buildExampleApp (opts: ExampleOptions): Promise<FastifyIns
   return app
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const uri = process.env.MONGODB_URI
-  const jwtSecret = process.env.JWT_SECRET
-  if (uri == null || jwtSecret == null) {
-    process.stderr.write('set MONGODB_URI and JWT_SECRET\n')
-    process.exit(1)
+async function main (): Promise<void> {
+  let jwtSecret = process.env.JWT_SECRET
+  if (jwtSecret === undefined || jwtSecret === '') {
+    jwtSecret = randomBytes(32).toString('hex')
+    process.stderr.write('JWT_SECRET is unset: using a random secret; tokens stop working at restart\n')
   }
-  const client = await new MongoClient(uri).connect()
-  const app = await buildExampleApp({ db: client.db(), jwtSecret })
-  app.addHook('onClose', async () => await client.close())
+  const database = await openExampleDatabase(process.env.MONGODB_URI)
+  const app = await buildExampleApp({ db: database.db, jwtSecret })
+  app.addHook('onClose', async () => await database.close())
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => { void app.close() })
   await app.listen({ port: Number(process.env.PORT ?? 3000) })
+  app.log.info(`example app on ${database.where}`)
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  main().catch((err: unknown) => {
+    process.stderr.write(err instanceof DatabaseUnavailableError ? `${err.message}\n` : `${(err as Error).stack ?? String(err)}\n`)
+    process.exit(1)
+  })
 }

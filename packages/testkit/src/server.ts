@@ -1,3 +1,4 @@
+import { startEmbeddedDevDb, type DevDbHandle } from './devdb.js'
 import { dockerAnswers, dockerEndpoint } from './docker.js'
 
 /** Which MongoDB the tests of this process talk to. */
@@ -23,8 +24,6 @@ export async function chooseServerKind (env: Env = process.env): Promise<TestSer
   if (endpoint != null && await dockerAnswers(endpoint)) return 'docker'
   return 'devdb'
 }
-
-interface DevDbHandle { uri: string, stop (): Promise<void> }
 
 let kind: Promise<TestServerKind> | null = null
 let container: Promise<string> | null = null
@@ -57,7 +56,7 @@ async function containerUri (): Promise<string> {
 async function devdbUri (): Promise<string> {
   devdbUsers++
   if (devdb == null) {
-    devdb = import('@svc/devdb').then(async (mod) => await mod.startDevDb({ port: 0 }) as DevDbHandle)
+    devdb = startEmbeddedDevDb()
     devdb.catch(() => { devdb = null })
   }
   try {

@@ -1,0 +1,39 @@
+import { readdirSync, statSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+export interface DevDbHandle { uri: string, stop (): Promise<void> }
+
+/** Newest modification time under `dir` (0 when it does not exist). */
+function newestMtime (dir: string): number {
+  let newest = 0
+  let entries
+  try {
+    entries = readdirSync(dir, { withFileTypes: true })
+  } catch {
+    return 0
+  }
+  for (const e of entries) {
+    const path = join(dir, e.name)
+    newest = Math.max(newest, e.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs)
+  }
+  return newest
+}
+
+/**
+ * True when @svc/devdb's `dist/` was built after its last source change. Packages that only use
+ * devdb as their database then load the compiled build (about a CPU-second less per test file
+ * than compiling its sources); after an edit without a rebuild they get the sources.
+ */
+export function devdbBuildIsFresh (): boolean {
+  // Resolves to src/index.ts under the @svc/source condition, dist/index.js without it.
+  const root = dirname(dirname(fileURLToPath(import.meta.resolve('@svc/devdb'))))
+  const built = newestMtime(join(root, 'dist'))
+  return built > 0 && built >= newestMtime(join(root, 'src'))
+}
+
+/** An in-memory devdb on a random port. */
+export async function startEmbeddedDevDb (): Promise<DevDbHandle> {
+  const mod = devdbBuildIsFresh() ? await import('@svc/devdb/built') : await import('@svc/devdb')
+  return await mod.startDevDb({ port: 0 })
+}
