@@ -13,7 +13,7 @@ export interface Running {
   waitFor: (pattern: RegExp, timeoutMs?: number) => Promise<RegExpMatchArray>
   /** Resolves with the exit code (null when killed by a signal). */
   exited: Promise<number | null>
-  /** SIGTERM, then SIGKILL if it has not exited within 5 s. */
+  /** SIGTERM, then SIGKILL if it has not exited within 15 s (a loaded machine closes slowly). */
   stop: () => Promise<number | null>
 }
 
@@ -66,7 +66,7 @@ export function run (t: Teardownable, command: string, args: string[], opts: Spa
   const stop = async (): Promise<number | null> => {
     if (child.exitCode === null && child.signalCode === null) {
       kill('SIGTERM')
-      const timer = setTimeout(() => { kill('SIGKILL') }, 5000)
+      const timer = setTimeout(() => { kill('SIGKILL') }, 15_000)
       const code = await exited
       clearTimeout(timer)
       return code

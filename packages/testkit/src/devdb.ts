@@ -27,7 +27,11 @@ function newestMtime (dir: string): number {
  */
 export function devdbBuildIsFresh (): boolean {
   // Resolves to src/index.ts under the @svc/source condition, dist/index.js without it.
-  const root = dirname(dirname(fileURLToPath(import.meta.resolve('@svc/devdb'))))
+  return buildIsFresh(dirname(dirname(fileURLToPath(import.meta.resolve('@svc/devdb')))))
+}
+
+/** True when the package at `root` has a `dist/` at least as new as everything in its `src/`. */
+export function buildIsFresh (root: string): boolean {
   const built = newestMtime(join(root, 'dist'))
   return built > 0 && built >= newestMtime(join(root, 'src'))
 }
