@@ -1,10 +1,12 @@
 /**
  * devdb benchmark through the official driver: ops/s for insertOne, find by _id, find by
- * unique-index equality and a filter+sort+limit, on 10 000 and 100 000 documents.
- * Indexed lookups should stay flat as the collection grows; the sort+limit scan should not.
+ * unique-index equality and an unindexed filter+sort+limit, then svc's tenant workload (see
+ * tenant-workload.ts), on 10 000 and 100 000 documents. Indexed operations should stay flat as
+ * the collection grows; the unindexed sort+limit scan should not.
  */
 import { MongoClient, type Collection, type Document } from 'mongodb'
 import { startDevDb } from '@svc/devdb'
+import { tenantWorkload } from './tenant-workload.js'
 
 const SIZES = [10_000, 100_000]
 const WINDOW_MS = 2000
@@ -35,6 +37,7 @@ async function main (): Promise<void> {
   const server = await startDevDb({ port: 0 })
   const client = await new MongoClient(server.uri).connect()
   const rows: Array<Record<string, string | number>> = []
+  const tenantRows: Array<Record<string, string | number>> = []
   try {
     // Warm up the JIT on a small collection so the first measured size is not penalized.
     const warm = client.db('bench').collection('warmup')
@@ -55,6 +58,7 @@ async function main (): Promise<void> {
       const insertOne = await measure(async (i) => await coll.insertOne({ email: `new${i}-${Math.random()}@example.com`, age: i % 90 }))
       rows.push({ docs: size, 'load docs/s': Math.round(size / loadSecs), 'insertOne ops/s': insertOne, 'find _id ops/s': findById, 'find unique email ops/s': findByEmail, 'filter+sort+limit ops/s': sortLimit })
       await coll.drop()
+      tenantRows.push({ docs: size, ...await tenantWorkload(server.uri, size, measure) })
     }
   } finally {
     await client.close()
@@ -64,6 +68,10 @@ async function main (): Promise<void> {
   const [small, large] = rows
   const ratio = (k: string): string => (Number(large[k]) / Number(small[k])).toFixed(2)
   console.log(`100k/10k throughput ratio — find _id: ${ratio('find _id ops/s')}, find unique email: ${ratio('find unique email ops/s')}, filter+sort+limit: ${ratio('filter+sort+limit ops/s')} (≈1 means flat)`)
+  console.table(tenantRows)
+  const [ts, tl] = tenantRows
+  const tr = (k: string): string => (Number(ts[k]) / Number(tl[k])).toFixed(2)
+  console.log(`tenant workload, 10k/100k slowdown — list-20: ${tr('list-20 ops/s')}×, count/tenant: ${tr('count/tenant ops/s')}×, $in 200: ${tr('$in 200 ops/s')}× (goal ≤ 1.3×)`)
 }
 
 await main()

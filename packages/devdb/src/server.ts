@@ -3,10 +3,9 @@ import { createServer, type Server, type Socket } from 'node:net'
 import type { Document } from 'bson'
 import { Catalog } from './engine/catalog.js'
 import { CursorManager } from './engine/cursors.js'
-import { loadTextApi } from './engine/text-bridge.js'
 import { TtlSweeper } from './engine/ttl.js'
 import { runCommand } from './commands/index.js'
-import type { ServerState } from './commands/context.js'
+import { defaultParams, type ServerState } from './commands/context.js'
 import { serveConnection } from './wire/connection.js'
 import type { Request } from './wire/messages.js'
 import type { DurableStore, StoredState } from './storage/types.js'
@@ -34,7 +33,6 @@ export interface DevDb {
 
 export async function startDevDb (options: DevDbOptions = {}): Promise<DevDb> {
   const host = options.host ?? '127.0.0.1'
-  await loadTextApi()
   const catalog = new Catalog()
   let store: DurableStore | undefined
   if (options.dbPath !== undefined) {
@@ -49,7 +47,8 @@ export async function startDevDb (options: DevDbOptions = {}): Promise<DevDb> {
     host,
     port: 0,
     connections: { current: 0, totalCreated: 0 },
-    opcounters: { insert: 0, query: 0, update: 0, delete: 0, getmore: 0, command: 0 }
+    opcounters: { insert: 0, query: 0, update: 0, delete: 0, getmore: 0, command: 0 },
+    params: defaultParams()
   }
   const sockets = new Set<Socket>()
   let nextConnectionId = 1

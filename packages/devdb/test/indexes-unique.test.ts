@@ -128,7 +128,8 @@ t.test('_id and indexed equality lookups examine only matching documents', async
   t.equal(await scanned() - before, 1, 'find by unique index examines one document')
   before = await scanned()
   t.equal(await c.countDocuments({ g: 3, _id: { $lt: 100 } } as never), 10)
-  t.equal(await scanned() - before, 500, 'non-unique index narrows to the 500 documents with g: 3')
+  // Both candidate plans run a trial until the _id range (100 keys) reaches its end, as mongod's multi-planner does.
+  t.ok(await scanned() - before <= 250, 'about two trials of 100: far from the 5000 documents of a scan')
   before = await scanned()
   t.equal((await c.updateOne({ email: { $in: ['u1@x', 'u2@x'] } }, { $set: { hit: true } })).modifiedCount, 1)
   t.ok(await scanned() - before <= 2, '$in on an indexed field uses the index')

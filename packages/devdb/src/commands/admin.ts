@@ -6,6 +6,7 @@ import { collectionArg, optionalDoc } from './args.js'
 import { compileFilter } from '../query/options.js'
 import { validateFilter } from '../query/validate.js'
 import { assertValidDbName } from '../engine/catalog.js'
+import { parseCollation } from '../collation/collation.js'
 
 const uuids = new WeakMap<object, UUID>()
 function uuidOf (o: object): UUID {
@@ -14,8 +15,8 @@ function uuidOf (o: object): UUID {
   return u
 }
 
-const UNSUPPORTED_CREATE = ['capped', 'validator', 'timeseries', 'clusteredIndex', 'viewOn', 'pipeline', 'changeStreamPreAndPostImages', 'collation', 'encryptedFields', 'expireAfterSeconds', 'size', 'max']
-const IGNORED = new Set(['create', 'lsid', '$db', '$clusterTime', 'writeConcern', '$readPreference', 'comment', 'apiVersion', 'apiStrict', 'apiDeprecationErrors', 'validationLevel', 'validationAction', 'storageEngine', 'indexOptionDefaults', 'autoIndexId', 'idIndex'])
+const UNSUPPORTED_CREATE = ['capped', 'validator', 'timeseries', 'clusteredIndex', 'viewOn', 'pipeline', 'changeStreamPreAndPostImages', 'encryptedFields', 'expireAfterSeconds', 'size', 'max']
+const IGNORED = new Set(['create', 'lsid', '$db', '$clusterTime', 'writeConcern', '$readPreference', 'comment', 'apiVersion', 'apiStrict', 'apiDeprecationErrors', 'validationLevel', 'validationAction', 'storageEngine', 'indexOptionDefaults', 'autoIndexId', 'idIndex', 'collation'])
 
 export const adminCommands: Record<string, Handler> = {
   listDatabases: (cmd, ctx) => {
@@ -26,7 +27,7 @@ export const adminCommands: Record<string, Handler> = {
     let total = 0
     for (const [name, colls] of [...ctx.server.catalog.dbs.entries()].sort((a, b) => a[0] < b[0] ? -1 : 1)) {
       let size = 0
-      for (const c of colls.values()) size += c.docs.size * 64
+      for (const c of colls.values()) size += c.size * 64
       const entry = cmd.nameOnly === true ? { name } : { name, sizeOnDisk: Math.max(size, 4096), empty: false }
       if (!match(entry)) continue
       total += entry.sizeOnDisk ?? 0
@@ -72,7 +73,9 @@ export const adminCommands: Record<string, Handler> = {
     }
     const existing = ctx.server.catalog.get(ctx.db, name)
     if (existing !== undefined) throw new CommandError(Codes.NamespaceExists, 'NamespaceExists', `Collection ${ctx.db}.${name} already exists.`)
-    ctx.server.catalog.create(ctx.db, name, {}, ctx.journal)
+    // A default collation (validated here; `simple` is the same as none) applies to its indexes and queries.
+    const collation = cmd.collation !== undefined ? parseCollation(cmd.collation, 'create.collation') : undefined
+    ctx.server.catalog.create(ctx.db, name, collation !== undefined ? { collation: collation.spec } : {}, ctx.journal)
     return { ok: 1 }
   },
 
@@ -95,7 +98,7 @@ export const adminCommands: Record<string, Handler> = {
     const colls = ctx.server.catalog.collections(ctx.db)
     let objects = 0
     let indexes = 0
-    for (const c of colls) { objects += c.docs.size; indexes += c.indexes.length }
+    for (const c of colls) { objects += c.size; indexes += c.indexes.length }
     return { db: ctx.db, collections: colls.length, views: 0, objects, indexes, scaleFactor: 1, ok: 1 }
   },
 
@@ -103,6 +106,6 @@ export const adminCommands: Record<string, Handler> = {
     const name = collectionArg(cmd, 'collStats')
     const c = ctx.server.catalog.get(ctx.db, name)
     if (c === undefined) throw new CommandError(Codes.NamespaceNotFound, 'NamespaceNotFound', `Collection [${ctx.db}.${name}] not found.`)
-    return { ns: c.ns, count: c.docs.size, nindexes: c.indexes.length, ok: 1 }
+    return { ns: c.ns, count: c.size, nindexes: c.indexes.length, ok: 1 }
   }
 }

@@ -1,62 +1,88 @@
-/** aggregate: leading $match through the engine (indexes, $text), the rest through mingo. */
+/**
+ * aggregate: the leading $match/$sort/$skip/$limit run through the query planner (indexes,
+ * `$text`, limits), the rest through mingo; $out and $merge write the results.
+ */
 import type { Document } from 'bson'
 import { Aggregator } from 'mingo/aggregator'
-import type { Handler } from './context.js'
+import type { CommandContext, Handler } from './context.js'
 import { CommandError, Codes } from '../errors.js'
 import { isPlainDoc } from '../engine/paths.js'
-import { select } from '../engine/select.js'
+import { openQuery, prepareFilter, type PreparedFilter } from '../engine/select.js'
 import { cloneDoc } from '../engine/update/apply.js'
 import { mingoOptions } from '../query/options.js'
 import { translateMingoError } from '../query/mingo-errors.js'
 import { validatePipeline, rewriteMeta, rewriteSortMeta, stageName, TEXT_SCORE_FIELD } from '../query/pipeline.js'
-import { prepareForStorage } from './write-common.js'
-import { checkCollation, checkHint } from './find.js'
+import { splitPipelineHead, type PipelineHead } from '../query/pipeline-head.js'
+import { countOnlyPipeline, type CountResult } from '../query/count-pipeline.js'
+import { sortMemoryLimit, checkHint, countResult } from './find.js'
 import { nonNegative } from './args.js'
-import { assertValidCollectionName } from '../engine/collection.js'
-import { buildIndex } from '../engine/index-build.js'
 import { parseMerge, writeMerge } from './merge-stage.js'
+import { writeOut } from './aggregate-out.js'
 import type { Deadline } from '../engine/deadline.js'
+import type { Collection } from '../engine/collection.js'
+import type { PlanExecutor } from '../plan/executor.js'
+import { effectiveCollation, type Collation } from '../collation/collation.js'
+import { explainSections, type Verbosity } from '../plan/explain.js'
 
 const READ_ONLY_STAGES = new Set(['$match', '$sort', '$limit', '$skip', '$count', '$group', '$sortByCount', '$sample'])
 
-export const aggregateCommand: Handler = (cmd, ctx) => {
+export interface AggregatePlan {
+  coll?: Collection
+  head: PipelineHead
+  prepared?: PreparedFilter
+  /** undefined when there is nothing to read ({aggregate: 1}, a missing collection, $limit 0) */
+  exec?: PlanExecutor
+  collation?: Collation
+  variables?: Document
+  /** the rest of the pipeline only counts: the executor is a count plan */
+  countOnly?: CountResult
+}
+
+/** Validates an aggregate command and plans the part of it the query layer runs. */
+export function planAggregate (cmd: Document, ctx: CommandContext): AggregatePlan {
   const target = cmd.aggregate
-  if (cmd.explain === true) throw new CommandError(Codes.NotImplemented, 'NotImplemented', 'explain is not supported by devdb')
-  if (!isPlainDoc(cmd.cursor)) {
-    throw new CommandError(Codes.FailedToParse, 'FailedToParse', "The 'cursor' option is required, except for aggregate with the explain argument")
-  }
-  checkCollation(cmd)
   const pipeline = validatePipeline(cmd.pipeline)
-  const batchSize = nonNegative(typeof cmd.cursor.batchSize === 'number' ? cmd.cursor.batchSize : undefined, 'batchSize')
-  const catalog = ctx.server.catalog
   const variables = isPlainDoc(cmd.let) ? cmd.let : undefined
-  let source: Document[]
-  let rest = pipeline
-  let hasScores = false
   if (target === 1) {
     if (pipeline.length === 0 || stageName(pipeline[0]) !== '$documents') {
       throw new CommandError(Codes.InvalidNamespace, 'InvalidNamespace', `{aggregate: 1} is not valid for '${pipeline.length > 0 ? stageName(pipeline[0]) : ''}'; a collection is required.`)
     }
-    source = []
-  } else {
-    if (typeof target !== 'string') throw new CommandError(Codes.TypeMismatch, 'TypeMismatch', "Invalid command format: the 'aggregate' field must specify a collection name or 1")
-    const coll = catalog.get(ctx.db, target)
-    checkHint(coll, cmd.hint)
-    let filter: Document | undefined
-    if (pipeline.length > 0 && stageName(pipeline[0]) === '$match') {
-      filter = pipeline[0].$match
-      rest = pipeline.slice(1)
-    }
-    const { docs, score } = select(coll, filter, { deadline: ctx.deadline }, variables)
-    if (score !== undefined) {
-      hasScores = true
-      source = docs.map(d => ({ ...cloneDoc(d), [TEXT_SCORE_FIELD]: score(d) }))
-    } else {
-      // Some mingo stages ($addFields on dotted paths, $unwind…) write into their input; only
-      // pipelines made of read-only stages may see the stored documents themselves.
-      source = rest.every(st => READ_ONLY_STAGES.has(stageName(st))) ? docs : docs.map(cloneDoc)
-    }
+    return { head: { sort: [], skip: 0, rest: pipeline }, variables, collation: effectiveCollation(cmd.collation, undefined) }
   }
+  if (typeof target !== 'string') throw new CommandError(Codes.TypeMismatch, 'TypeMismatch', "Invalid command format: the 'aggregate' field must specify a collection name or 1")
+  const coll = ctx.server.catalog.get(ctx.db, target)
+  const collation = effectiveCollation(cmd.collation, coll?.collation)
+  checkHint(coll, cmd.hint)
+  const head = splitPipelineHead(pipeline)
+  const prepared = prepareFilter(coll, head.filter, variables, collation)
+  const countOnly = prepared.score === undefined ? countOnlyPipeline(head.rest) : undefined
+  if (coll === undefined || head.limit === 0) return { coll, head, prepared, collation, variables, countOnly }
+  const exec = openQuery(coll, prepared, {
+    sort: countOnly !== undefined ? [] : head.sort, skip: head.skip, limit: head.limit ?? 0, deadline: ctx.deadline, hint: cmd.hint,
+    count: countOnly !== undefined, sortMemoryLimit: sortMemoryLimit(cmd, ctx), errorContext: 'PlanExecutor error during aggregation'
+  })
+  return { coll, head, prepared, exec, collation, variables, countOnly }
+}
+
+export const aggregateCommand: Handler = (cmd, ctx) => {
+  if (!isPlainDoc(cmd.cursor) && cmd.explain !== true) {
+    throw new CommandError(Codes.FailedToParse, 'FailedToParse', "The 'cursor' option is required, except for aggregate with the explain argument")
+  }
+  const batchSize = nonNegative(typeof cmd.cursor?.batchSize === 'number' ? cmd.cursor.batchSize : undefined, 'batchSize')
+  const plan = planAggregate(cmd, ctx)
+  if (cmd.explain === true) return { explainVersion: '1', ...aggregateExplain(plan, cmd, ctx, 'queryPlanner'), ok: 1 }
+  const catalog = ctx.server.catalog
+  const ns = typeof cmd.aggregate === 'string' ? `${ctx.db}.${cmd.aggregate}` : `${ctx.db}.$cmd.aggregate`
+  if (plan.countOnly !== undefined) return ctx.server.cursors.firstBatch(ns, plan.countOnly(plan.exec !== undefined ? countResult(plan.exec) : 0), batchSize)
+  let rest = plan.head.rest
+  const docs: Document[] = []
+  if (plan.exec !== undefined) for (let d = plan.exec.next(); d !== undefined; d = plan.exec.next()) docs.push(d)
+  const score = plan.prepared?.score
+  let source: Document[]
+  if (score !== undefined) source = docs.map(d => ({ ...cloneDoc(d), [TEXT_SCORE_FIELD]: score(d) }))
+  // Some mingo stages ($addFields on dotted paths, $unwind…) write into their input; only
+  // pipelines made of read-only stages may see the stored documents themselves.
+  else source = rest.every(st => READ_ONLY_STAGES.has(stageName(st))) ? docs : docs.map(cloneDoc)
   const used = { textScore: false }
   rest = rest.map(stage => {
     const name = stageName(stage)
@@ -66,7 +92,7 @@ export const aggregateCommand: Handler = (cmd, ctx) => {
     }
     return stage
   })
-  if (used.textScore && !hasScores) {
+  if (used.textScore && score === undefined) {
     throw new CommandError(40218, 'Location40218', 'query requires text score metadata, but it is not available')
   }
   let outStage: unknown
@@ -82,18 +108,18 @@ export const aggregateCommand: Handler = (cmd, ctx) => {
   let results: Document[]
   try {
     const opts = mingoOptions({
-      ...(variables !== undefined ? { variables } : {}),
-      collectionResolver: (name: string) => [...(catalog.get(ctx.db, name)?.docs.values() ?? [])].map(cloneDoc)
+      ...(plan.variables !== undefined ? { variables: plan.variables } : {}),
+      ...(plan.collation !== undefined ? { collation: plan.collation as never } : {}),
+      collectionResolver: (name: string) => [...(catalog.get(ctx.db, name)?.documents() ?? [])].map(cloneDoc)
     })
     results = rest.length === 0 ? source : drain(new Aggregator(rest, opts).stream(ticking(source, ctx.deadline)), ctx.deadline)
   } catch (e) {
     throw translateMingoError(e)
   }
-  if (hasScores) {
+  if (score !== undefined) {
     for (const r of results) if (isPlainDoc(r) && TEXT_SCORE_FIELD in r) delete r[TEXT_SCORE_FIELD]
   }
   ctx.server.opcounters.command++
-  const ns = typeof target === 'string' ? `${ctx.db}.${target}` : `${ctx.db}.$cmd.aggregate`
   if (outStage !== undefined) {
     writeOut(outStage, results, ctx)
     return ctx.server.cursors.firstBatch(ns, [], batchSize)
@@ -105,40 +131,15 @@ export const aggregateCommand: Handler = (cmd, ctx) => {
   return ctx.server.cursors.firstBatch(ns, results, batchSize)
 }
 
-/** $out: replaces the target collection's documents (keeping its indexes), all-or-nothing. */
-function writeOut (spec: unknown, results: Document[], ctx: Parameters<Handler>[1]): void {
-  let db = ctx.db
-  let name: unknown = spec
-  if (isPlainDoc(spec)) {
-    db = typeof spec.db === 'string' ? spec.db : ctx.db
-    name = spec.coll
-  }
-  if (typeof name !== 'string') throw new CommandError(Codes.TypeMismatch, 'TypeMismatch', '$out target must be a string or {db, coll}')
-  assertValidCollectionName(name)
-  const catalog = ctx.server.catalog
-  const old = catalog.get(db, name)
-  const journal: typeof ctx.journal = []
-  // Build into a staging collection first so a duplicate key leaves the target untouched.
-  const specs = old?.userIndexes.map(ix => ix.spec) ?? []
-  const staging = catalog.create(`${db}`, `tmp.agg_out.${Date.now()}.${Math.floor(Math.random() * 1e6)}`, {}, [])
-  try {
-    for (const ix of old?.userIndexes ?? []) staging.addIndex(rebuild(ix.spec))
-    for (const r of results) staging.insert(prepareForStorage(r))
-  } finally {
-    catalog.drop(db, staging.name, [])
-  }
-  if (old !== undefined) catalog.drop(db, name, journal)
-  const target = catalog.create(db, name, old?.options ?? {}, journal)
-  for (const s of specs) {
-    const ix = rebuild(s)
-    target.addIndex(ix)
-    journal.push({ t: 'createIndex', db, coll: name, index: { ...s } as never })
-  }
-  for (const d of staging.docs.values()) {
-    target.insert(d)
-    journal.push({ t: 'put', db, coll: name, doc: d })
-  }
-  ctx.journal.push(...journal)
+/**
+ * Explain of an aggregate: mongod's shape — the planner's sections at the top when the whole
+ * pipeline ran in the query layer, else a `$cursor` stage followed by the remaining stages.
+ */
+export function aggregateExplain (plan: AggregatePlan, cmd: Document, ctx: CommandContext, verbosity: Verbosity): Document {
+  const ns = typeof cmd.aggregate === 'string' ? `${ctx.db}.${cmd.aggregate}` : `${ctx.db}.$cmd.aggregate`
+  const sections = explainSections({ ns, filter: plan.head.filter, exec: plan.exec, verbosity, run: () => plan.exec?.drain() })
+  if (plan.head.rest.length === 0) return sections
+  return { stages: [{ $cursor: sections }, ...plan.head.rest] }
 }
 
 /** Feeds the pipeline one document at a time, counting each against the command's time budget. */
@@ -157,5 +158,3 @@ function drain (it: { next: () => { done?: boolean, value?: unknown } }, deadlin
   }
   return out
 }
-
-function rebuild (spec: Document): ReturnType<typeof buildIndex> { return buildIndex(spec) }

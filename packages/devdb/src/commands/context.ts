@@ -13,6 +13,18 @@ export interface ServerState {
   port: number
   connections: { current: number, totalCreated: number }
   opcounters: Record<string, number>
+  /** mongod server parameters devdb honours (getParameter / setParameter) */
+  params: ServerParams
+}
+
+export interface ServerParams {
+  /** 7.0 default true: a blocking sort over the memory limit "spills" unless the command says allowDiskUse: false */
+  allowDiskUseByDefault: boolean
+  internalQueryMaxBlockingSortMemoryUsageBytes: number
+}
+
+export function defaultParams (): ServerParams {
+  return { allowDiskUseByDefault: true, internalQueryMaxBlockingSortMemoryUsageBytes: 100 * 1024 * 1024 }
 }
 
 export interface CommandContext {

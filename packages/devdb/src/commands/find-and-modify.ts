@@ -7,7 +7,8 @@ import { parseSort } from '../query/sort.js'
 import { compileProjection } from '../query/projection.js'
 import { prepareFilter, selectPrepared } from '../engine/select.js'
 import { runUpdate } from '../engine/update/run-update.js'
-import { checkCollation, checkHint } from './find.js'
+import { checkHint } from './find.js'
+import { effectiveCollation } from '../collation/collation.js'
 
 const failed = (msg: string): CommandError => new CommandError(Codes.FailedToParse, 'FailedToParse', msg)
 
@@ -20,21 +21,21 @@ export const findAndModifyCommand: Handler = (cmd, ctx) => {
   const upsert = cmd.upsert === true
   const returnNew = cmd.new === true
   const hasUpdate = cmd.update !== undefined
-  checkCollation(cmd)
   if (remove && hasUpdate) throw failed('Cannot specify both an update and remove=true')
   if (!remove && !hasUpdate) throw failed('Either an update or remove=true must be specified')
   if (remove && upsert) throw failed('Cannot specify both upsert=true and remove=true ')
   if (remove && returnNew) throw failed("Cannot specify both new=true and remove=true; 'remove' always returns the deleted document")
   const existing = ctx.server.catalog.get(ctx.db, name)
+  const collation = effectiveCollation(cmd.collation, existing?.collation)
   checkHint(existing, cmd.hint)
   const project = (d: Document | undefined): Document | null => {
     if (d === undefined) return null
     return projection !== undefined ? projection.apply([d], query)[0] : d
   }
   if (remove) {
-    const prepared = prepareFilter(existing, query)
+    const prepared = prepareFilter(existing, query, undefined, collation)
     if (existing === undefined) return { lastErrorObject: { n: 0 }, value: null, ok: 1 }
-    const { docs } = selectPrepared(existing, prepared, { limit: 1, sort, deadline: ctx.deadline })
+    const { docs } = selectPrepared(existing, prepared, { limit: 1, sort, deadline: ctx.deadline, hint: cmd.hint })
     const doc = docs[0]
     if (doc === undefined) return { lastErrorObject: { n: 0 }, value: null, ok: 1 }
     existing.remove(doc)
@@ -42,10 +43,10 @@ export const findAndModifyCommand: Handler = (cmd, ctx) => {
     ctx.server.opcounters.delete++
     return { lastErrorObject: { n: 1 }, value: project(doc), ok: 1 }
   }
-  prepareFilter(existing, query)
+  prepareFilter(existing, query, undefined, collation)
   if (existing === undefined && !upsert) return { lastErrorObject: { n: 0, updatedExisting: false }, value: null, ok: 1 }
   const coll = ctx.server.catalog.getOrCreate(ctx.db, name, ctx.journal)
-  const r = runUpdate(coll, { q: query, u: cmd.update, upsert, arrayFilters: cmd.arrayFilters, sort, deadline: ctx.deadline }, ctx.journal)
+  const r = runUpdate(coll, { q: query, u: cmd.update, upsert, arrayFilters: cmd.arrayFilters, sort, deadline: ctx.deadline, hint: cmd.hint, collation }, ctx.journal)
   ctx.server.opcounters.update++
   const lastErrorObject: Document = { n: r.n, updatedExisting: r.upsertedId === undefined && r.n > 0 }
   if (r.upsertedId !== undefined) lastErrorObject.upserted = r.upsertedId

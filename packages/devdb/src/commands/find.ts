@@ -1,64 +1,84 @@
-/** find, getMore, killCursors, count and distinct. */
+/** find, getMore, killCursors, count and distinct (and their explain). */
 import type { Document } from 'bson'
-import type { Handler } from './context.js'
+import type { CommandContext, Handler } from './context.js'
 import { CommandError, Codes, badValue } from '../errors.js'
 import { collectionArg, nonNegative, optionalDoc, optionalInt } from './args.js'
-import { select } from '../engine/select.js'
-import { parseSort } from '../query/sort.js'
-import { compileProjection } from '../query/projection.js'
+import { openQuery, prepareFilter, resolveHint, type PreparedFilter } from '../engine/select.js'
+import { parseSort, type SortKey } from '../query/sort.js'
+import { compileProjection, type CompiledProjection } from '../query/projection.js'
 import { isNumeric, toNumber, compareValues } from '../engine/bson-order.js'
 import { valuesAtPath } from '../engine/paths.js'
 import { keyString } from '../engine/key-string.js'
 import type { Collection } from '../engine/collection.js'
+import { effectiveCollation } from '../collation/collation.js'
+import { findSource } from './find-source.js'
+import type { PlanExecutor } from '../plan/executor.js'
 
-export function checkCollation (cmd: Document): void {
-  const c = cmd.collation
-  if (c === undefined || c === null) return
-  if (typeof c === 'object' && (c as Document).locale === 'simple') return
-  throw new CommandError(Codes.NotImplemented, 'NotImplemented', 'devdb supports only the simple collation')
-}
-
+/** Validates `hint` against the collection (an unknown index is a BadValue, as in mongod). */
 export function checkHint (coll: Collection | undefined, hint: unknown): void {
-  if (hint === undefined || hint === null) return
-  if (coll === undefined) return
-  if (typeof hint === 'string') {
-    if (coll.findIndex(hint) === undefined) throw badValue('hint provided does not correspond to an existing index')
-    return
-  }
-  if (typeof hint === 'object') {
-    const spec = JSON.stringify(hint)
-    if (Object.keys(hint).length === 1 && '$natural' in hint) return
-    if (!coll.indexes.some(ix => JSON.stringify(ix.key) === spec)) throw badValue('hint provided does not correspond to an existing index')
-  }
+  resolveHint(coll, hint)
 }
 
-const find: Handler = (cmd, ctx) => {
+/**
+ * Whether a blocking sort may exceed the memory limit ("spill to disk"; devdb sorts in memory
+ * either way): the command's `allowDiskUse`, else the server's allowDiskUseByDefault (true in
+ * mongod 7.0). Returns the limit to enforce, or undefined for none.
+ */
+export function sortMemoryLimit (cmd: Document, ctx: CommandContext): number | undefined {
+  const allowed = typeof cmd.allowDiskUse === 'boolean' ? cmd.allowDiskUse : ctx.server.params.allowDiskUseByDefault
+  return allowed ? undefined : ctx.server.params.internalQueryMaxBlockingSortMemoryUsageBytes
+}
+
+export interface FindQuery {
+  coll: Collection | undefined
+  prepared: PreparedFilter
+  filter: Document | undefined
+  sort: SortKey[]
+  projection: CompiledProjection | undefined
+  skip: number
+  limit: number
+  batchSize: number | undefined
+}
+
+export function parseFind (cmd: Document, ctx: CommandContext): FindQuery {
   const name = collectionArg(cmd, 'find')
   if (cmd.tailable === true || cmd.awaitData === true) throw new CommandError(Codes.NotImplemented, 'NotImplemented', 'tailable cursors are not supported by devdb')
   if (cmd.min !== undefined || cmd.max !== undefined || cmd.returnKey === true || cmd.showRecordId === true) {
     throw new CommandError(Codes.NotImplemented, 'NotImplemented', 'find min/max/returnKey/showRecordId are not supported by devdb')
   }
-  checkCollation(cmd)
+  const coll = ctx.server.catalog.get(ctx.db, name)
+  const collation = effectiveCollation(cmd.collation, coll?.collation)
   const filter = optionalDoc(cmd, 'filter', 'find')
   const sort = parseSort(optionalDoc(cmd, 'sort', 'find'))
   const projection = compileProjection(optionalDoc(cmd, 'projection', 'find'))
   const skip = nonNegative(optionalInt(cmd, 'skip', 'find'), 'skip') ?? 0
   const limit = nonNegative(optionalInt(cmd, 'limit', 'find'), 'limit') ?? 0
   const batchSize = nonNegative(optionalInt(cmd, 'batchSize', 'find'), 'batchSize')
-  const coll = ctx.server.catalog.get(ctx.db, name)
   checkHint(coll, cmd.hint)
-  const variables = optionalDoc(cmd, 'let', 'find')
-  const { docs, score } = select(coll, filter, { sort, skip, limit, deadline: ctx.deadline }, variables)
-  if (projection?.wantsTextScore === true && score === undefined) {
+  const prepared = prepareFilter(coll, filter, optionalDoc(cmd, 'let', 'find'), collation)
+  if (prepared.score === undefined && (projection?.wantsTextScore === true || sort.some(k => k.meta === 'textScore'))) {
     throw badValue('query requires text score metadata, but it is not available')
   }
-  if (sort.some(k => k.meta === 'textScore') && score === undefined) {
-    throw badValue('query requires text score metadata, but it is not available')
-  }
-  const out = projection !== undefined ? projection.apply(docs, filter, score) : docs
+  return { coll, prepared, filter, sort, projection, skip, limit, batchSize }
+}
+
+export function openFind (q: FindQuery, cmd: Document, ctx: CommandContext): PlanExecutor | undefined {
+  if (q.coll === undefined) return undefined
+  return openQuery(q.coll, q.prepared, { sort: q.sort, skip: q.skip, limit: q.limit, deadline: ctx.deadline, hint: cmd.hint, sortMemoryLimit: sortMemoryLimit(cmd, ctx), errorContext: 'Executor error during find command' })
+}
+
+const find: Handler = (cmd, ctx) => {
+  const q = parseFind(cmd, ctx)
+  const exec = openFind(q, cmd, ctx)
   ctx.server.opcounters.query++
+  const ns = `${ctx.db}.${String(cmd.find)}`
   const singleBatch = cmd.singleBatch === true
-  return ctx.server.cursors.firstBatch(`${ctx.db}.${name}`, out, singleBatch && limit > 0 ? Math.min(limit, batchSize ?? limit) : batchSize, singleBatch)
+  const batchSize = singleBatch && q.limit > 0 ? Math.min(q.limit, q.batchSize ?? q.limit) : q.batchSize
+  if (exec === undefined) return ctx.server.cursors.firstBatch(ns, [], batchSize, singleBatch)
+  const { projection, filter } = q
+  const score = q.prepared.score
+  const project = projection !== undefined ? (docs: Document[]) => projection.apply(docs, filter, score) : undefined
+  return ctx.server.cursors.firstBatch(ns, findSource(exec, ctx.server.catalog, project), batchSize, singleBatch)
 }
 
 const getMore: Handler = (cmd, ctx) => {
@@ -78,43 +98,77 @@ const killCursors: Handler = (cmd, ctx) => {
   return ctx.server.cursors.kill(ids.map(toNumber))
 }
 
-const count: Handler = (cmd, ctx) => {
+export interface CountQuery { coll: Collection | undefined, query: Document | undefined, prepared: PreparedFilter, skip: number, limit: number }
+
+export function parseCount (cmd: Document, ctx: CommandContext): CountQuery {
   const name = collectionArg(cmd, 'count')
-  checkCollation(cmd)
+  const coll = ctx.server.catalog.get(ctx.db, name)
+  const collation = effectiveCollation(cmd.collation, coll?.collation)
   const query = optionalDoc(cmd, 'query', 'count')
   const skip = nonNegative(optionalInt(cmd, 'skip', 'count'), 'skip') ?? 0
   const limit = Math.abs(optionalInt(cmd, 'limit', 'count') ?? 0)
-  const coll = ctx.server.catalog.get(ctx.db, name)
   checkHint(coll, cmd.hint)
-  if (coll !== undefined && (query === undefined || Object.keys(query).length === 0)) {
-    const total = Math.max(0, coll.docs.size - skip)
-    return { n: limit > 0 ? Math.min(limit, total) : total, ok: 1 }
-  }
-  const { docs } = select(coll, query, { skip, limit, deadline: ctx.deadline })
-  return { n: docs.length, ok: 1 }
+  return { coll, query, prepared: prepareFilter(coll, query, undefined, collation), skip, limit }
 }
 
-const distinct: Handler = (cmd, ctx) => {
+/** A count without a filter reads the collection's size, as mongod's metadata count does. */
+export function isFastCount (q: CountQuery, cmd: Document): boolean {
+  return q.coll !== undefined && (q.query === undefined || Object.keys(q.query).length === 0) && cmd.hint === undefined
+}
+
+export function openCount (q: CountQuery, cmd: Document, ctx: CommandContext): PlanExecutor | undefined {
+  if (q.coll === undefined) return undefined
+  return openQuery(q.coll, q.prepared, { skip: q.skip, limit: q.limit, deadline: ctx.deadline, hint: cmd.hint, count: true, errorContext: 'Executor error during count command' })
+}
+
+export function countResult (exec: PlanExecutor): number {
+  exec.drain()
+  return (exec.root as unknown as { n: number }).n
+}
+
+const count: Handler = (cmd, ctx) => {
+  const q = parseCount(cmd, ctx)
+  if (isFastCount(q, cmd)) {
+    const total = Math.max(0, (q.coll as Collection).size - q.skip)
+    return { n: q.limit > 0 ? Math.min(q.limit, total) : total, ok: 1 }
+  }
+  const exec = openCount(q, cmd, ctx)
+  return { n: exec === undefined ? 0 : countResult(exec), ok: 1 }
+}
+
+export function parseDistinct (cmd: Document, ctx: CommandContext): { coll: Collection | undefined, key: string, prepared: PreparedFilter, query: Document | undefined } {
   const name = collectionArg(cmd, 'distinct')
-  checkCollation(cmd)
   const key = cmd.key
   if (typeof key !== 'string') throw new CommandError(Codes.TypeMismatch, 'TypeMismatch', "BSON field 'distinct.key' is the wrong type, expected type 'string'")
   if (key.length === 0 || key.startsWith('$')) throw badValue(`FieldPath field names may not start with '$'.`)
-  const query = optionalDoc(cmd, 'query', 'distinct')
   const coll = ctx.server.catalog.get(ctx.db, name)
-  const { docs } = select(coll, query, { deadline: ctx.deadline })
+  const collation = effectiveCollation(cmd.collation, coll?.collation)
+  const query = optionalDoc(cmd, 'query', 'distinct')
+  checkHint(coll, cmd.hint)
+  return { coll, key, query, prepared: prepareFilter(coll, query, undefined, collation) }
+}
+
+const distinct: Handler = (cmd, ctx) => {
+  const { coll, key, prepared } = parseDistinct(cmd, ctx)
+  if (coll === undefined) return { values: [], ok: 1 }
+  const exec = openQuery(coll, prepared, { deadline: ctx.deadline, hint: cmd.hint, errorContext: 'Executor error during distinct command' })
+  const strCmp = prepared.collation?.compare
   const seen = new Map<string, unknown>()
-  for (const d of docs) {
+  const values: unknown[] = []
+  for (let d = exec.next(); d !== undefined; d = exec.next()) {
     for (const v of valuesAtPath(d, key)) {
-      const vals = Array.isArray(v) ? v : [v]
-      for (const x of vals) {
+      for (const x of Array.isArray(v) ? v : [v]) {
+        // Under a collation, strings the collator equates are one value (the first seen).
+        if (strCmp !== undefined && typeof x === 'string') {
+          if (!values.some(y => typeof y === 'string' && strCmp(x, y) === 0)) values.push(x)
+          continue
+        }
         const k = keyString(x)
-        if (!seen.has(k)) seen.set(k, x)
+        if (!seen.has(k)) { seen.set(k, x); values.push(x) }
       }
     }
   }
-  const values = [...seen.values()].sort(compareValues)
-  return { values, ok: 1 }
+  return { values: values.sort((a, b) => compareValues(a, b, strCmp)), ok: 1 }
 }
 
 export const findCommands: Record<string, Handler> = { find, getMore, killCursors, count, distinct }

@@ -3,6 +3,7 @@ import { Long, UUID, type Document } from 'bson'
 import type { Handler } from './context.js'
 import { MAX_BSON_OBJECT_SIZE, MAX_MESSAGE_SIZE } from '../wire/messages.js'
 import { CommandError, Codes } from '../errors.js'
+import { isNumeric, toNumber } from '../engine/bson-order.js'
 
 export const VERSION = '7.0.0'
 
@@ -48,13 +49,29 @@ export const handshakeCommands: Record<string, Handler> = {
     modules: [],
     ok: 1
   }),
-  getParameter: (cmd) => {
+  getParameter: (cmd, ctx) => {
     const out: Document = {}
-    const known: Document = { featureCompatibilityVersion: { version: '7.0' }, authenticationMechanisms: [], maxBSONObjectSize: MAX_BSON_OBJECT_SIZE, ttlMonitorSleepSecs: 60 }
+    const known: Document = { featureCompatibilityVersion: { version: '7.0' }, authenticationMechanisms: [], maxBSONObjectSize: MAX_BSON_OBJECT_SIZE, ttlMonitorSleepSecs: 60, ...ctx.server.params }
     const all = cmd.getParameter === '*' || (typeof cmd.getParameter === 'object' && cmd.getParameter !== null && cmd.getParameter.allParameters === true)
     for (const [k, v] of Object.entries(known)) if (all || k in cmd) out[k] = v
     if (!all && Object.keys(out).length === 0) throw new CommandError(Codes.InvalidOptions, 'InvalidOptions', 'no option found to get')
     return { ...out, ok: 1 }
+  },
+  setParameter: (cmd, ctx) => {
+    const params = ctx.server.params
+    const was: Document = {}
+    for (const [k, v] of Object.entries(cmd)) {
+      if (k === 'setParameter' || k.startsWith('$') || k === 'lsid' || k === 'comment') continue
+      if (k === 'allowDiskUseByDefault' && typeof v === 'boolean') { was[k] = params.allowDiskUseByDefault; params.allowDiskUseByDefault = v; continue }
+      if (k === 'internalQueryMaxBlockingSortMemoryUsageBytes' && isNumeric(v) && toNumber(v) > 0) {
+        was[k] = params.internalQueryMaxBlockingSortMemoryUsageBytes
+        params.internalQueryMaxBlockingSortMemoryUsageBytes = Math.trunc(toNumber(v))
+        continue
+      }
+      throw new CommandError(Codes.InvalidOptions, 'InvalidOptions', `attempted to set unrecognized parameter [${k}], use help:true to see options `)
+    }
+    if (Object.keys(was).length === 0) throw new CommandError(Codes.InvalidOptions, 'InvalidOptions', 'no option found to set, use help:true to see options ')
+    return { was: Object.values(was)[0], ok: 1 }
   },
   serverStatus: (_cmd, ctx) => {
     const s = ctx.server
@@ -68,7 +85,7 @@ export const handshakeCommands: Record<string, Handler> = {
       localTime: new Date(),
       connections: { current: s.connections.current, available: 1000000, totalCreated: s.connections.totalCreated },
       opcounters: { ...s.opcounters },
-      metrics: { cursor: { open: { total: s.cursors.size } }, queryExecutor: { scannedObjects: s.catalog.stats.scannedObjects } },
+      metrics: { cursor: { open: { total: s.cursors.size } }, queryExecutor: { scanned: s.catalog.stats.scanned, scannedObjects: s.catalog.stats.scannedObjects } },
       mem: { bits: 64, resident: Math.round(process.memoryUsage().rss / 1048576) },
       ok: 1
     }

@@ -12,6 +12,7 @@ import { findAndModifyCommand } from './find-and-modify.js'
 import { aggregateCommand } from './aggregate.js'
 import { indexCommands } from './indexes.js'
 import { renameCollectionCommand } from './rename.js'
+import { explainCommand } from './explain.js'
 import { translateMingoError } from '../query/mingo-errors.js'
 import { Deadline, NO_DEADLINE, parseMaxTimeMS } from '../engine/deadline.js'
 
@@ -25,11 +26,11 @@ const COMMANDS: Record<string, Handler> = {
   findandmodify: findAndModifyCommand,
   aggregate: aggregateCommand,
   ...indexCommands,
-  renameCollection: renameCollectionCommand
+  renameCollection: renameCollectionCommand,
+  explain: explainCommand
 }
 
 const REFUSED: Record<string, string> = {
-  explain: 'explain is not supported by devdb',
   mapReduce: 'mapReduce is not supported by devdb',
   collMod: 'collMod is not supported by devdb',
   createUser: 'authentication is not supported by devdb',

@@ -6,6 +6,7 @@ import { collectionArg } from './args.js'
 import { buildIndex, sameOptions, TextIndexDef } from '../engine/index-build.js'
 import { isPlainDoc } from '../engine/paths.js'
 import type { StoredIndex } from '../storage/types.js'
+import { sameCollation } from '../collation/collation.js'
 
 function specString (d: Document): string {
   return JSON.stringify(d).replace(/"(\w+)":/g, '$1: ').replace(/,/g, ', ').replace(/{/g, '{ ').replace(/}/g, ' }')
@@ -17,18 +18,22 @@ const createIndexes: Handler = (cmd, ctx) => {
   if (!Array.isArray(specs)) throw new CommandError(Codes.TypeMismatch, 'TypeMismatch', "BSON field 'createIndexes.indexes' is the wrong type, expected type 'array'")
   if (specs.length === 0) throw new CommandError(Codes.BadValue, 'BadValue', 'Must specify at least one index to create')
   // Validate everything first: createIndexes is all-or-nothing.
+  const current = ctx.server.catalog.get(ctx.db, name)
   const built = specs.map(s => {
     if (!isPlainDoc(s)) throw new CommandError(Codes.TypeMismatch, 'TypeMismatch', 'index specification must be an object')
-    return buildIndex(s)
+    // An index without its own collation takes the collection's default, as in mongod.
+    const isText = Object.values(isPlainDoc(s.key) ? s.key : {}).includes('text')
+    return buildIndex(s.collation === undefined && current?.collation !== undefined && !isText ? { ...s, collation: current.collation.spec } : s)
   })
-  const existed = ctx.server.catalog.get(ctx.db, name) !== undefined
+  const existed = current !== undefined
   const coll = ctx.server.catalog.getOrCreate(ctx.db, name, ctx.journal)
   const before = coll.indexes.length
   const added = []
   try {
     for (const ix of built) {
       const sameName = coll.findIndex(ix.name)
-      const sameKey = coll.indexes.find(e => JSON.stringify(e.key) === JSON.stringify(ix.key) && (!(e instanceof TextIndexDef) || ix instanceof TextIndexDef))
+      // Indexes on the same keys with different collations are distinct indexes.
+      const sameKey = coll.indexes.find(e => JSON.stringify(e.key) === JSON.stringify(ix.key) && sameCollation(e.collation, ix.collation) && (!(e instanceof TextIndexDef) || ix instanceof TextIndexDef))
       if (sameName !== undefined) {
         if (JSON.stringify(sameName.key) !== JSON.stringify(ix.key)) {
           throw new CommandError(Codes.IndexKeySpecsConflict, 'IndexKeySpecsConflict', `An existing index has the same name as the requested index. When index names are not specified, they are auto generated and can cause conflicts. Please refer to our documentation. Requested index: ${specString(ix.spec)}, existing index: ${specString(sameName.spec)}`)
@@ -56,7 +61,7 @@ const createIndexes: Handler = (cmd, ctx) => {
     }
   } catch (e) {
     for (const ix of added) coll.dropIndex(ix.name)
-    if (!existed && coll.docs.size === 0 && added.length === 0) ctx.server.catalog.drop(ctx.db, name, ctx.journal)
+    if (!existed && coll.size === 0 && added.length === 0) ctx.server.catalog.drop(ctx.db, name, ctx.journal)
     throw e
   }
   for (const ix of added) ctx.journal.push({ t: 'createIndex', db: ctx.db, coll: name, index: { ...ix.spec } as StoredIndex })

@@ -12,6 +12,7 @@ import { assertValidCollectionName } from '../engine/collection.js'
 import { keyString } from '../engine/key-string.js'
 import { prepareForStorage } from './write-common.js'
 import { cloneDoc } from '../engine/update/apply.js'
+import { select } from '../engine/select.js'
 
 interface MergeSpec { db: string, coll: string, on: string[], whenMatched: string, whenNotMatched: string }
 
@@ -63,7 +64,7 @@ export function writeMerge (raw: unknown, results: Document[], ctx: CommandConte
     let existing: Document | undefined
     if (onId) existing = target.getById(doc._id)
     else {
-      for (const d of target.candidates(Object.fromEntries(spec.on.map((f, i) => [f, values[i]])))) {
+      for (const d of select(target, Object.fromEntries(spec.on.map((f, i) => [f, { $eq: values[i] }])), {}, undefined, target.collation).docs) {
         if (spec.on.map(f => { const v = getPath(d, f); return v === MISSING ? 'N' : keyString(v) }).join('|') === wanted) { existing = d; break }
       }
     }

@@ -31,7 +31,7 @@ export const renameCollectionCommand: Handler = (cmd, ctx) => {
     target.addIndex(buildIndex(ix.spec))
     ctx.journal.push({ t: 'createIndex', db: toDb, coll: toColl, index: { ...ix.spec } as StoredIndex })
   }
-  for (const d of source.docs.values()) {
+  for (const d of source.documents()) {
     target.insert(d)
     ctx.journal.push({ t: 'put', db: toDb, coll: toColl, doc: d })
   }

@@ -8,7 +8,8 @@ import { runUpdate } from '../engine/update/run-update.js'
 import { prepareFilter, selectPrepared } from '../engine/select.js'
 import { isPlainDoc } from '../engine/paths.js'
 import { isNumeric, toNumber } from '../engine/bson-order.js'
-import { checkCollation, checkHint } from './find.js'
+import { checkHint } from './find.js'
+import { effectiveCollation } from '../collation/collation.js'
 
 function statementFilter (st: Document, field: string, cmdName: string): Document {
   const q = st[field]
@@ -32,14 +33,14 @@ const updateCommand: Handler = (cmd, ctx) => {
       if (!isPlainDoc(st)) throw new CommandError(Codes.TypeMismatch, 'TypeMismatch', 'update statement must be an object')
       const q = statementFilter(st, 'q', 'UpdateOpEntry')
       if (st.u === undefined) throw new CommandError(40414, 'Location40414', "BSON field 'update.updates.u' is missing but a required field")
-      checkCollation(st)
       const existing = ctx.server.catalog.get(ctx.db, name)
+      const collation = effectiveCollation(st.collation, existing?.collation, 'UpdateOpEntry.collation')
       checkHint(existing, st.hint)
       // Validate the filter before creating the collection so a bad filter leaves no trace.
-      prepareFilter(existing, q)
+      prepareFilter(existing, q, undefined, collation)
       if (existing === undefined && st.upsert !== true) continue
       const coll = ctx.server.catalog.getOrCreate(ctx.db, name, ctx.journal)
-      const r = runUpdate(coll, { q, u: st.u, multi: st.multi === true, upsert: st.upsert === true, arrayFilters: st.arrayFilters as Document[] | undefined, deadline: ctx.deadline }, ctx.journal)
+      const r = runUpdate(coll, { q, u: st.u, multi: st.multi === true, upsert: st.upsert === true, arrayFilters: st.arrayFilters as Document[] | undefined, deadline: ctx.deadline, hint: st.hint, collation }, ctx.journal)
       n += r.n
       nModified += r.nModified
       if (r.upsertedId !== undefined) upserted.push({ index: i, _id: r.upsertedId })
@@ -66,12 +67,12 @@ const deleteCommand: Handler = (cmd, ctx) => {
       const limit = isNumeric(st.limit) ? toNumber(st.limit) : undefined
       if (limit === undefined) throw new CommandError(40414, 'Location40414', "BSON field 'delete.deletes.limit' is missing but a required field")
       if (limit !== 0 && limit !== 1) throw new CommandError(Codes.FailedToParse, 'FailedToParse', `The limit field in delete objects must be 0 or 1. Got ${limit}`)
-      checkCollation(st)
       const coll = ctx.server.catalog.get(ctx.db, name)
+      const collation = effectiveCollation(st.collation, coll?.collation, 'DeleteOpEntry.collation')
       checkHint(coll, st.hint)
-      const prepared = prepareFilter(coll, q)
+      const prepared = prepareFilter(coll, q, undefined, collation)
       if (coll === undefined) continue
-      const { docs } = selectPrepared(coll, prepared, { limit, deadline: ctx.deadline })
+      const { docs } = selectPrepared(coll, prepared, { limit, deadline: ctx.deadline, hint: st.hint })
       for (const d of docs) {
         coll.remove(d)
         ctx.journal.push({ t: 'del', db: ctx.db, coll: name, id: d._id })

@@ -2,12 +2,13 @@
 import type { Document } from 'bson'
 import type { JournalEntry, StoredState } from '../storage/types.js'
 import { CommandError, Codes } from '../errors.js'
-import { Collection, assertValidCollectionName } from './collection.js'
+import { Collection, assertValidCollectionName, newScanStats } from './collection.js'
 import { buildIndex } from './index-build.js'
 
 export class Catalog {
   readonly dbs = new Map<string, Map<string, Collection>>()
-  readonly stats = { scannedObjects: 0 }
+  /** serverStatus metrics.queryExecutor: documents (scannedObjects) and keys (scanned) examined */
+  readonly stats = newScanStats()
 
   get (db: string, coll: string): Collection | undefined {
     return this.dbs.get(db)?.get(coll)
@@ -28,7 +29,7 @@ export class Catalog {
     if (m.has(coll)) throw new CommandError(Codes.NamespaceExists, 'NamespaceExists', `Collection ${db}.${coll} already exists.`)
     const c = new Collection(db, coll, options, this.stats)
     m.set(coll, c)
-    journal.push({ t: 'createCollection', db, coll, options })
+    journal.push({ t: 'createCollection', db, coll, options: c.options })
     return c
   }
 
@@ -58,7 +59,7 @@ export class Catalog {
           name: c.name,
           options: c.options,
           indexes: c.userIndexes.map(ix => ({ ...ix.spec }) as { name: string, key: Document }),
-          docs: [...c.docs.values()]
+          docs: [...c.documents()]
         })
       }
     }

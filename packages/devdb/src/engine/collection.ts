@@ -1,36 +1,51 @@
 /**
- * A collection in memory: documents in natural (insertion) order keyed by canonical `_id`,
- * plus its indexes. Stored documents are never mutated in place — writers swap in new objects —
- * so open cursors keep a consistent view of the documents they already hold.
+ * A collection in memory: documents in a B+tree keyed by record id (ascending = natural,
+ * insertion order) plus its ordered indexes, the `_id` index first. Stored documents are never
+ * mutated in place — writers swap in new objects — so open cursors and snapshots keep a
+ * consistent view of what they hold.
  */
+import { BTree } from './btree.js'
 import type { Document } from 'bson'
 import { CommandError, Codes } from '../errors.js'
-import { IndexDef, duplicateKeyError } from './index-def.js'
-import { keyString } from './key-string.js'
-import { isPlainDoc } from './paths.js'
+import { IndexDef } from './index-def.js'
+import { parseCollation, type Collation } from '../collation/collation.js'
+
+/** Server-wide serverStatus metrics.queryExecutor counters: documents and index keys examined. */
+export interface ScanStats { scannedObjects: number, scanned: number }
+
+export function newScanStats (): ScanStats {
+  return { scannedObjects: 0, scanned: 0 }
+}
 
 export class Collection {
   readonly db: string
   readonly name: string
   options: Document
-  readonly docs = new Map<string, Document>()
-  readonly indexes: IndexDef[] = []
-  /** insertion sequence per `_id` key: index lookups return equal keys in this (RecordId-like) order */
-  private readonly seq = new Map<string, number>()
-  private nextSeq = 0
+  /** the collection's default collation (undefined = simple) */
+  readonly collation?: Collation
+  indexes: IndexDef[]
+  /** record id → document; ascending record ids are the natural order */
+  records: BTree<number, Document>
+  private nextRid = 1
 
-  /** shared per server: serverStatus metrics.queryExecutor.scannedObjects */
-  readonly stats: { scannedObjects: number }
+  /** shared per server: serverStatus metrics.queryExecutor */
+  readonly stats: ScanStats
 
-  constructor (db: string, name: string, options: Document = {}, stats = { scannedObjects: 0 }) {
+  constructor (db: string, name: string, options: Document = {}, stats: ScanStats = newScanStats()) {
     this.stats = stats
     this.db = db
     this.name = name
-    this.options = options
-    this.indexes.push(new IndexDef({ v: 2, key: { _id: 1 }, name: '_id_' }))
+    this.collation = options.collation !== undefined ? parseCollation(options.collation) : undefined
+    this.options = this.collation !== undefined ? { ...options, collation: this.collation.spec } : options
+    const idSpec: Document = { v: 2, key: { _id: 1 }, name: '_id_' }
+    if (this.collation !== undefined) idSpec.collation = this.collation.spec
+    this.indexes = [new IndexDef(idSpec, undefined, false, this.collation)]
+    this.records = new BTree<number, Document>(undefined, (a, b) => a - b, 128)
   }
 
   get ns (): string { return `${this.db}.${this.name}` }
+
+  get size (): number { return this.records.size }
 
   /** Regular (non-_id) indexes */
   get userIndexes (): IndexDef[] { return this.indexes.slice(1) }
@@ -39,52 +54,63 @@ export class Collection {
     return this.indexes.find(i => i.name === name)
   }
 
+  /** Documents in natural order. */
+  documents (): IterableIterator<Document> {
+    return this.records.values()
+  }
+
+  /** Record id of the document with this `_id` (through the `_id` index). */
+  ridOf (id: unknown): number | undefined {
+    const key = [id]
+    const ix = this.indexes[0]
+    const hit = ix.tree.getPairOrNextHigher([id, -Infinity])
+    if (hit === undefined || ix.compareField(0, hit[0][0], key[0]) !== 0) return undefined
+    return hit[0][1] as number
+  }
+
   getById (id: unknown): Document | undefined {
-    return this.docs.get(keyString(id))
+    const rid = this.ridOf(id)
+    return rid === undefined ? undefined : this.records.get(rid)
   }
 
   /** Inserts a document that already has its `_id`; throws DuplicateKey (on `_id` or a unique index) leaving nothing changed. */
   insert (doc: Document): void {
-    const idKey = keyString(doc._id)
-    if (this.docs.has(idKey)) throw duplicateKeyError(this.ns, this.indexes[0], [doc._id])
+    const rid = this.nextRid++
     const keys = this.indexes.map(ix => ix.keysFor(doc))
-    this.indexes.forEach((ix, i) => { ix.check(doc, idKey, this.ns, keys[i]) })
-    this.indexes.forEach((ix, i) => { ix.add(doc, idKey, keys[i]) })
-    this.docs.set(idKey, doc)
-    this.seq.set(idKey, this.nextSeq++)
+    this.indexes.forEach((ix, i) => { ix.check(doc, keys[i], rid, this.ns) })
+    this.indexes.forEach((ix, i) => { ix.add(keys[i], rid) })
+    this.records.set(rid, doc)
   }
 
   /** Replaces `oldDoc` (same `_id`) by `newDoc`, keeping its natural position; atomic w.r.t. unique indexes. */
   replace (oldDoc: Document, newDoc: Document): void {
-    const idKey = keyString(oldDoc._id)
+    const rid = this.requireRid(oldDoc)
     const newKeys = this.indexes.map(ix => ix.keysFor(newDoc))
-    this.indexes.forEach((ix, i) => { ix.check(newDoc, idKey, this.ns, newKeys[i]) })
+    this.indexes.forEach((ix, i) => { ix.check(newDoc, newKeys[i], rid, this.ns) })
     this.indexes.forEach((ix, i) => {
-      ix.remove(oldDoc, idKey)
-      ix.add(newDoc, idKey, newKeys[i])
+      ix.remove(ix.keysFor(oldDoc), rid)
+      ix.add(newKeys[i], rid)
     })
-    this.docs.set(idKey, newDoc)
+    this.records.set(rid, newDoc)
   }
 
   remove (doc: Document): void {
-    const idKey = keyString(doc._id)
-    for (const ix of this.indexes) ix.remove(doc, idKey)
-    this.docs.delete(idKey)
-    this.seq.delete(idKey)
+    const rid = this.requireRid(doc)
+    for (const ix of this.indexes) ix.remove(ix.keysFor(doc), rid)
+    this.records.delete(rid)
   }
 
   addIndex (ix: IndexDef): void {
     // Build first, then verify uniqueness over existing data, so a failed build leaves no trace.
-    for (const [idKey, doc] of this.docs) {
-      const keys = ix.keysFor(doc)
-      try {
-        ix.check(doc, idKey, this.ns, keys)
-      } catch (e) {
-        ix.entries.clear()
-        ix.prefix.clear()
-        throw e
-      }
-      ix.add(doc, idKey, keys)
+    try {
+      this.records.forEachPair((rid, doc) => {
+        const keys = ix.keysFor(doc)
+        ix.check(doc, keys, rid, this.ns)
+        ix.add(keys, rid)
+      })
+    } catch (e) {
+      ix.tree.clear()
+      throw e
     }
     this.indexes.push(ix)
   }
@@ -95,54 +121,25 @@ export class Collection {
   }
 
   /**
-   * Documents that may match `filter`, using `_id` or an index on an equality/$in predicate of a
-   * top-level filter field; falls back to every document. Callers still apply the full filter.
+   * An independent copy of this collection — documents and every index — as it is now. Taking
+   * it is O(1): the B+trees are shared copy-on-write (`sorted-btree` clone), and a later write
+   * to either side copies only the tree nodes it touches. The copy is a full Collection: the
+   * planner queries it like any other, and writes to it never reach this one.
    */
-  candidates (filter: Document | undefined): Iterable<Document> {
-    if (filter === undefined || filter === null) return this.docs.values()
-    let best: Set<string> | undefined
-    for (const ix of this.indexes) {
-      if (!ix.lookupable) continue
-      const field = ix.fields[0]
-      if (!Object.prototype.hasOwnProperty.call(filter, field)) continue
-      const keys = equalityKeys(filter[field])
-      if (keys === undefined) continue
-      const ids = new Set<string>()
-      for (const k of keys) {
-        const s = ix.prefix.get(k)
-        if (s !== undefined) for (const id of s) ids.add(id)
-      }
-      if (best === undefined || ids.size < best.size) best = ids
-      if (best.size <= 1) break
-    }
-    if (best === undefined) return this.docs.values()
-    const out: Document[] = []
-    // Natural (insertion) order among the candidates, as an unsorted scan would return them.
-    const ids = best.size > 1 ? [...best].sort((a, b) => (this.seq.get(a) ?? 0) - (this.seq.get(b) ?? 0)) : best
-    for (const id of ids) {
-      const d = this.docs.get(id)
-      if (d !== undefined) out.push(d)
-    }
-    return out
+  snapshot (): Collection {
+    const copy = Object.create(Collection.prototype) as Collection
+    Object.assign(copy, this)
+    copy.records = this.records.clone()
+    copy.indexes = this.indexes.map(ix => ix.snapshot())
+    copy.options = { ...this.options }
+    return copy
   }
-}
 
-/** Key strings a filter value selects by plain equality, or undefined if the index cannot answer it. */
-function equalityKeys (v: unknown): string[] | undefined {
-  if (isSimpleEqualityValue(v)) return [keyString(v)]
-  if (isPlainDoc(v)) {
-    const ks = Object.keys(v)
-    if (ks.length === 1 && ks[0] === '$eq' && isSimpleEqualityValue(v.$eq)) return [keyString(v.$eq)]
-    if (ks.length === 1 && ks[0] === '$in' && Array.isArray(v.$in) && v.$in.every(isSimpleEqualityValue)) return v.$in.map(keyString)
+  private requireRid (doc: Document): number {
+    const rid = this.ridOf(doc._id)
+    if (rid === undefined) throw new CommandError(Codes.InternalError, 'InternalError', `no document with _id ${String(doc._id)} in ${this.ns}`)
+    return rid
   }
-  return undefined
-}
-
-function isSimpleEqualityValue (v: unknown): boolean {
-  if (v === null || v === undefined || Array.isArray(v) || v instanceof RegExp) return false
-  if (isPlainDoc(v)) return Object.keys(v).every(k => !k.startsWith('$'))
-  const t = (v as { _bsontype?: string })._bsontype
-  return t !== 'BSONRegExp' && t !== 'MinKey' && t !== 'MaxKey'
 }
 
 export function assertValidCollectionName (name: unknown): string {

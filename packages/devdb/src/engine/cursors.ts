@@ -1,13 +1,31 @@
 /**
- * Server-side cursors: results are materialized when the cursor is opened and handed out in
- * batches by getMore. Idle cursors are reaped after `cursorTimeoutMs` (MongoDB: 10 minutes).
+ * Server-side cursors. A cursor hands out its results in batches; its source is either a
+ * materialized array (aggregate, list commands) or a lazy one — a find's plan executor, which
+ * works only as far as each batch needs and lets go of its tree iterators in between (mongod's
+ * yield). Idle cursors are reaped after `cursorTimeoutMs` (MongoDB: 10 minutes).
  */
 import { Long, type Document } from 'bson'
 import { CommandError, Codes } from '../errors.js'
 import { MAX_BSON_OBJECT_SIZE } from '../wire/messages.js'
 import { calculateObjectSize } from 'bson'
 
-interface OpenCursor { id: number, ns: string, docs: Document[], pos: number, lastUsed: number }
+export interface ResultSource {
+  /** the next document, or undefined when there are no more */
+  next: () => Document | undefined
+  /** before a getMore's batch (may throw, e.g. when the budget or the collection is gone) */
+  resume?: () => void
+  /** after a batch, when the cursor stays open */
+  pause?: () => void
+  /** turns a batch of stored documents into what the client gets (e.g. a projection) */
+  project?: (docs: Document[]) => Document[]
+}
+
+export function arraySource (docs: Document[]): ResultSource {
+  let i = 0
+  return { next: () => (i < docs.length ? docs[i++] : undefined) }
+}
+
+interface OpenCursor { id: number, ns: string, source: ResultSource, pending?: Document, lastUsed: number }
 
 const DEFAULT_FIRST_BATCH = 101
 const BATCH_BYTES = MAX_BSON_OBJECT_SIZE - 64 * 1024
@@ -33,30 +51,41 @@ export class CursorManager {
   }
 
   /** Builds the `cursor` reply for a command result; keeps a server cursor only if documents remain. */
-  firstBatch (ns: string, docs: Document[], batchSize: number | undefined, singleBatch = false): Document {
+  firstBatch (ns: string, results: Document[] | ResultSource, batchSize: number | undefined, singleBatch = false): Document {
+    const source = Array.isArray(results) ? arraySource(results) : results
     const n = batchSize === undefined ? DEFAULT_FIRST_BATCH : batchSize
-    const batch = takeBatch(docs, 0, n === 0 && batchSize !== undefined ? 0 : n)
+    const cursor: OpenCursor = { id: 0, ns, source, lastUsed: Date.now() }
+    const batch = takeBatch(cursor, n)
     let id = 0
-    if (!singleBatch && batch.length < docs.length) {
+    if (!singleBatch && hasMore(cursor)) {
       id = this.newId()
-      this.open.set(id, { id, ns, docs, pos: batch.length, lastUsed: Date.now() })
+      cursor.id = id
+      source.pause?.()
+      this.open.set(id, cursor)
     }
-    return { cursor: { firstBatch: batch, id: Long.fromNumber(id), ns }, ok: 1 }
+    return { cursor: { firstBatch: source.project?.(batch) ?? batch, id: Long.fromNumber(id), ns }, ok: 1 }
   }
 
   getMore (id: number, ns: string, batchSize: number | undefined): Document {
     const c = this.open.get(id)
     if (c === undefined) throw new CommandError(Codes.CursorNotFound, 'CursorNotFound', `cursor id ${id} not found`)
     if (c.ns !== ns) throw new CommandError(Codes.Unauthorized, 'Unauthorized', `Requested getMore on namespace '${ns}', but cursor belongs to a different namespace ${c.ns}`)
-    const batch = takeBatch(c.docs, c.pos, batchSize === undefined || batchSize === 0 ? Infinity : batchSize)
-    c.pos += batch.length
+    let batch: Document[]
+    try {
+      c.source.resume?.()
+      batch = takeBatch(c, batchSize === undefined || batchSize === 0 ? Infinity : batchSize)
+    } catch (e) {
+      // mongod kills a cursor whose getMore failed (time limit, collection dropped…).
+      this.open.delete(id)
+      throw e
+    }
     c.lastUsed = Date.now()
     let outId = id
-    if (c.pos >= c.docs.length) {
+    if (!hasMore(c)) {
       this.open.delete(id)
       outId = 0
-    }
-    return { cursor: { nextBatch: batch, id: Long.fromNumber(outId), ns }, ok: 1 }
+    } else c.source.pause?.()
+    return { cursor: { nextBatch: c.source.project?.(batch) ?? batch, id: Long.fromNumber(outId), ns }, ok: 1 }
   }
 
   kill (ids: number[]): Document {
@@ -75,15 +104,25 @@ export class CursorManager {
   }
 }
 
-/** Up to n documents from pos, keeping the reply under the 16 MB BSON limit (always at least one). */
-function takeBatch (docs: Document[], pos: number, n: number): Document[] {
+/** Up to n documents, keeping the reply under the 16 MB BSON limit (always at least one; sizes of stored documents, which a projection only shrinks). */
+function takeBatch (c: OpenCursor, n: number): Document[] {
   const out: Document[] = []
   let bytes = 0
-  for (let i = pos; i < docs.length && out.length < n; i++) {
-    const size = calculateObjectSize(docs[i])
-    if (out.length > 0 && bytes + size > BATCH_BYTES) break
+  while (out.length < n) {
+    const d = c.pending ?? c.source.next()
+    c.pending = undefined
+    if (d === undefined) break
+    const size = calculateObjectSize(d)
+    if (out.length > 0 && bytes + size > BATCH_BYTES) { c.pending = d; break }
     bytes += size
-    out.push(docs[i])
+    out.push(d)
   }
   return out
+}
+
+/** Whether documents remain: looks one ahead (kept for the next batch). */
+function hasMore (c: OpenCursor): boolean {
+  if (c.pending !== undefined) return true
+  c.pending = c.source.next()
+  return c.pending !== undefined
 }

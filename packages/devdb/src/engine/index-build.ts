@@ -6,7 +6,8 @@ import { IndexDef } from './index-def.js'
 import { isPlainDoc } from './paths.js'
 import { compileFilter } from '../query/options.js'
 import { validateFilter } from '../query/validate.js'
-import { textApi } from './text-bridge.js'
+import { normalizeTextIndex, textIndexListing, validateTextDocument } from '../text/index.js'
+import { parseCollation } from '../collation/collation.js'
 import type { TextIndexSpec } from '../text/types.js'
 
 const CannotCreateIndex = (msg: string): CommandError => new CommandError(67, 'CannotCreateIndex', msg)
@@ -27,7 +28,7 @@ export class TextIndexDef extends IndexDef {
 
   /** Text indexes enforce no uniqueness, but refuse documents mongod could not index. */
   override check (doc: Document): void {
-    textApi()?.validateTextDocument?.(doc, this.text)
+    validateTextDocument(doc, this.text)
   }
 }
 
@@ -42,10 +43,13 @@ export function buildIndex (raw: Document): IndexDef {
   for (const k of Object.keys(raw)) {
     if (!KNOWN_OPTIONS.has(k)) throw new CommandError(Codes.InvalidIndexSpecificationOption, 'InvalidIndexSpecificationOption', `The field '${k}' is not valid for an index specification. Specification: ${JSON.stringify(raw)}`)
   }
-  if (raw.collation !== undefined) throw CannotCreateIndex('devdb does not support index collations')
   const key = raw.key as Document
   const isText = Object.values(key).some(v => v === 'text') || key._fts === 'text'
-  if (isText) return buildTextIndex(raw)
+  const collation = raw.collation !== undefined ? parseCollation(raw.collation, 'collation') : undefined
+  if (isText) {
+    if (collation !== undefined) throw CannotCreateIndex('devdb does not support collations on text indexes')
+    return buildTextIndex(raw)
+  }
   for (const [f, v] of Object.entries(key)) {
     if (typeof v === 'string') throw CannotCreateIndex(`devdb does not support '${v}' indexes (field '${f}')`)
     if (!isNumeric(v) || toNumber(v) === 0 || Number.isNaN(toNumber(v))) {
@@ -78,7 +82,8 @@ export function buildIndex (raw: Document): IndexDef {
     spec.expireAfterSeconds = n
   }
   if (raw.hidden === true) spec.hidden = true
-  return new IndexDef(spec, partial)
+  if (collation !== undefined) spec.collation = collation.spec
+  return new IndexDef(spec, partial, false, collation)
 }
 
 function normalizeKey (key: Document): Document {
@@ -88,8 +93,6 @@ function normalizeKey (key: Document): Document {
 }
 
 function buildTextIndex (raw: Document): IndexDef {
-  const api = textApi()
-  if (api === undefined) throw CannotCreateIndex('text indexes are not available in this build of devdb')
   let key = raw.key as Document
   if (key._fts === 'text') {
     // A persisted listing: rebuild the user's key pattern from the weights.
@@ -102,9 +105,9 @@ function buildTextIndex (raw: Document): IndexDef {
   }
   const options: Document = { ...raw }
   delete options.key
-  const text = api.normalizeTextIndex(key, options)
+  const text = normalizeTextIndex(key, options)
   text.name = raw.name
-  const listing = api.textIndexListing(text)
+  const listing = textIndexListing(text)
   const spec: Document = { v: 2, key: listing.key, name: raw.name, ...withoutKeys(listing, ['v', 'key', 'name']) }
   return new TextIndexDef(spec, text)
 }

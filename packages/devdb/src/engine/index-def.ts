@@ -1,150 +1,167 @@
 /**
- * One index of a collection: its listIndexes spec plus an in-memory hash map from canonical
- * key strings to the `_id` keys of the documents carrying that key. The map both enforces
- * uniqueness and answers equality lookups without scanning.
+ * One index of a collection: its listIndexes spec plus a B+tree (`sorted-btree`) of entries
+ * `[v0, …, vn-1, recordId]` in the index's order — BSON order per field, descending fields
+ * reversed, strings by the index's collation — so equality, ranges, `$in` points and sorts are
+ * answered by seeks and ordered walks. The tree also enforces uniqueness. `clone()` of a tree is
+ * O(1) copy-on-write, which makes collection snapshots cheap.
  */
+import { BTree } from './btree.js'
 import type { Document } from 'bson'
 import { CommandError, Codes } from '../errors.js'
-import { keyString } from './key-string.js'
-import { valuesAtPath } from './paths.js'
+import type { Collation } from '../collation/collation.js'
+import { formatValue } from './format-value.js'
+import { EMPTY_ARRAY_KEY, compareKeyValues, entryComparator } from './key-compare.js'
+import { isPlainDoc } from './paths.js'
 
-export interface IndexKey { ks: string, values: unknown[] }
+/** One key of a document in an index: a value per indexed field. */
+export type IndexKey = unknown[]
+export type IndexEntry = unknown[]
+
+const NODE_SIZE = 128
 
 export class IndexDef {
   readonly name: string
   readonly key: Document
   readonly spec: Document // as listIndexes shows it
   readonly fields: string[]
+  readonly dirs: Array<1 | -1>
   readonly unique: boolean
   readonly sparse: boolean
   readonly partial?: (doc: Document) => boolean
   readonly expireAfterSeconds?: number
   readonly isText: boolean
-  /** full key → ids */
-  readonly entries = new Map<string, Set<string>>()
-  /** first-field key → ids (same map as `entries` for single-field indexes) */
-  readonly prefix: Map<string, Set<string>>
+  readonly collation?: Collation
+  /** per field: some document has (had) an array on its path, as mongod's multikeyPaths */
+  multikey: boolean[]
+  tree: BTree<IndexEntry, undefined>
 
-  constructor (spec: Document, partial?: (doc: Document) => boolean, isText = false) {
+  constructor (spec: Document, partial?: (doc: Document) => boolean, isText = false, collation?: Collation) {
     this.spec = spec
     this.name = spec.name
     this.key = spec.key
     this.fields = Object.keys(spec.key)
+    this.dirs = this.fields.map(f => (typeof spec.key[f] === 'number' && spec.key[f] < 0 ? -1 : 1))
     this.unique = spec.unique === true || spec.name === '_id_'
     this.sparse = spec.sparse === true
     this.partial = partial
     this.isText = isText
+    this.collation = collation
     if (typeof spec.expireAfterSeconds === 'number') this.expireAfterSeconds = spec.expireAfterSeconds
-    this.prefix = this.fields.length === 1 ? this.entries : new Map()
+    this.multikey = this.fields.map(() => false)
+    this.tree = new BTree<IndexEntry, undefined>(undefined, entryComparator(this.dirs, collation?.compare), NODE_SIZE)
   }
 
-  /** Usable for equality lookups: every document is in it and its first field is a plain key. */
-  get lookupable (): boolean {
-    return !this.isText && !this.sparse && this.partial === undefined
+  get isMultikey (): boolean { return this.multikey.some(Boolean) }
+
+  /** Compares two keys' values (not record ids) as this index does, ignoring directions. */
+  compareField (i: number, a: unknown, b: unknown): number {
+    return compareKeyValues(a, b, this.collation?.compare)
   }
 
-  /** Index keys of a document (multikey: one per array element; missing → null). */
+  /** Index keys of a document (multikey: one per array element; missing → null; [] → undefined). */
   keysFor (doc: Document): IndexKey[] {
     if (this.isText) return []
     if (this.partial !== undefined && !this.partial(doc)) return []
     const perField: unknown[][] = []
+    const arrayFields: string[] = []
     let anyPresent = false
-    for (const f of this.fields) {
-      const raw = valuesAtPath(doc, f)
-      const vals: unknown[] = []
-      for (const v of raw) {
-        if (Array.isArray(v)) {
-          if (v.length === 0) vals.push(undefined)
-          else for (const el of v) vals.push(el)
-        } else vals.push(v)
-      }
-      if (vals.length > 0) anyPresent = true
-      perField.push(vals.length > 0 ? vals : [null])
-    }
+    this.fields.forEach((f, i) => {
+      const { values, multikey } = indexValues(doc, f)
+      if (multikey) { arrayFields.push(f); this.multikey[i] = true }
+      if (values.length > 0) anyPresent = true
+      perField.push(values.length > 0 ? values : [null])
+    })
     if (this.sparse && !anyPresent) return []
-    let combos: unknown[][] = [[]]
+    if (arrayFields.length > 1) {
+      throw new CommandError(Codes.CannotIndexParallelArrays, 'CannotIndexParallelArrays',
+        `cannot index parallel arrays [${arrayFields[1].split('.').pop() ?? ''}] [${arrayFields[0].split('.').pop() ?? ''}]`)
+    }
+    let keys: IndexKey[] = [[]]
     for (const vals of perField) {
-      const next: unknown[][] = []
-      for (const c of combos) for (const v of vals) next.push([...c, v])
-      combos = next
+      const next: IndexKey[] = []
+      for (const k of keys) for (const v of vals) next.push([...k, v])
+      keys = next
     }
-    const seen = new Set<string>()
-    const out: IndexKey[] = []
-    for (const values of combos) {
-      const ks = values.map(v => v === undefined ? 'U' : keyString(v)).join('|')
-      if (seen.has(ks)) continue
-      seen.add(ks)
-      out.push({ ks, values: values.map(v => v === undefined ? null : v) })
-    }
-    return out
+    return keys
   }
 
-  /** Throws DuplicateKey if any key of `doc` belongs to another document. */
-  check (doc: Document, idKey: string, ns: string, keys = this.keysFor(doc)): void {
+  /** Throws DuplicateKey if a key of the document at `rid` already belongs to another record. */
+  check (_doc: Document, keys: IndexKey[], rid: number, ns: string): void {
     if (!this.unique) return
     for (const k of keys) {
-      const ids = this.entries.get(k.ks)
-      if (ids === undefined) continue
-      for (const other of ids) {
-        if (other !== idKey) throw duplicateKeyError(ns, this, k.values)
+      for (const entry of this.tree.entries([...k, -Infinity])) {
+        if (!this.sameValues(entry[0], k)) break
+        if (entry[0][k.length] !== rid) throw duplicateKeyError(ns, this, k)
       }
     }
   }
 
-  add (doc: Document, idKey: string, keys = this.keysFor(doc)): void {
-    for (const k of keys) {
-      addTo(this.entries, k.ks, idKey)
-      if (this.prefix !== this.entries) addTo(this.prefix, k.ks.split('|')[0], idKey)
-    }
+  add (keys: IndexKey[], rid: number): void {
+    for (const k of keys) this.tree.set([...k, rid], undefined)
   }
 
-  remove (doc: Document, idKey: string, keys = this.keysFor(doc)): void {
-    for (const k of keys) {
-      removeFrom(this.entries, k.ks, idKey)
-      if (this.prefix !== this.entries) removeFrom(this.prefix, k.ks.split('|')[0], idKey)
-    }
+  remove (keys: IndexKey[], rid: number): void {
+    for (const k of keys) this.tree.delete([...k, rid])
+  }
+
+  /** An independent copy sharing the tree copy-on-write (O(1)). */
+  snapshot (): this {
+    const copy = Object.create(Object.getPrototypeOf(this) as object) as this
+    Object.assign(copy, this)
+    copy.tree = this.tree.clone()
+    copy.multikey = [...this.multikey]
+    return copy
+  }
+
+  private sameValues (entry: IndexEntry, k: IndexKey): boolean {
+    for (let i = 0; i < k.length; i++) if (this.compareField(i, entry[i], k[i]) !== 0) return false
+    return true
   }
 }
 
-function addTo (m: Map<string, Set<string>>, k: string, id: string): void {
-  let s = m.get(k)
-  if (s === undefined) m.set(k, s = new Set())
-  s.add(id)
+/** Values of a dotted path for index keys, flattening arrays one level as mongod's key generator does. */
+function indexValues (doc: unknown, path: string): { values: unknown[], multikey: boolean } {
+  const out: unknown[] = []
+  const state = { multikey: false }
+  collect(doc, path.split('.'), 0, out, state)
+  return { values: out, multikey: state.multikey }
 }
 
-function removeFrom (m: Map<string, Set<string>>, k: string, id: string): void {
-  const s = m.get(k)
-  if (s === undefined) return
-  s.delete(id)
-  if (s.size === 0) m.delete(k)
+function collect (value: unknown, parts: string[], i: number, out: unknown[], state: { multikey: boolean }): void {
+  if (i === parts.length) {
+    if (Array.isArray(value)) {
+      state.multikey = true
+      if (value.length === 0) out.push(EMPTY_ARRAY_KEY)
+      else for (const el of value) out.push(el)
+    } else out.push(value)
+    return
+  }
+  if (Array.isArray(value)) {
+    state.multikey = true
+    const part = parts[i]
+    if (/^\d+$/.test(part)) {
+      if (Number(part) < value.length) collect(value[Number(part)], parts, i + 1, out, state)
+      return
+    }
+    for (const el of value) if (isPlainDoc(el)) collect(el, parts, i, out, state)
+    return
+  }
+  if (isPlainDoc(value) && Object.prototype.hasOwnProperty.call(value, parts[i]) && value[parts[i]] !== undefined) {
+    collect(value[parts[i]], parts, i + 1, out, state)
+  }
 }
 
 export function duplicateKeyError (ns: string, index: IndexDef, values: unknown[]): CommandError {
   const keyPattern: Document = {}
   const keyValue: Document = {}
+  const shown = values.map(v => (v === EMPTY_ARRAY_KEY ? undefined : v))
   index.fields.forEach((f, i) => {
     keyPattern[f] = index.key[f]
-    keyValue[f] = values[i]
+    keyValue[f] = shown[i] ?? null
   })
-  const shown = index.fields.map((f, i) => `${f}: ${formatValue(values[i])}`).join(', ')
+  const text = index.fields.map((f, i) => `${f}: ${values[i] === EMPTY_ARRAY_KEY ? 'undefined' : formatValue(shown[i])}`).join(', ')
+  const collation = index.collation !== undefined ? ' collation: ' + formatValue(index.collation.spec) : ''
   return new CommandError(Codes.DuplicateKey, 'DuplicateKey',
-    `E11000 duplicate key error collection: ${ns} index: ${index.name} dup key: { ${shown} }`,
+    `E11000 duplicate key error collection: ${ns} index: ${index.name}${collation} dup key: { ${text} }`,
     { keyPattern, keyValue })
-}
-
-/** Values as mongod prints them in E11000 messages. */
-export function formatValue (v: unknown): string {
-  if (v === null || v === undefined) return 'null'
-  if (typeof v === 'string') return JSON.stringify(v)
-  if (typeof v === 'number' || typeof v === 'boolean') return String(v)
-  if (v instanceof Date) return `new Date(${v.getTime()})`
-  if (Array.isArray(v)) return '[ ' + v.map(formatValue).join(', ') + ' ]'
-  const t = (v as { _bsontype?: string })._bsontype
-  if (t === 'ObjectId') return `ObjectId('${(v as { toHexString: () => string }).toHexString()}')`
-  if (t === 'Long') return String(v)
-  if (t === 'Decimal128') return `NumberDecimal("${String(v)}")`
-  if (t !== undefined) return String(v)
-  const o = v as Record<string, unknown>
-  const parts = Object.keys(o).map(k => `${k}: ${formatValue(o[k])}`)
-  return parts.length === 0 ? '{}' : '{ ' + parts.join(', ') + ' }'
 }

@@ -1,16 +1,22 @@
 /**
- * Document selection shared by find, count, distinct, update, delete and findAndModify:
- * validation, `$text` scoring, index-assisted candidate lookup, filter, sort, skip and limit.
+ * Document selection shared by find, count, distinct, aggregate, update, delete and
+ * findAndModify: validation, collation, `$text` scoring, then the query planner (src/plan).
  */
 import type { Document } from 'bson'
-import { CommandError, Codes } from '../errors.js'
+import type { Options } from 'mingo/types'
+import { CommandError, Codes, badValue } from '../errors.js'
 import type { Collection } from './collection.js'
+import type { Collation } from '../collation/collation.js'
 import { TextIndexDef } from './index-build.js'
-import { textApi } from './text-bridge.js'
+import { parseTextQuery, textScore } from '../text/index.js'
 import { compileFilter } from '../query/options.js'
 import { validateFilter } from '../query/validate.js'
-import { sortDocs, topK, type SortKey } from '../query/sort.js'
+import type { SortKey } from '../query/sort.js'
 import { NO_DEADLINE, type Deadline } from './deadline.js'
+import { isPlainDoc } from './paths.js'
+import { isNumeric, toNumber } from './bson-order.js'
+import { planQuery, type QuerySpec } from '../plan/planner.js'
+import { PlanExecutor } from '../plan/executor.js'
 
 export interface Selection {
   docs: Document[]
@@ -23,30 +29,39 @@ export interface SelectOptions {
   skip?: number
   limit?: number // 0 / undefined = no limit
   deadline?: Deadline
+  /** the command's `hint` argument (validated against the collection's indexes) */
+  hint?: unknown
+  /** bytes a blocking sort may hold (undefined: no limit) */
+  sortMemoryLimit?: number
+  /** "Executor error during find command" and the like, for errors raised while running */
+  errorContext?: string
+  count?: boolean
 }
 
 export interface PreparedFilter {
   filter: Document | undefined
   matcher: (d: Document) => boolean
   score?: (d: Document) => number
+  collation?: Collation
 }
 
 export function textIndexOf (coll: Collection | undefined): TextIndexDef | undefined {
   return coll?.indexes.find((ix): ix is TextIndexDef => ix instanceof TextIndexDef)
 }
 
-/** Validates and compiles a filter; `$text` becomes a scoring pre-filter. */
-export function prepareFilter (coll: Collection | undefined, filter: Document | undefined, variables?: Document): PreparedFilter {
-  if (filter === undefined || filter === null) return { filter: undefined, matcher: () => true }
-  const info = validateFilter(filter)
-  const extra = variables !== undefined ? { variables } : {}
-  if (!info.hasText) return { filter, matcher: compileFilter(filter, extra) }
-  const ix = textIndexOf(coll)
-  const api = textApi()
-  if (ix === undefined || api === undefined) {
-    throw new CommandError(Codes.IndexNotFound, 'IndexNotFound', 'text index required for $text query')
+/** Validates and compiles a filter under a collation; `$text` becomes a scoring pre-filter. */
+export function prepareFilter (coll: Collection | undefined, filter: Document | undefined, variables?: Document, collation?: Collation): PreparedFilter {
+  const extra: Partial<Options> = {
+    ...(variables !== undefined ? { variables } : {}),
+    // Our query operators read the collation back from the options (see collatorOf).
+    ...(collation !== undefined ? { collation: collation as never } : {})
   }
-  const query = api.parseTextQuery(filter.$text as Document, ix.text)
+  if (filter === undefined || filter === null) return { filter: undefined, matcher: () => true, collation }
+  const info = validateFilter(filter)
+  if (!info.hasText) return { filter, matcher: compileFilter(filter, extra), collation }
+  const ix = textIndexOf(coll)
+  if (ix === undefined) throw new CommandError(Codes.IndexNotFound, 'IndexNotFound', 'text index required for $text query')
+  const query = parseTextQuery(filter.$text as Document, ix.text)
   const rest: Document = { ...filter }
   delete rest.$text
   const restMatcher = compileFilter(rest, extra)
@@ -54,57 +69,66 @@ export function prepareFilter (coll: Collection | undefined, filter: Document | 
   const scoreOf = (d: Document): number => {
     let s = scores.get(d)
     if (s === undefined) {
-      s = api.textScore(d, ix.text, query)
+      s = textScore(d, ix.text, query)
       scores.set(d, s)
     }
     return s
   }
-  return { filter: rest, matcher: (d) => scoreOf(d) > 0 && restMatcher(d), score: scoreOf }
+  return { filter, matcher: (d) => scoreOf(d) > 0 && restMatcher(d), score: scoreOf, collation }
 }
 
-export function select (coll: Collection | undefined, filter: Document | undefined, opts: SelectOptions = {}, variables?: Document): Selection {
-  const prepared = prepareFilter(coll, filter, variables)
+/** Resolves a `hint` (index name, key pattern or `$natural`) as mongod does. */
+export function resolveHint (coll: Collection | undefined, hint: unknown): QuerySpec['hint'] {
+  if (hint === undefined || hint === null || coll === undefined) return undefined
+  if (typeof hint === 'string') {
+    const ix = coll.findIndex(hint)
+    if (ix === undefined) throw badValue('hint provided does not correspond to an existing index')
+    return { index: ix }
+  }
+  if (isPlainDoc(hint)) {
+    const keys = Object.keys(hint)
+    if (keys.length === 0) return undefined
+    if (keys.length === 1 && keys[0] === '$natural') return { natural: isNumeric(hint.$natural) && toNumber(hint.$natural) < 0 ? -1 : 1 }
+    const spec = JSON.stringify(hint)
+    const ix = coll.indexes.find(i => JSON.stringify(i.key) === spec)
+    if (ix === undefined) throw badValue('hint provided does not correspond to an existing index')
+    return { index: ix }
+  }
+  throw badValue('hint must be a string or an object')
+}
+
+/** Plans and opens a query; the executor yields documents lazily. */
+export function openQuery (coll: Collection, prepared: PreparedFilter, opts: SelectOptions = {}): PlanExecutor {
+  const ctx = { coll, deadline: opts.deadline ?? NO_DEADLINE }
+  const spec: QuerySpec = {
+    filter: prepared.filter,
+    matcher: prepared.matcher,
+    text: prepared.score !== undefined,
+    score: prepared.score,
+    sort: opts.sort ?? [],
+    skip: opts.skip ?? 0,
+    limit: opts.limit ?? 0,
+    hint: resolveHint(coll, opts.hint),
+    collation: prepared.collation,
+    count: opts.count,
+    sortMemoryLimit: opts.sortMemoryLimit,
+    errorContext: opts.errorContext ?? 'Executor error'
+  }
+  const natural = spec.sort.filter(k => k.meta === 'natural')
+  if (natural.length > 0 && spec.sort.length > 1) throw badValue('$natural sort cannot be combined with other sort keys')
+  return new PlanExecutor(ctx, planQuery(ctx, spec), spec.limit)
+}
+
+/** `collation` is the operation's effective collation (see effectiveCollation). */
+export function select (coll: Collection | undefined, filter: Document | undefined, opts: SelectOptions, variables: Document | undefined, collation: Collation | undefined): Selection {
+  const prepared = prepareFilter(coll, filter, variables, collation)
   if (coll === undefined) return { docs: [] }
   return selectPrepared(coll, prepared, opts)
 }
 
 export function selectPrepared (coll: Collection, prepared: PreparedFilter, opts: SelectOptions = {}): Selection {
-  const { score } = prepared
-  const stats = coll.stats
-  // Every document examined counts, as mongod's scannedObjects does.
-  const deadline = opts.deadline ?? NO_DEADLINE
-  const matcher = (d: Document): boolean => { stats.scannedObjects++; deadline.tick(); return prepared.matcher(d) }
-  const source = coll.candidates(prepared.filter)
-  const skip = opts.skip ?? 0
-  const limit = opts.limit ?? 0
-  let sort = opts.sort ?? []
-  // { $natural: ±1 } is the collection's own order (reversed for -1); it stands alone.
-  const natural = sort.find(k => k.meta === 'natural')
-  if (natural !== undefined) {
-    if (sort.length > 1) throw new CommandError(Codes.BadValue, 'BadValue', '$natural sort cannot be combined with other sort keys')
-    sort = []
-    if (natural.dir === -1) {
-      const all = [...source].filter(matcher).reverse()
-      return { docs: all.slice(skip, limit > 0 ? skip + limit : undefined), score }
-    }
-  }
-  let docs: Document[]
-  if (sort.length > 0 && limit > 0 && sort.every(k => k.meta === undefined)) {
-    docs = topK(source, sort, skip + limit, matcher).slice(skip)
-  } else if (sort.length > 0) {
-    const all: Document[] = []
-    for (const d of source) if (matcher(d)) all.push(d)
-    docs = sortDocs(all, sort, score)
-    docs = docs.slice(skip, limit > 0 ? skip + limit : undefined)
-  } else {
-    docs = []
-    let skipped = 0
-    for (const d of source) {
-      if (!matcher(d)) continue
-      if (skipped < skip) { skipped++; continue }
-      docs.push(d)
-      if (limit > 0 && docs.length >= limit) break
-    }
-  }
-  return { docs, score }
+  const exec = openQuery(coll, prepared, opts)
+  const docs: Document[] = []
+  for (let d = exec.next(); d !== undefined; d = exec.next()) docs.push(d)
+  return { docs, score: prepared.score }
 }

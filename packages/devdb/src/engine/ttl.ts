@@ -4,7 +4,8 @@
  */
 import type { Catalog } from './catalog.js'
 import type { DurableStore, JournalEntry } from '../storage/types.js'
-import { valuesAtPath } from './paths.js'
+import { Edge } from './key-compare.js'
+import { Rank } from './bson-order.js'
 
 export class TtlSweeper {
   private timer: NodeJS.Timeout | undefined
@@ -28,15 +29,15 @@ export class TtlSweeper {
       for (const coll of colls.values()) {
         for (const ix of coll.userIndexes) {
           if (ix.expireAfterSeconds === undefined) continue
-          const field = ix.fields[0]
-          const cutoff = now - ix.expireAfterSeconds * 1000
-          for (const doc of [...coll.docs.values()]) {
-            if (ix.partial !== undefined && !ix.partial(doc)) continue
-            const dates: number[] = []
-            for (const v of valuesAtPath(doc, field)) {
-              for (const x of Array.isArray(v) ? v : [v]) if (x instanceof Date) dates.push(x.getTime())
-            }
-            if (dates.length === 0 || Math.min(...dates) > cutoff) continue
+          // Every indexed date at or before the cutoff (an array expires with its earliest date).
+          const cutoff = new Date(now - ix.expireAfterSeconds * 1000)
+          const first = new Edge(Rank.Date, -1)
+          const [lo, hi] = ix.dirs[0] === 1 ? [first, cutoff] : [cutoff, first]
+          const rids = new Set<number>()
+          ix.tree.forRange([lo, -Infinity], [hi, Infinity], true, (k: unknown[]) => { rids.add(k[1] as number) })
+          for (const rid of rids) {
+            const doc = coll.records.get(rid)
+            if (doc === undefined) continue
             coll.remove(doc)
             journal.push({ t: 'del', db: coll.db, coll: coll.name, id: doc._id })
           }

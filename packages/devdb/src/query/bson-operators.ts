@@ -7,10 +7,13 @@ import { CommandError, Codes, badValue } from '../errors.js'
 import { bsonTypeName, compareValues, rankOf, Rank, toNumber, isNumeric } from '../engine/bson-order.js'
 import { candidates, MISSING } from './match-path.js'
 import { keyString } from '../engine/key-string.js'
+import { collatorOf } from '../collation/collation.js'
+import type { StringCompare } from '../engine/bson-order.js'
 
 type Pred = (doc: Document) => boolean
 type QueryOp = (selector: string, value: unknown, options: unknown) => Pred
 
+const isNaNValue = (v: unknown): boolean => isNumeric(v) && Number.isNaN(toNumber(v))
 const isNullish = (v: unknown): boolean => v === MISSING || v === null || v === undefined
 
 function regexTest (re: unknown, v: unknown): boolean {
@@ -26,15 +29,15 @@ function regexTest (re: unknown, v: unknown): boolean {
 const isRegexValue = (v: unknown): boolean => bsonTypeName(v) === 'regex'
 
 /** MongoDB equality for one candidate: null matches missing; other values compare within their type bracket. */
-function eqOne (c: unknown, v: unknown): boolean {
+function eqOne (c: unknown, v: unknown, strCmp?: StringCompare): boolean {
   if (v === null || v === undefined) return isNullish(c)
   if (c === MISSING) return false
-  return rankOf(c) === rankOf(v) && compareValues(c, v) === 0
+  return rankOf(c) === rankOf(v) && compareValues(c, v, strCmp) === 0
 }
 
-function matchEq (doc: Document, selector: string, v: unknown): boolean {
+function matchEq (doc: Document, selector: string, v: unknown, strCmp?: StringCompare): boolean {
   const { values } = candidates(doc, selector)
-  for (const c of values) if (eqOne(c, v)) return true
+  for (const c of values) if (eqOne(c, v, strCmp)) return true
   return false
 }
 
@@ -46,11 +49,12 @@ const HASHABLE = new Set(['string', 'int', 'long', 'double', 'decimal', 'bool', 
  * candidate instead of a comparison per operand), the rest (null, regex, arrays, objects) keep
  * the general per-operand test.
  */
-function inMatcher (list: unknown[]): (doc: Document, selector: string) => boolean {
+function inMatcher (list: unknown[], strCmp?: StringCompare): (doc: Document, selector: string) => boolean {
   const keys = new Set<string>()
   const rest: unknown[] = []
+  // Under a collation, strings equal by the collator have different key strings: compare them.
   for (const v of list) {
-    if (HASHABLE.has(bsonTypeName(v))) keys.add(keyString(v))
+    if (HASHABLE.has(bsonTypeName(v)) && (strCmp === undefined || typeof v !== 'string')) keys.add(keyString(v))
     else rest.push(v)
   }
   return (doc, selector) => {
@@ -59,30 +63,37 @@ function inMatcher (list: unknown[]): (doc: Document, selector: string) => boole
         if (c !== MISSING && HASHABLE.has(bsonTypeName(c)) && keys.has(keyString(c))) return true
       }
     }
-    return rest.length > 0 && inList(doc, selector, rest)
+    return rest.length > 0 && inList(doc, selector, rest, strCmp)
   }
 }
 
-function inList (doc: Document, selector: string, list: unknown[]): boolean {
+function inList (doc: Document, selector: string, list: unknown[], strCmp?: StringCompare): boolean {
   const { values } = candidates(doc, selector)
   for (const v of list) {
     if (isRegexValue(v)) {
       if (values.some(c => regexTest(v, c))) return true
-    } else if (values.some(c => eqOne(c, v))) return true
+    } else if (values.some(c => eqOne(c, v, strCmp))) return true
   }
   return false
 }
 
 function ordered (test: (c: number) => boolean, allowNullEq: boolean): QueryOp {
-  return (selector, value) => (doc) => {
+  return (selector, value, options) => (doc) => {
+    const strCmp = collatorOf(options)
     const { values } = candidates(doc, selector)
     if (value === null) return allowNullEq && values.some(isNullish)
     const rv = rankOf(value)
+    const nanOperand = isNaNValue(value)
     for (const c of values) {
       if (c === MISSING) continue
+      // mongod: NaN equals NaN and compares false to every other value ($gte/$lte NaN match NaN only).
+      if (nanOperand || isNaNValue(c)) {
+        if (nanOperand && isNaNValue(c) && test(0)) return true
+        continue
+      }
       // MinKey/MaxKey operands compare against every type.
       if (rv === Rank.MinKey || rv === Rank.MaxKey || rankOf(c) === rv) {
-        if (test(compareValues(c, value))) return true
+        if (test(compareValues(c, value, strCmp))) return true
       }
     }
     return false
@@ -121,18 +132,24 @@ function typeName (t: unknown): string {
 }
 
 export const bsonQueryOperators: Record<string, QueryOp> = {
-  $eq: (selector, value) => (doc) => matchEq(doc, selector, value),
-  $ne: (selector, value) => (doc) => !matchEq(doc, selector, value),
+  $eq: (selector, value, options) => {
+    const strCmp = collatorOf(options)
+    return (doc) => matchEq(doc, selector, value, strCmp)
+  },
+  $ne: (selector, value, options) => {
+    const strCmp = collatorOf(options)
+    return (doc) => !matchEq(doc, selector, value, strCmp)
+  },
   $gt: ordered(c => c > 0, false),
   $gte: ordered(c => c >= 0, true),
   $lt: ordered(c => c < 0, false),
   $lte: ordered(c => c <= 0, true),
-  $in: (selector, value) => {
-    const matches = inMatcher(requireArray('$in', value))
+  $in: (selector, value, options) => {
+    const matches = inMatcher(requireArray('$in', value), collatorOf(options))
     return (doc) => matches(doc, selector)
   },
-  $nin: (selector, value) => {
-    const matches = inMatcher(requireArray('$nin', value))
+  $nin: (selector, value, options) => {
+    const matches = inMatcher(requireArray('$nin', value), collatorOf(options))
     return (doc) => !matches(doc, selector)
   },
   $exists: (selector, value) => {

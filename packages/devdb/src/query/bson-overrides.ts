@@ -10,6 +10,7 @@ import type { Options } from 'mingo/types'
 import { compareValues } from '../engine/bson-order.js'
 import { parseSort, sortDocs } from './sort.js'
 import { CommandError, Codes } from '../errors.js'
+import { collatorOf } from '../collation/collation.js'
 
 type ExprOp = (obj: unknown, expr: unknown, options: Options) => unknown
 
@@ -25,7 +26,7 @@ function args2 (name: string, obj: unknown, expr: unknown, options: Options): [u
 function cmpOp (name: string, test: (c: number) => boolean): ExprOp {
   return (obj, expr, options) => {
     const [a, b] = args2(name, obj, expr, options)
-    return test(compareValues(a, b))
+    return test(compareValues(a, b, collatorOf(options)))
   }
 }
 
@@ -38,16 +39,16 @@ export const bsonExpressionOperators: Record<string, ExprOp> = {
   $lte: cmpOp('$lte', c => c <= 0),
   $cmp: (obj, expr, options) => {
     const [a, b] = args2('$cmp', obj, expr, options)
-    const c = compareValues(a, b)
+    const c = compareValues(a, b, collatorOf(options))
     return c < 0 ? -1 : c > 0 ? 1 : 0
   }
 }
 
-const $sort = (coll: Iterator, expr: unknown, _options: Options): Iterator => {
+const $sort = (coll: Iterator, expr: unknown, options: Options): Iterator => {
   const keys = parseSort(expr)
   if (keys.length === 0) throw new CommandError(15976, 'Location15976', '$sort stage must have at least one sort key')
   if (keys.some(k => k.meta === 'natural')) throw new CommandError(Codes.BadValue, 'BadValue', '$natural is not a valid $sort key in an aggregation pipeline')
-  return coll.transform((docs: unknown[]) => Lazy(sortDocs(docs as Document[], keys)))
+  return coll.transform((docs: unknown[]) => Lazy(sortDocs(docs as Document[], keys, undefined, collatorOf(options))))
 }
 
 /**

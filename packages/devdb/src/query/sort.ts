@@ -4,7 +4,7 @@
  */
 import type { Document } from 'bson'
 import { CommandError, Codes, badValue } from '../errors.js'
-import { compareValues, isNumeric, toNumber } from '../engine/bson-order.js'
+import { compareValues, isNumeric, toNumber, type StringCompare } from '../engine/bson-order.js'
 import { isPlainDoc, valuesAtPath } from '../engine/paths.js'
 
 export interface SortKey { path: string, dir: 1 | -1, meta?: 'textScore' | 'natural' }
@@ -35,7 +35,7 @@ export function parseSort (spec: unknown): SortKey[] {
   return keys
 }
 
-function sortValue (doc: Document, path: string, dir: 1 | -1): unknown {
+export function sortValue (doc: Document, path: string, dir: 1 | -1, strCmp?: StringCompare): unknown {
   const raw = valuesAtPath(doc, path)
   const flat: unknown[] = []
   let sawEmpty = false
@@ -48,25 +48,25 @@ function sortValue (doc: Document, path: string, dir: 1 | -1): unknown {
   if (flat.length === 0) return sawEmpty ? EMPTY_ARRAY : null
   let best = flat[0]
   for (let i = 1; i < flat.length; i++) {
-    const c = compareValues(flat[i], best)
+    const c = compareValues(flat[i], best, strCmp)
     if ((dir === 1 && c < 0) || (dir === -1 && c > 0)) best = flat[i]
   }
   if (sawEmpty && dir === 1) return EMPTY_ARRAY
   return best
 }
 
-function cmpSortValues (a: unknown, b: unknown): number {
+export function cmpSortValues (a: unknown, b: unknown, strCmp?: StringCompare): number {
   if (a === EMPTY_ARRAY || b === EMPTY_ARRAY) return a === b ? 0 : a === EMPTY_ARRAY ? -1 : 1
-  return compareValues(a, b)
+  return compareValues(a, b, strCmp)
 }
 
 /** Comparator over documents; `score` supplies $meta textScore values. Stable sort keeps natural order for ties. */
-export function makeComparator (keys: SortKey[], score?: (d: Document) => number): DocComparator {
+export function makeComparator (keys: SortKey[], score?: (d: Document) => number, strCmp?: StringCompare): DocComparator {
   return (a, b) => {
     for (const k of keys) {
       let c: number
       if (k.meta === 'textScore') c = (score?.(b) ?? 0) - (score?.(a) ?? 0)
-      else c = cmpSortValues(sortValue(a, k.path, k.dir), sortValue(b, k.path, k.dir)) * k.dir
+      else c = cmpSortValues(sortValue(a, k.path, k.dir, strCmp), sortValue(b, k.path, k.dir, strCmp), strCmp) * k.dir
       if (c !== 0) return c
     }
     return 0
@@ -74,50 +74,16 @@ export function makeComparator (keys: SortKey[], score?: (d: Document) => number
 }
 
 /** Sorts with precomputed keys (decorate-sort-undecorate) — sort keys are costly to extract. */
-export function sortDocs (docs: Document[], keys: SortKey[], score?: (d: Document) => number): Document[] {
+export function sortDocs (docs: Document[], keys: SortKey[], score?: (d: Document) => number, strCmp?: StringCompare): Document[] {
   if (keys.length === 0) return docs
-  if (keys.some(k => k.meta !== undefined)) return docs.slice().sort(makeComparator(keys, score))
-  const decorated = docs.map((d, i) => ({ d, i, v: keys.map(k => sortValue(d, k.path, k.dir)) }))
+  if (keys.some(k => k.meta !== undefined)) return docs.slice().sort(makeComparator(keys, score, strCmp))
+  const decorated = docs.map((d, i) => ({ d, i, v: keys.map(k => sortValue(d, k.path, k.dir, strCmp)) }))
   decorated.sort((x, y) => {
     for (let j = 0; j < keys.length; j++) {
-      const c = cmpSortValues(x.v[j], y.v[j]) * keys[j].dir
+      const c = cmpSortValues(x.v[j], y.v[j], strCmp) * keys[j].dir
       if (c !== 0) return c
     }
     return x.i - y.i
   })
   return decorated.map(x => x.d)
-}
-
-/** Top-k selection for sort+limit without sorting everything. */
-export function topK (docs: Iterable<Document>, keys: SortKey[], k: number, filter: (d: Document) => boolean): Document[] {
-  const heap: Array<{ d: Document, i: number, v: unknown[] }> = []
-  const cmp = (x: { i: number, v: unknown[] }, y: { i: number, v: unknown[] }): number => {
-    for (let j = 0; j < keys.length; j++) {
-      const c = cmpSortValues(x.v[j], y.v[j]) * keys[j].dir
-      if (c !== 0) return c
-    }
-    return x.i - y.i
-  }
-  let i = 0
-  for (const d of docs) {
-    if (!filter(d)) continue
-    const item = { d, i: i++, v: keys.map(key => sortValue(d, key.path, key.dir)) }
-    if (heap.length < k) {
-      heap.push(item)
-      if (heap.length === k) heap.sort(cmp)
-    } else if (cmp(item, heap[k - 1]) < 0) {
-      // insert in order (k is small in practice); binary search position
-      let lo = 0
-      let hi = k - 1
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1
-        if (cmp(item, heap[mid]) < 0) hi = mid
-        else lo = mid + 1
-      }
-      heap.splice(lo, 0, item)
-      heap.pop()
-    }
-  }
-  if (heap.length < k) heap.sort(cmp)
-  return heap.map(x => x.d)
 }

@@ -1,5 +1,5 @@
 /**
- * Text search for devdb, plugged into the engine through src/engine/text-bridge.ts.
+ * Text search for devdb, imported by the engine (index-build.ts, select.ts).
  * Behaviour follows MongoDB 7.0 text indexes (version 3); see the README's "Text search".
  */
 export { normalizeTextIndex, textIndexListing } from './index-spec.js'

@@ -10,16 +10,19 @@ import { CommandError, Codes } from '../../errors.js'
 import { bsonTypeName, isNumeric } from '../bson-order.js'
 import { getPath, isPlainDoc, MISSING } from '../paths.js'
 import { keyString } from '../key-string.js'
-import { formatValue } from '../index-def.js'
+import { formatValue } from '../format-value.js'
 import { mingoOptions } from '../../query/options.js'
 import { translateMingoError } from '../../query/mingo-errors.js'
 import { normalizeFilter } from '../../query/normalize-filter.js'
 import type { ParsedUpdate } from './validate.js'
+import type { Collation } from '../../collation/collation.js'
 
 export interface ApplyOptions {
   arrayFilters?: Document[]
   query?: Document
   isInsert?: boolean
+  /** the statement's collation: the query is re-matched (for positional `$`) under it */
+  collation?: Collation
 }
 
 /** Deep copy of the mutable parts (plain objects, arrays); BSON values are immutable and shared. */
@@ -183,7 +186,7 @@ export function applyUpdate (doc: Document, parsed: ParsedUpdate, opts: ApplyOpt
   checkTargets(out, ops)
   try {
     // The query only serves positional `$` resolution; an upserted seed need not match it.
-    mingoUpdate(out, ops, opts.arrayFilters, opts.isInsert === true || opts.query === undefined ? undefined : normalizeFilter(opts.query), { cloneMode: 'none', queryOptions: mingoOptions() })
+    mingoUpdate(out, ops, opts.arrayFilters, opts.isInsert === true || opts.query === undefined ? undefined : normalizeFilter(opts.query), { cloneMode: 'none', queryOptions: mingoOptions(opts.collation !== undefined ? { collation: opts.collation as never } : {}) })
   } catch (e) {
     throw translateUpdateError(e)
   }

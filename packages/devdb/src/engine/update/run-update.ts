@@ -7,6 +7,7 @@ import { keyString } from '../key-string.js'
 import { prepareFilter, selectPrepared } from '../select.js'
 import type { SortKey } from '../../query/sort.js'
 import type { Deadline } from '../deadline.js'
+import type { Collation } from '../../collation/collation.js'
 import { applyUpdate } from './apply.js'
 import { parseUpdate } from './validate.js'
 import { upsertSeed } from './upsert-seed.js'
@@ -22,6 +23,9 @@ export interface UpdateSpec {
   arrayFilters?: Document[]
   sort?: SortKey[]
   deadline?: Deadline
+  hint?: unknown
+  /** the statement's effective collation */
+  collation?: Collation
 }
 
 export interface UpdateOutcome {
@@ -46,11 +50,11 @@ export function runUpdate (coll: Collection, spec: UpdateSpec, journal: JournalE
   }
   if (parsed.kind === 'operators') checkArrayFilters(parsed.paths, spec.arrayFilters)
   else if (spec.arrayFilters !== undefined && spec.arrayFilters.length > 0) checkArrayFilters([], spec.arrayFilters)
-  const prepared = prepareFilter(coll, spec.q)
-  const { docs } = selectPrepared(coll, prepared, { limit: spec.multi === true ? 0 : 1, sort: spec.sort, deadline: spec.deadline })
+  const prepared = prepareFilter(coll, spec.q, undefined, spec.collation)
+  const { docs } = selectPrepared(coll, prepared, { limit: spec.multi === true ? 0 : 1, sort: spec.sort, deadline: spec.deadline, hint: spec.hint })
   const out: UpdateOutcome = { n: 0, nModified: 0 }
   for (const doc of docs) {
-    const updated = applyUpdate(doc, parsed, { arrayFilters: spec.arrayFilters, query: prepared.filter })
+    const updated = applyUpdate(doc, parsed, { arrayFilters: spec.arrayFilters, query: prepared.filter, collation: spec.collation })
     out.n++
     out.before = doc
     if (keyString(updated) === keyString(doc)) {
