@@ -65,6 +65,18 @@ t.test('a budget large enough lets the command finish', async t => {
   t.equal((await h.db.command({ count: 'slow', query: {}, maxTimeMS: 0 })).n, 10_000, '0 means no limit')
 })
 
+t.test('getMore runs on what is left of the find budget, then the cursor is gone', async t => {
+  // Slow for every document, matching only _id 0 and 1: the first batch (one document, plus the
+  // look-ahead that finds the second) is quick; the getMore's scan of the rest is not.
+  const firstTwo = { $expr: { $and: [SLOW.$expr, { $lt: ['$_id', 2] }] } }
+  const first = await h.db.command({ find: 'slow', filter: firstTwo, batchSize: 1, maxTimeMS: 400 })
+  t.equal(first.cursor.firstBatch.length, 1)
+  const e = await mongoError(async () => await h.db.command({ getMore: first.cursor.id, collection: 'slow', batchSize: 5 }))
+  t.equal(e.code, 50, 'the getMore stops on the budget the find left')
+  const gone = await mongoError(async () => await h.db.command({ getMore: first.cursor.id, collection: 'slow' }))
+  t.equal(gone.code, 43, 'a cursor that ran out of time is killed')
+})
+
 t.test('getMore refuses its own maxTimeMS on a non-tailable cursor', async t => {
   const first = await h.db.command({ find: 'slow', filter: {}, batchSize: 2 })
   const e = await mongoError(async () => await h.db.command({ getMore: first.cursor.id, collection: 'slow', maxTimeMS: 10 }))

@@ -50,6 +50,22 @@ t.test('a sorted page of one tenant walks the compound index and stops after the
   t.same((await coll.find({ userId: 'u7' }).sort({ createdAt: 1 }).limit(5).toArray()).map(d => d._id), u7.slice(0, 5).map(d => d._id))
 })
 
+t.test('the plan cache skips the trial for a query shape already planned', async t => {
+  const page = async (u: string): Promise<unknown[]> => await coll.find({ userId: u }).sort({ createdAt: -1 }).limit(20).toArray()
+  await coll.createIndex({ status: 1 }) // any index change clears the cache
+  let before = await scanned()
+  await page('u11')
+  const first = (await scanned()).keys - before.keys
+  t.ok(first > 20, `the first query of the shape ran a trial of both candidate plans (${first} keys)`)
+  before = await scanned()
+  t.equal((await page('u12')).length, 20)
+  t.equal((await scanned()).keys - before.keys, 20, 'the next one runs the cached plan alone: 20 keys')
+  t.equal((await scanned()).docs - before.docs, 20)
+  const ex = await coll.find({ userId: 'u12' }).sort({ createdAt: -1 }).limit(20).explain('queryPlanner')
+  t.equal(ex.queryPlanner.rejectedPlans.length, 1, 'explain plans afresh and shows the rejected plan')
+  await coll.dropIndex('status_1')
+})
+
 t.test('skip and limit stack as mongod does and examine skip + limit keys', async t => {
   const ex = await coll.find({ userId: 'u3' }).sort({ createdAt: -1 }).skip(10).limit(5).explain('executionStats')
   t.same(stages(ex.queryPlanner.winningPlan), ['LIMIT', 'SKIP', 'FETCH', 'IXSCAN'])

@@ -59,7 +59,7 @@ export function planAggregate (cmd: Document, ctx: CommandContext): AggregatePla
   if (coll === undefined || head.limit === 0) return { coll, head, prepared, collation, variables, countOnly }
   const exec = openQuery(coll, prepared, {
     sort: countOnly !== undefined ? [] : head.sort, skip: head.skip, limit: head.limit ?? 0, deadline: ctx.deadline, hint: cmd.hint,
-    count: countOnly !== undefined, sortMemoryLimit: sortMemoryLimit(cmd, ctx), errorContext: 'PlanExecutor error during aggregation'
+    count: countOnly !== undefined, sortMemoryLimit: sortMemoryLimit(cmd, ctx), planCache: ctx.explaining !== true && cmd.explain !== true, errorContext: 'PlanExecutor error during aggregation'
   })
   return { coll, head, prepared, exec, collation, variables, countOnly }
 }

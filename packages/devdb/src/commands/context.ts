@@ -35,6 +35,8 @@ export interface CommandContext {
   journal: JournalEntry[]
   /** the command's maxTimeMS budget (unlimited when absent) */
   deadline: Deadline
+  /** set by explain: plan afresh (no plan cache) so every candidate is shown */
+  explaining?: boolean
 }
 
 /** Handlers are synchronous: all memory mutation happens before the journal is committed. */

@@ -28,7 +28,7 @@ function sectionsFor (name: string, inner: Document, ctx: CommandContext, verbos
     }
     case 'distinct': {
       const q = parseDistinct(inner, ctx)
-      const exec = q.coll === undefined ? undefined : openQuery(q.coll, q.prepared, { deadline: ctx.deadline, hint: inner.hint, errorContext: 'Executor error during distinct command' })
+      const exec = q.coll === undefined ? undefined : openQuery(q.coll, q.prepared, { deadline: ctx.deadline, hint: inner.hint, planCache: false, errorContext: 'Executor error during distinct command' })
       return explainSections({ ns, filter: q.query, exec, verbosity, run: () => exec?.drain() })
     }
     case 'aggregate':
@@ -45,6 +45,7 @@ export const explainCommand: Handler = (cmd, ctx) => {
   }
   const verbosity = parseVerbosity(cmd.verbosity)
   const name = Object.keys(inner)[0]
+  ctx.explaining = true
   const sections = sectionsFor(name, inner, ctx, verbosity)
   return {
     explainVersion: '1',

@@ -64,7 +64,7 @@ export function parseFind (cmd: Document, ctx: CommandContext): FindQuery {
 
 export function openFind (q: FindQuery, cmd: Document, ctx: CommandContext): PlanExecutor | undefined {
   if (q.coll === undefined) return undefined
-  return openQuery(q.coll, q.prepared, { sort: q.sort, skip: q.skip, limit: q.limit, deadline: ctx.deadline, hint: cmd.hint, sortMemoryLimit: sortMemoryLimit(cmd, ctx), errorContext: 'Executor error during find command' })
+  return openQuery(q.coll, q.prepared, { sort: q.sort, skip: q.skip, limit: q.limit, deadline: ctx.deadline, hint: cmd.hint, sortMemoryLimit: sortMemoryLimit(cmd, ctx), planCache: ctx.explaining !== true, errorContext: 'Executor error during find command' })
 }
 
 const find: Handler = (cmd, ctx) => {
@@ -118,7 +118,7 @@ export function isFastCount (q: CountQuery, cmd: Document): boolean {
 
 export function openCount (q: CountQuery, cmd: Document, ctx: CommandContext): PlanExecutor | undefined {
   if (q.coll === undefined) return undefined
-  return openQuery(q.coll, q.prepared, { skip: q.skip, limit: q.limit, deadline: ctx.deadline, hint: cmd.hint, count: true, errorContext: 'Executor error during count command' })
+  return openQuery(q.coll, q.prepared, { skip: q.skip, limit: q.limit, deadline: ctx.deadline, hint: cmd.hint, count: true, planCache: ctx.explaining !== true, errorContext: 'Executor error during count command' })
 }
 
 export function countResult (exec: PlanExecutor): number {

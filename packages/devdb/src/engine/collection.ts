@@ -9,6 +9,7 @@ import type { Document } from 'bson'
 import { CommandError, Codes } from '../errors.js'
 import { IndexDef } from './index-def.js'
 import { parseCollation, type Collation } from '../collation/collation.js'
+import { PlanCache } from '../plan/plan-cache.js'
 
 /** Server-wide serverStatus metrics.queryExecutor counters: documents and index keys examined. */
 export interface ScanStats { scannedObjects: number, scanned: number }
@@ -27,6 +28,8 @@ export class Collection {
   /** record id → document; ascending record ids are the natural order */
   records: BTree<number, Document>
   private nextRid = 1
+  /** winning plans by query shape (mongod's plan cache); cleared when the indexes change */
+  planCache = new PlanCache()
 
   /** shared per server: serverStatus metrics.queryExecutor */
   readonly stats: ScanStats
@@ -113,11 +116,13 @@ export class Collection {
       throw e
     }
     this.indexes.push(ix)
+    this.planCache.clear()
   }
 
   dropIndex (name: string): void {
     const i = this.indexes.findIndex(ix => ix.name === name)
     if (i > 0) this.indexes.splice(i, 1)
+    this.planCache.clear()
   }
 
   /**
@@ -132,6 +137,7 @@ export class Collection {
     copy.records = this.records.clone()
     copy.indexes = this.indexes.map(ix => ix.snapshot())
     copy.options = { ...this.options }
+    copy.planCache = new PlanCache()
     return copy
   }
 

@@ -15,8 +15,9 @@ import type { SortKey } from '../query/sort.js'
 import { NO_DEADLINE, type Deadline } from './deadline.js'
 import { isPlainDoc } from './paths.js'
 import { isNumeric, toNumber } from './bson-order.js'
-import { planQuery, type QuerySpec } from '../plan/planner.js'
-import { PlanExecutor } from '../plan/executor.js'
+import { indexPlan, planQuery, type QuerySpec } from '../plan/planner.js'
+import { CachedPlanTooSlow, PlanExecutor } from '../plan/executor.js'
+import { queryShape } from '../plan/plan-cache.js'
 
 export interface Selection {
   docs: Document[]
@@ -36,6 +37,8 @@ export interface SelectOptions {
   /** "Executor error during find command" and the like, for errors raised while running */
   errorContext?: string
   count?: boolean
+  /** consult and fill the plan cache (explain plans afresh, to show the rejected plans) */
+  planCache?: boolean
 }
 
 export interface PreparedFilter {
@@ -116,7 +119,20 @@ export function openQuery (coll: Collection, prepared: PreparedFilter, opts: Sel
   }
   const natural = spec.sort.filter(k => k.meta === 'natural')
   if (natural.length > 0 && spec.sort.length > 1) throw badValue('$natural sort cannot be combined with other sort keys')
-  return new PlanExecutor(ctx, planQuery(ctx, spec), spec.limit)
+  const shape = opts.planCache === false ? undefined : queryShape(spec)
+  const cached = shape === undefined ? undefined : coll.planCache.get(shape)
+  if (shape !== undefined && cached !== undefined) {
+    const plan = indexPlan(ctx, spec, cached.index)
+    try {
+      if (plan !== undefined) return new PlanExecutor(ctx, [plan], spec.limit, cached.works)
+    } catch (e) {
+      if (!(e instanceof CachedPlanTooSlow)) throw e
+    }
+    coll.planCache.delete(shape)
+  }
+  const exec = new PlanExecutor(ctx, planQuery(ctx, spec), spec.limit)
+  if (shape !== undefined && exec.chosenIndex !== undefined) coll.planCache.set(shape, { index: exec.chosenIndex, works: Math.max(1, exec.root.works) })
+  return exec
 }
 
 /** `collation` is the operation's effective collation (see effectiveCollation). */

@@ -11,6 +11,8 @@ import type { Candidate } from './planner.js'
 const TRIAL_WORKS = 10_000
 const TRIAL_FRACTION = 0.3
 const TRIAL_RESULTS = 101
+/** A cached plan may use this many times its trial's works before its first batch, then it is replanned. */
+const REPLAN_FACTOR = 10
 
 export class PlanExecutor {
   readonly root: Stage
@@ -20,16 +22,26 @@ export class PlanExecutor {
   nReturned = 0
   /** milliseconds spent working, for explain */
   millis = 0
+  /** the index of the winning plan when a trial chose it among several (what the plan cache keeps) */
+  readonly chosenIndex?: string
+  readonly fromCache: boolean
 
-  constructor (readonly ctx: ExecContext, candidates: Candidate[], limit: number) {
+  constructor (readonly ctx: ExecContext, candidates: Candidate[], limit: number, cachedWorks?: number) {
     const started = performance.now()
-    if (candidates.length === 1) {
+    this.fromCache = cachedWorks !== undefined
+    if (cachedWorks !== undefined) {
+      this.root = candidates[0].root
+      this.rejected = []
+      this.buffered = runCached(candidates[0], wantedRows(limit), cachedWorks * REPLAN_FACTOR)
+      this.eof = this.root.isEOF && this.buffered.length === 0
+    } else if (candidates.length === 1) {
       this.root = candidates[0].root
       this.rejected = []
       this.buffered = []
     } else {
-      const { winner, rows } = trial(ctx, candidates, limit > 0 ? Math.min(limit, TRIAL_RESULTS) : TRIAL_RESULTS)
+      const { winner, rows } = trial(ctx, candidates, wantedRows(limit))
       this.root = candidates[winner].root
+      this.chosenIndex = candidates[winner].index?.name
       this.rejected = candidates.filter((_, i) => i !== winner).map(c => c.root)
       this.buffered = rows
       this.eof = this.root.isEOF && rows.length === 0
@@ -71,6 +83,24 @@ export class PlanExecutor {
   get isEOF (): boolean { return this.eof && this.buffered.length === 0 }
 
   save (): void { this.root.save() }
+}
+
+function wantedRows (limit: number): number {
+  return limit > 0 ? Math.min(limit, TRIAL_RESULTS) : TRIAL_RESULTS
+}
+
+/** Thrown when a cached plan overruns its budget: the caller replans. */
+export class CachedPlanTooSlow extends Error {}
+
+function runCached (c: Candidate, wanted: number, budget: number): Row[] {
+  const rows: Row[] = []
+  while (rows.length < wanted) {
+    if (c.root.works >= budget) throw new CachedPlanTooSlow()
+    const r = c.root.work()
+    if (r === EOF) break
+    if (r !== NEED_TIME) rows.push(r)
+  }
+  return rows
 }
 
 function trial (ctx: ExecContext, candidates: Candidate[], wanted: number): { winner: number, rows: Row[] } {

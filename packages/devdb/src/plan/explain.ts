@@ -30,7 +30,7 @@ export function explainSections ({ ns, filter, exec, verbosity, run, stage }: Ex
       namespace: ns,
       indexFilterSet: false,
       parsedQuery: filter ?? {},
-      planCacheUsed: false,
+      planCacheUsed: exec?.fromCache ?? false,
       maxIndexedOrSolutionsReached: false,
       maxIndexedAndSolutionsReached: false,
       maxScansToExplodeReached: false,

@@ -41,7 +41,7 @@ export interface QuerySpec {
   errorContext: string
 }
 
-export interface Candidate { root: Stage, rank: number }
+export interface Candidate { root: Stage, rank: number, index?: IndexDef }
 
 export function planQuery (ctx: ExecContext, q: QuerySpec): Candidate[] {
   const natural = q.sort.find(k => k.meta === 'natural')
@@ -77,10 +77,16 @@ function indexCandidate (ctx: ExecContext, q: QuerySpec, analysis: FilterAnalysi
   const provision = q.count === true ? undefined : sortProvision(ix, b.bounds, q.sort, layout.pointPrefix, sameCollation(ix.collation, q.collation))
   if (!forced && !b.leading && (provision === undefined || q.sort.length === 0)) return undefined
   const rank = (ix.unique && b.exact && layout.pointPrefix === ix.fields.length ? 1000 : 0) + 10 * layout.pointPrefix + (provision !== undefined ? 5 : 0) + (b.leading ? 1 : 0)
-  if (q.count === true) return { root: countPlan(ctx, q, ix, b, layout.ranges.length), rank }
+  if (q.count === true) return { root: countPlan(ctx, q, ix, b, layout.ranges.length), rank, index: ix }
   const scan = provision?.merge === true ? mergeScans(ctx, ix, b, q.sort, provision) : new IndexScan(ctx, ix, b.bounds, provision?.direction ?? 1)
   const fetch = new Fetch(ctx, scan, b.exact ? undefined : q.matcher, b.exact ? undefined : q.filter)
-  return { root: finish(ctx, q, fetch, provision !== undefined), rank }
+  return { root: finish(ctx, q, fetch, provision !== undefined), rank, index: ix }
+}
+
+/** The plan of one index for a query (a plan-cache hit), or undefined when that index no longer applies. */
+export function indexPlan (ctx: ExecContext, q: QuerySpec, indexName: string): Candidate | undefined {
+  const ix = ctx.coll.findIndex(indexName)
+  return ix === undefined ? undefined : indexCandidate(ctx, q, analyzeFilter(q.filter), ix, false)
 }
 
 function mergeScans (ctx: ExecContext, ix: IndexDef, b: IndexBounds, sort: SortKey[], provision: SortProvision): Stage {
