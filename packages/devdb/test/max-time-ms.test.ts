@@ -68,7 +68,8 @@ t.test('a budget large enough lets the command finish', async t => {
 t.test('getMore runs on what is left of the find budget, then the cursor is gone', async t => {
   // Slow for every document, matching only _id 0 and 1: the first batch (one document, plus the
   // look-ahead that finds the second) is quick; the getMore's scan of the rest is not.
-  const firstTwo = { $expr: { $and: [SLOW.$expr, { $lt: ['$_id', 2] }] } }
+  const slowTrue = { $gte: [SLOW.$expr.$lt[0], 0] }
+  const firstTwo = { $expr: { $and: [slowTrue, { $lt: ['$_id', 2] }] } }
   const first = await h.db.command({ find: 'slow', filter: firstTwo, batchSize: 1, maxTimeMS: 400 })
   t.equal(first.cursor.firstBatch.length, 1)
   const e = await mongoError(async () => await h.db.command({ getMore: first.cursor.id, collection: 'slow', batchSize: 5 }))
