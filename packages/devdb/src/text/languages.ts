@@ -4,6 +4,9 @@
  * the other MongoDB languages are refused with NotImplemented rather than silently indexed with
  * the wrong stemmer, and anything else gets MongoDB's own "unsupported language" errors.
  */
+// The package has no types; the reference brings our declaration wherever this file is compiled
+// (other packages' typechecks reach it through @svc/devdb's sources).
+/// <reference path="./vendor-modules.d.ts" />
 import stemEnglish from 'wink-porter2-stemmer'
 import { CommandError } from '../errors.js'
 import { ENGLISH_STOP_WORDS } from './stop-words-english.js'
