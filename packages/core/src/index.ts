@@ -13,7 +13,8 @@ import type { SvcContext, SvcCoreOptions } from './types.js'
 export * from './errors.js'
 export { defineSchema } from './schema/define.js'
 export type * from './schema/define.js'
-export type { FieldModel, FieldKind, RelationModel, ResourceModel, ResourceSchemas } from './schema/model.js'
+export type { FieldModel, FieldKind, FileFieldOptions, RelationModel, ResourceModel, ResourceSchemas } from './schema/model.js'
+export { DEFAULT_FILE_MAX_BYTES } from './schema/file-options.js'
 export { Registry } from './schema/registry.js'
 export { SchemaError } from './schema/schema-error.js'
 export { loadRegistry } from './schema/load.js'
@@ -30,6 +31,7 @@ export { resolveField } from './values/resolve-field.js'
 export { buildPaging } from './service/filter.js'
 export { searchablePaths, MAX_Q_LENGTH } from './service/search.js'
 export { listEnvelope } from './service/list-envelope.js'
+export { startPeriodic } from './periodic.js'
 export type { Identity, RequestContext, Surface } from './identity.js'
 export type { SvcContext, SvcCoreOptions, SvcAuth } from './types.js'
 // Auth helpers for hosts and the CLI (offline minting, duration parsing, user/client admin).
@@ -59,7 +61,13 @@ async function svcCore (app: FastifyInstance, opts: SvcCoreOptions): Promise<voi
     registry,
     services,
     events,
-    config: { pageSize: Math.min(pageSize, 200), bcryptRounds: opts.bcryptRounds ?? 10, accessTokenTtlSeconds, queryTimeoutMs },
+    config: {
+      pageSize: Math.min(pageSize, 200),
+      bcryptRounds: opts.bcryptRounds ?? 10,
+      accessTokenTtlSeconds,
+      queryTimeoutMs,
+      ...(opts.publicBaseUrl !== undefined ? { publicBaseUrl: opts.publicBaseUrl.replace(/\/+$/, '') } : {})
+    },
     auth: null as unknown as SvcContext['auth'], // installed by the auth layer below
     features: {},
     manifest: null as unknown as Manifest // needs `svc` itself, set just below

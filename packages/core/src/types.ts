@@ -45,6 +45,11 @@ export interface SvcAuth {
   authenticate (request: FastifyRequest, opts?: { allowClient?: boolean }): Promise<Identity>
   /** Signs an access token with the configured secret (claims per CONTRACT.md). */
   mintAccessToken (claims: { user_id: string, email: string, roles: string[], account_id?: string }, ttlSeconds?: number): string
+  /**
+   * A 32-byte key for one purpose (e.g. `files-signing`), derived from the JWT secret with HKDF:
+   * plugins get a default secret of their own without ever holding the token key's bytes.
+   */
+  deriveKey (purpose: string): Buffer
 }
 
 /** `app.svc`: decorated once by core; plugins add members to it, never re-decorate. */
@@ -56,7 +61,8 @@ export interface SvcContext {
   services: ResourceServices
   /** Record events: `<path>.created|updated|deleted|transitioned`. Subscribers cannot fail a request. */
   events: RecordEvents
-  config: Required<Pick<SvcCoreOptions, 'pageSize' | 'bcryptRounds' | 'queryTimeoutMs'>> & { accessTokenTtlSeconds: number }
+  /** `publicBaseUrl` without a trailing slash, when given (plugins build absolute links from it). */
+  config: Required<Pick<SvcCoreOptions, 'pageSize' | 'bcryptRounds' | 'queryTimeoutMs'>> & { accessTokenTtlSeconds: number, publicBaseUrl?: string }
   auth: SvcAuth
   /**
    * Optional features loaded (the `_describe` manifest's `features`): each plugin sets its own

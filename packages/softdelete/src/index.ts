@@ -39,7 +39,7 @@ async function softDelete (app: FastifyInstance, opts: SoftDeleteOptions): Promi
     if (retentionOf(service) !== undefined) await service.collection.createIndex({ deletedAt: 1 }, { sparse: true, name: 'svc_softdelete_deleted_at' })
   }
 
-  const sweep: SoftDeleteApi['sweep'] = async () => await sweepOnce({ services, retentionDays: retentionOf, now, batchSize, log })
+  const sweep: SoftDeleteApi['sweep'] = async () => await sweepOnce({ services, retentionDays: retentionOf, now, batchSize })
   const api: SoftDeleteApi = {
     async restore (ctx, path, id, version = 'v1') {
       const service = app.svc.services.get(path, version)

@@ -1,3 +1,4 @@
+import { hkdfSync } from 'node:crypto'
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import type { SvcAuth } from '../types.js'
@@ -54,7 +55,8 @@ async function auth (app: FastifyInstance, opts: AuthPluginOptions): Promise<voi
 
   const service: SvcAuth = {
     authenticate: createAuthenticate(deps.jwt, deps.clients),
-    mintAccessToken: (claims, ttlSeconds) => deps.jwt.sign(claims, ttlSeconds ?? opts.accessTokenTtlSeconds)
+    mintAccessToken: (claims, ttlSeconds) => deps.jwt.sign(claims, ttlSeconds ?? opts.accessTokenTtlSeconds),
+    deriveKey: (purpose) => Buffer.from(hkdfSync('sha256', opts.jwtSecret, 'svc', `svc:${purpose}`, 32))
   }
   app.svc.auth = service
 

@@ -35,6 +35,13 @@ export interface ManifestFeatures {
   webhooks: boolean
 }
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** `false` keeps a route out of `_describe` (e.g. a catch-all that only answers an error). */
+    svcDescribe?: boolean
+  }
+}
+
 /** The version segment a schema without `version` lives under; the manifest's top-level `version`. */
 export const DEFAULT_VERSION = 'v1'
 
@@ -57,6 +64,7 @@ export class Manifest {
 
   /** The `onRoute` hook: records method and full URL of every route registered after core. */
   readonly recordRoute = (route: RouteOptions): void => {
+    if (route.config?.svcDescribe === false) return
     const methods = Array.isArray(route.method) ? route.method : [route.method]
     for (const m of methods) {
       if (ROUTE_METHODS.has(m.toUpperCase())) this.#routes.push({ method: m.toUpperCase(), url: route.url })

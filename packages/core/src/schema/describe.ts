@@ -11,6 +11,8 @@ function field (f: FieldModel): Record<string, unknown> {
   if (f.reference !== undefined) out.reference = f.reference
   // Role names only: the manifest describes the schema, so ACL'd fields are still listed.
   if (f.acl !== undefined) out.acl = { ...f.acl }
+  // Limits a client checks before uploading; `accept` absent means any type.
+  if (f.file !== undefined) out.file = { ...f.file }
   if (f.kind === 'object') out.fields = f.fields!.map(field)
   if (f.kind === 'array' && f.items!.kind === 'object') out.fields = f.items!.fields!.map(field)
   return out

@@ -1,6 +1,7 @@
 import type { FieldKind, FieldModel } from './model.js'
 import { SYSTEM_FIELD_SET } from './model.js'
 import { SchemaError } from './schema-error.js'
+import { fileOptions } from './file-options.js'
 
 const CTORS = new Map<unknown, FieldKind>([[String, 'string'], [Number, 'number'], [Boolean, 'boolean'], [Date, 'date']])
 const NAMES: Record<string, FieldKind> = { String: 'string', Number: 'number', Boolean: 'boolean', Date: 'date', Mixed: 'mixed', File: 'file' }
@@ -115,11 +116,8 @@ function applyOptions (source: string, key: string, f: FieldModel, def: Record<s
     if (typeof def.reference !== 'string') throw new SchemaError(source, `${key}.reference`, 'must name a target schema path')
     f.reference = def.reference
   }
-  if (def.file !== undefined) {
-    if (f.kind !== 'file') throw new SchemaError(source, `${key}.file`, "applies to type 'File' only")
-    if (!isPlainObject(def.file)) throw new SchemaError(source, `${key}.file`, 'must be an object')
-    f.file = def.file
-  }
+  if (def.file !== undefined && f.kind !== 'file') throw new SchemaError(source, `${key}.file`, "applies to type 'File' only")
+  if (f.kind === 'file') fileField(source, key, f, def)
   if (def.acl !== undefined) {
     if (!isPlainObject(def.acl)) throw new SchemaError(source, `${key}.acl`, 'must be an object of read/create/update role lists')
     for (const [slot, roles] of Object.entries(def.acl)) {
@@ -138,6 +136,18 @@ function applyOptions (source: string, key: string, f: FieldModel, def: Record<s
     if (f.enum !== undefined) items.enum = f.enum
     if (f.min !== undefined) items.min = f.min
   }
+}
+
+/**
+ * A file is uploaded to an existing record through its own route, so a File field lives at the
+ * top level (the route is `/:id/<field>`) and cannot be required, searched or computed.
+ */
+function fileField (source: string, key: string, f: FieldModel, def: Record<string, unknown>): void {
+  if (f.path.includes('.')) throw new SchemaError(source, `${key}.type`, 'File fields must be top-level fields (each has its own upload route)')
+  if (f.required) throw new SchemaError(source, `${key}.required`, 'a File field cannot be required: a record exists before its file is uploaded')
+  if (f.searchable) throw new SchemaError(source, `${key}.searchable`, 'a File field cannot be searchable')
+  if (def.computed !== undefined) throw new SchemaError(source, `${key}.computed`, 'a File field cannot be computed')
+  f.file = fileOptions(source, `${key}.file`, def.file)
 }
 
 function stateMachine (source: string, key: string, f: FieldModel, sm: unknown): FieldModel['stateMachine'] {

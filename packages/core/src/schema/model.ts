@@ -1,6 +1,6 @@
 import type { TSchema } from '@sinclair/typebox'
 import type { AggregationModel } from './aggregations.js'
-import type { FieldAcl, FileOptions, SchemaDefinition, StateMachineDefinition } from './define.js'
+import type { FieldAcl, SchemaDefinition, StateMachineDefinition } from './define.js'
 import type { FieldKind } from '../values/kinds.js'
 
 export type { FieldKind }
@@ -22,10 +22,21 @@ export interface FieldModel {
   computed?: (record: Record<string, unknown>) => unknown
   reference?: string
   stateMachine?: StateMachineDefinition
-  file?: FileOptions
+  /** Set on every `File` field, defaults filled in. */
+  file?: FileFieldOptions
   acl?: FieldAcl
   fields?: FieldModel[]
   items?: FieldModel
+}
+
+/** A File field's options after loading (spec "File field options"). */
+export interface FileFieldOptions {
+  /** Upload size limit in bytes; default 10 MB. */
+  maxBytes: number
+  /** Allowed MIME types (lower case; `image/*` allows a whole type); absent, any type. */
+  accept?: string[]
+  storage: 'local' | 's3'
+  visibility: 'private' | 'public'
 }
 
 export interface RelationModel {

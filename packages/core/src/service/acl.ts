@@ -24,6 +24,10 @@ export function canRead (ctx: RequestContext, f: FieldModel): boolean {
   return allowed(ctx, f.acl?.read)
 }
 
+export function canWrite (ctx: RequestContext, f: FieldModel, slot: WriteSlot): boolean {
+  return allowed(ctx, f.acl?.[slot])
+}
+
 /**
  * Top-level names the caller may see (system fields included), or null when nothing is hidden:
  * relations and audit use it to project records exactly like the service's own answers.
@@ -55,8 +59,9 @@ export function screenWrite (model: ResourceModel, ctx: RequestContext, input: u
     const f = model.fieldsByPath.get(key)
     if (f === undefined || f.path !== key) continue
     if (f.computed !== undefined) throw new ValidationError(`${key} is computed and cannot be written`, { field: key })
-    if (f.kind === 'file') throw new ValidationError(`${key} is a file field: upload or delete it through its file route`, { field: key })
-    if (!allowed(ctx, f.acl?.[slot])) throw new ForbiddenError(`you may not ${slot === 'create' ? 'set' : 'change'} ${key}`, { field: key })
+    // FileMeta is written by the file routes only (the blob must exist); a JSON body cannot forge it.
+    if (f.kind === 'file') throw new ValidationError(`${key} is a file field: upload it with POST /:id/${key}, remove it with DELETE /:id/${key}`, { field: key })
+    if (!canWrite(ctx, f, slot)) throw new ForbiddenError(`you may not ${slot === 'create' ? 'set' : 'change'} ${key}`, { field: key })
   }
 }
 

@@ -14,7 +14,8 @@ import { legalSeed, refuseBulkState, stampInitial } from './state-machine.js'
 import { createRecord, deleteRecord, transitionRecord, updateRecord, type WriteHost } from './write-path.js'
 import { presentRecord } from './present.js'
 import { updateMatching } from './bulk-update.js'
-import type { PurgeHook } from './purge.js'
+import { runPurgeHooks, type PurgeHook } from './purge.js'
+import { checkFileWrite, readFileField, writeFileField } from './file-field.js'
 import { and, compileClientScopes, stamp, tenantFilter, type Operation } from './tenancy.js'
 import { RelationLoader } from './relations.js'
 import { AggregationRunner } from './aggregations.js'
@@ -83,6 +84,10 @@ export class ResourceService {
   /** Hooks run after records are purged for good (extension point 4, see purge.ts). */
   readonly purgeHooks: PurgeHook[] = []
   onPurge (hook: PurgeHook): void { this.purgeHooks.push(hook) }
+  /** Hands documents removed for good (hard delete, retention sweep) to the purge hooks; never throws. */
+  async purged (docs: Document[], ctx?: RequestContext): Promise<void> {
+    await runPurgeHooks(this.purgeHooks, this.model, docs, ctx === undefined ? this.#deps.log : this.#log(ctx))
+  }
   #bulkRecords = false
   /** Bulk writes then report per-record before/after images (`WriteResult.records`), at the cost of a pre-read. */
   wantBulkRecords (): void { this.#bulkRecords = true }
@@ -111,7 +116,8 @@ export class ResourceService {
       scopeFilter: (c, op) => this.scopeFilter(c, op),
       accept: (c, input, mode) => this.accept(c, input, mode),
       present: (c, doc) => this.present(c, doc),
-      publish: async (result) => await this.publish(result)
+      publish: async (result) => await this.publish(result),
+      purged: async (docs) => await this.purged(docs, ctx)
     }
   }
 
@@ -224,6 +230,24 @@ export class ResourceService {
 
   async deleteById (ctx: RequestContext, id: string): Promise<RecordJson> {
     return await deleteRecord(this.#host(ctx), ctx, id)
+  }
+
+  /**
+   * File fields (`@svc/files`, see file-field.ts): no hooks, update ACL and scopes, audit and
+   * `<path>.updated` through publish. `readFile` answers the stored FileMeta or null (403 when
+   * the field is unreadable); `checkFileWrite` runs every check of `setFile` before an upload
+   * streams; `setFile` stores or clears the metadata and answers what it replaced.
+   */
+  async readFile (ctx: RequestContext, id: string, field: string): Promise<Document | null> {
+    return await readFileField(this.#host(ctx), ctx, id, field)
+  }
+
+  async checkFileWrite (ctx: RequestContext, id: string, field: string): Promise<{ userId: string }> {
+    return await checkFileWrite(this.#host(ctx), ctx, id, field)
+  }
+
+  async setFile (ctx: RequestContext, id: string, field: string, value: Document | null): Promise<{ previous: Document | null, record: RecordJson }> {
+    return await writeFileField(this.#host(ctx), ctx, id, field, value)
   }
 
   /**

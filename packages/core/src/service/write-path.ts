@@ -23,6 +23,8 @@ export interface WriteHost {
   accept: (ctx: RequestContext, input: unknown, mode: 'create' | 'update') => PreparedInput
   present: (ctx: RequestContext, doc: Document) => RecordJson
   publish: (result: WriteResult) => Promise<void>
+  /** Runs the purge hooks for documents removed for good (hard delete). */
+  purged: (docs: Document[]) => Promise<void>
 }
 
 /** A caller who may write but not read a state field must not learn its value from a refusal. */
@@ -135,6 +137,8 @@ export async function deleteRecord (h: WriteHost, ctx: RequestContext, id: strin
   const before = toJson<RecordJson>(res.before)
   const after = res.after == null ? null : toJson<RecordJson>(res.after)
   await h.publish({ action: 'deleted', model, ctx, recordId: before._id, before, after })
+  // A removal (not a tombstone) is final: attached blobs go with it.
+  if (res.after == null) await h.purged([res.before])
   const record = h.present(ctx, res.after ?? res.before)
   await runAfter(model, 'afterDelete', { record, ...hookBase(model, ctx) }, h.log)
   return record

@@ -1,5 +1,4 @@
 import type { Document } from 'mongodb'
-import type { FastifyBaseLogger } from 'fastify'
 import type { ResourceService } from '@svc/core'
 import type { SweepReport } from '../types.js'
 
@@ -10,7 +9,6 @@ export interface SweepDeps {
   retentionDays: (service: ResourceService) => number | undefined
   now: () => Date
   batchSize: number
-  log: FastifyBaseLogger
 }
 
 /**
@@ -47,19 +45,8 @@ async function sweepService (service: ResourceService, cutoff: Date, deps: Sweep
     }
     if (purged.length > 0) {
       total += purged.length
-      await runPurgeHooks(service, purged, deps.log)
+      await service.purged(purged)
     }
     if (candidates.length < deps.batchSize) return total
-  }
-}
-
-async function runPurgeHooks (service: ResourceService, docs: Document[], log: FastifyBaseLogger): Promise<void> {
-  for (const hook of service.purgeHooks) {
-    try {
-      await hook({ model: service.model, docs })
-    } catch (err) {
-      // The rows are gone already; a failed hook leaves orphan blobs, which we report, not retry.
-      log.error({ err, path: service.model.path, ids: docs.map((d) => String(d._id)) }, 'purge hook failed')
-    }
   }
 }

@@ -1,24 +1,11 @@
 import type { FastifyBaseLogger } from 'fastify'
+import { startPeriodic } from '@svc/core'
 import type { SweepReport } from '../types.js'
 
-/**
- * Runs the sweep every `intervalMs` on an unref'd timer (it never keeps the process alive),
- * never overlapping itself; `stop()` waits for a sweep in flight so onClose leaves no query behind.
- */
+/** The retention sweep on core's periodic timer; logs what each run purged. */
 export function startSweepTimer (sweep: () => Promise<SweepReport>, intervalMs: number, log: FastifyBaseLogger): { stop: () => Promise<void> } {
-  let running: Promise<unknown> | null = null
-  const timer = setInterval(() => {
-    if (running != null) return
-    running = sweep()
-      .then((r) => { if (Object.keys(r.purged).length > 0) log.info({ purged: r.purged }, 'purged expired tombstones') })
-      .catch((err: unknown) => { log.error({ err }, 'retention sweep failed') })
-      .finally(() => { running = null })
-  }, intervalMs)
-  timer.unref()
-  return {
-    async stop () {
-      clearInterval(timer)
-      await running
-    }
-  }
+  return startPeriodic('retention sweep', async () => {
+    const r = await sweep()
+    if (Object.keys(r.purged).length > 0) log.info({ purged: r.purged }, 'purged expired tombstones')
+  }, intervalMs, log)
 }
