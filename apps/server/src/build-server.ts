@@ -2,6 +2,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import type { Db } from 'mongodb'
 import svcCore, { svcServerOptions } from '@svc/core'
 import svcAudit from '@svc/audit'
+import svcFiles from '@svc/files'
 import svcMcp from '@svc/mcp'
 import svcSoftDelete from '@svc/softdelete'
 import type { ServerConfig } from './config.js'
@@ -41,6 +42,15 @@ export async function buildServer (config: ServerConfig, opts: BuildServerOption
   // Spec defaults: soft delete and audit are on for every schema unless it opts out.
   await app.register(svcSoftDelete, { retentionDays: config.softDeleteRetentionDays })
   await app.register(svcAudit)
+  const { bucket, region, endpoint } = config.s3
+  await app.register(svcFiles, {
+    uploadsDir: config.uploadsDir,
+    publicBaseUrl: config.publicBaseUrl,
+    // Unset: derived from JWT_SECRET by core (never the same bytes).
+    ...(config.filesSigningSecret !== undefined ? { signingSecret: config.filesSigningSecret } : {}),
+    // Credentials come from the AWS SDK's default chain (AWS_ACCESS_KEY_ID…, profiles, instance roles).
+    ...(bucket !== undefined && region !== undefined ? { s3: { bucket, region, ...(endpoint !== undefined ? { endpoint } : {}) } } : {})
+  })
   // MCP tools for AI agents at POST /mcp; built on ready from the registry and the plugins above.
   await app.register(svcMcp, { production: config.nodeEnv === 'production' })
   const { smtp } = config

@@ -23,6 +23,8 @@ export interface ServerConfig {
   /** Time bound of every query a caller drives (QUERY_TIMEOUT_MS). */
   queryTimeoutMs: number
   uploadsDir: string
+  /** HMAC key of local download URLs; unset, @svc/files derives one from JWT_SECRET. */
+  filesSigningSecret?: string
   publicBaseUrl: string
   metricsEnabled: boolean
   metricsToken?: string
@@ -135,6 +137,13 @@ export function loadConfig (env: Env = process.env): ConfigResult {
 
   const metricsEnabled = bool('METRICS_ENABLED')
 
+  const filesSigningSecret = read(env, 'FILES_SIGNING_SECRET')
+  if (production && filesSigningSecret !== undefined && filesSigningSecret.length < 32) problems.push('FILES_SIGNING_SECRET must be at least 32 characters when NODE_ENV=production')
+  const s3 = { bucket: read(env, 'STORAGE_S3_BUCKET'), region: read(env, 'STORAGE_S3_REGION'), endpoint: read(env, 'STORAGE_S3_ENDPOINT') }
+  if (s3.bucket !== undefined && s3.region === undefined) problems.push('STORAGE_S3_REGION is required when STORAGE_S3_BUCKET is set')
+  if ((s3.region !== undefined || s3.endpoint !== undefined) && s3.bucket === undefined) problems.push('STORAGE_S3_BUCKET is required when STORAGE_S3_REGION or STORAGE_S3_ENDPOINT is set')
+  if (s3.endpoint !== undefined && !/^https?:\/\/\S+$/.test(s3.endpoint)) problems.push(`STORAGE_S3_ENDPOINT must be an http(s) URL (got "${s3.endpoint}")`)
+
   if (problems.length > 0 || jwtSecret === undefined) return { config: null, problems, warnings }
   return {
     problems,
@@ -153,6 +162,7 @@ export function loadConfig (env: Env = process.env): ConfigResult {
       pageSize,
       queryTimeoutMs,
       uploadsDir: read(env, 'UPLOADS_DIR') ?? './uploads',
+      filesSigningSecret,
       publicBaseUrl,
       metricsEnabled,
       metricsToken: read(env, 'METRICS_TOKEN'),
@@ -162,7 +172,7 @@ export function loadConfig (env: Env = process.env): ConfigResult {
       softDeleteRetentionDays: retention,
       redisUrl: read(env, 'REDIS_URL'),
       smtp: { host: read(env, 'SMTP_HOST'), port: smtpPort, user: read(env, 'SMTP_USER'), pass: read(env, 'SMTP_PASS'), from: mailFrom },
-      s3: { bucket: read(env, 'STORAGE_S3_BUCKET'), region: read(env, 'STORAGE_S3_REGION'), endpoint: read(env, 'STORAGE_S3_ENDPOINT') }
+      s3
     }
   }
 }

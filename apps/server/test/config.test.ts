@@ -74,7 +74,12 @@ t.test('individual rules', async (t) => {
     ['bad MONGODB_URI', { MONGODB_URI: 'postgres://x' }, /^MONGODB_URI must start with mongodb/],
     ['bad boolean', { SVC_ALLOW_EMBEDDED_DB: 'yes' }, /^SVC_ALLOW_EMBEDDED_DB must be "true" or "false"/],
     ['bad METRICS_ENABLED', { METRICS_ENABLED: 'on' }, /^METRICS_ENABLED must be "true" or "false"/],
-    ['port out of range', { PORT: '70000' }, /^PORT must be a whole number between 0 and 65535/]
+    ['port out of range', { PORT: '70000' }, /^PORT must be a whole number between 0 and 65535/],
+    ['S3 bucket and region', { STORAGE_S3_BUCKET: 'b', STORAGE_S3_REGION: 'eu-west-1', STORAGE_S3_ENDPOINT: 'http://127.0.0.1:9000' }, null],
+    ['S3 bucket without region', { STORAGE_S3_BUCKET: 'b' }, /^STORAGE_S3_REGION is required when STORAGE_S3_BUCKET is set/],
+    ['S3 endpoint without bucket', { STORAGE_S3_ENDPOINT: 'http://127.0.0.1:9000' }, /^STORAGE_S3_BUCKET is required/],
+    ['S3 endpoint not a URL', { STORAGE_S3_BUCKET: 'b', STORAGE_S3_REGION: 'r', STORAGE_S3_ENDPOINT: 'minio:9000' }, /^STORAGE_S3_ENDPOINT must be an http\(s\) URL/],
+    ['production with a short FILES_SIGNING_SECRET', { ...prodOk, FILES_SIGNING_SECRET: 'short' }, /^FILES_SIGNING_SECRET must be at least 32/]
   ]
   for (const [name, env, expected] of cases) {
     const { problems, config } = loadConfig(env)

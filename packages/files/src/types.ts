@@ -48,7 +48,7 @@ export interface S3StorageOptions {
   endpoint?: string
   /** Default: true when `endpoint` is set. */
   forcePathStyle?: boolean
-  /** Parts uploaded at once per file (each part is 5 MiB in memory); default 2. */
+  /** Parts (5 MiB each) of one file sent at once; default 1. Each adds a part buffer in memory. */
   queueSize?: number
   /** A ready client instead of the options above (its region/endpoint/credentials are used). */
   client?: S3Client

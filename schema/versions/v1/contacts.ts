@@ -32,7 +32,10 @@ export default {
     // Derived on every read, never stored; sending it is 400.
     { name: 'fullName', type: String, computed: (r: Record<string, unknown>) => [r.firstName, r.lastName].filter(Boolean).join(' ') },
     // Field ACL: only managers and admins see or write it; others get it stripped (and 403 on write).
-    { name: 'internalNotes', type: String, acl: { read: ['admin', 'manager'], create: ['admin', 'manager'], update: ['admin', 'manager'] } }
+    { name: 'internalNotes', type: String, acl: { read: ['admin', 'manager'], create: ['admin', 'manager'], update: ['admin', 'manager'] } },
+    // A file field (@svc/files): POST /api/v1/contacts/:id/avatar (multipart, part `file`), GET, DELETE.
+    // Public: a stable URL anyone may load; PNG/JPEG/WebP by their magic bytes, at most 2 MB.
+    { name: 'avatar', type: 'File', file: { maxBytes: 2 * 1024 * 1024, accept: ['image/png', 'image/jpeg', 'image/webp'], visibility: 'public' } }
   ],
   // Lifecycle hooks: tidy the input after ACL checks and tenant stamping; a throw with a
   // statusCode is answered with that status (here 400 VALIDATION naming the field).

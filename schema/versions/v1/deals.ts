@@ -13,6 +13,8 @@ export default {
     { name: 'contactId', type: String },
     { name: 'lineItems', type: [{ sku: { type: String, required: true }, quantity: { type: Number, min: 1, default: 1 }, unitPrice: { type: Number, min: 0 } }] },
     { name: 'metadata', type: 'Mixed' },
+    // The signed contract: a private PDF (GET /api/v1/deals/:id/contract answers a link valid ~5 minutes).
+    { name: 'contract', type: 'File', file: { accept: ['application/pdf'], visibility: 'private' } },
     // A state machine: new deals start in `draft`; PUT /deals/:id { approval } moves it along the
     // table (400 INVALID_TRANSITION otherwise), reads carry `availableTransitions`.
     {

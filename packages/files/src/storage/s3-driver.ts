@@ -6,18 +6,20 @@ import type { S3StorageOptions } from '../types.js'
 import type { BlobHeaders, BlobInfo, StorageDriver } from './driver.js'
 import { KEY_RE } from './keys.js'
 
-// S3's minimum part size; lib-storage holds one such buffer per part in flight.
+// S3's minimum part size. lib-storage must buffer a part to know its length, and keeps the
+// previous part's buffer until it cuts the next: about two parts (10 MiB) per active upload.
 const PART_SIZE = 5 * 1024 * 1024
 
 /** Builds the client from options: the SDK's default credential chain, path style for custom endpoints. */
 export function s3Client (opts: S3StorageOptions): S3Client {
   if (opts.client !== undefined) return opts.client
+  if (opts.endpoint === undefined) return new S3Client({ region: opts.region, ...(opts.forcePathStyle !== undefined ? { forcePathStyle: opts.forcePathStyle } : {}) })
   return new S3Client({
     region: opts.region,
-    ...(opts.endpoint !== undefined ? { endpoint: opts.endpoint } : {}),
-    forcePathStyle: opts.forcePathStyle ?? opts.endpoint !== undefined,
-    // Checksums only where S3 requires them: S3-compatible servers do not all read the SDK's
-    // newer trailing-checksum encoding, and TLS plus Content-MD5-free PUTs are what AWS asks.
+    endpoint: opts.endpoint,
+    forcePathStyle: opts.forcePathStyle ?? true,
+    // S3-compatible servers do not all understand the SDK's default CRC checksum headers and
+    // trailers; against them, checksums only where the API requires one.
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED'
   })
@@ -37,7 +39,8 @@ export class S3Driver implements StorageDriver {
   constructor (opts: S3StorageOptions) {
     this.#client = s3Client(opts)
     this.#bucket = opts.bucket
-    this.#queueSize = opts.queueSize ?? 2
+    this.#queueSize = opts.queueSize ?? 1
+    if (!Number.isSafeInteger(this.#queueSize) || this.#queueSize < 1) throw new Error('@svc/files: s3.queueSize must be a whole number >= 1')
   }
 
   #check (key: string): string {
