@@ -1,13 +1,12 @@
 import type { Test } from 'tap'
-import { randomBytes } from 'node:crypto'
 import { readdirSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import Fastify, { type FastifyInstance } from 'fastify'
-import { ObjectId, type Db } from 'mongodb'
+import type { Db } from 'mongodb'
 import svcCore from '@svc/core'
 import softDelete from '@svc/softdelete'
 import audit from '@svc/audit'
-import { getTestDb, signToken } from '@svc/testkit'
+import { getTestDb, tokenUser, type TokenUser } from '@svc/testkit'
 import files from '../src/index.js'
 import type { FilesOptions } from '../src/types.js'
 import { startS3Peer, type S3Peer } from './fixtures/s3-peer.js'
@@ -77,15 +76,11 @@ export async function buildApp (t: Test, opts: BuildOptions = {}): Promise<Files
   return { app, db, uploadsDir, s3, blobs: storage === 's3' ? s3!.keys : local }
 }
 
-export interface TestUser {
-  userId: string
-  headers: { authorization: string }
-}
+export type TestUser = TokenUser
 
+/** A made-up tenant of this app's JWT secret. */
 export function makeUser (claims: Record<string, unknown> = {}): TestUser {
-  const userId = typeof claims.user_id === 'string' ? claims.user_id : new ObjectId().toHexString()
-  const token = signToken({ user_id: userId, email: `u-${randomBytes(3).toString('hex')}@example.test`, roles: ['user'], ...claims }, JWT_SECRET)
-  return { userId, headers: { authorization: `Bearer ${token}` } }
+  return tokenUser(JWT_SECRET, claims)
 }
 
 /** Creates a contact (or any record) and answers its id. */

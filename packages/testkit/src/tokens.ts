@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto'
+import { createHmac, randomBytes } from 'node:crypto'
 
 export interface SignTokenOptions {
   /** `HS256` (default), `none` (unsigned: must be refused), or `HS512` (a wrong algorithm: must be refused). */
@@ -28,4 +28,19 @@ export function signToken (claims: Record<string, unknown>, secret: string, opts
 /** Standard claims for a made-up user; override any of them. */
 export function userClaims (overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return { user_id: '65f000000000000000000001', email: 'someone@example.test', roles: ['user'], ...overrides }
+}
+
+export interface TokenUser {
+  userId: string
+  headers: { authorization: string }
+}
+
+/**
+ * A made-up tenant with a bearer signed by `secret` (no /register round trip): a fresh 24-hex
+ * `user_id` unless the claims name one, a unique e-mail, roles `['user']` unless overridden.
+ */
+export function tokenUser (secret: string, claims: Record<string, unknown> = {}): TokenUser {
+  const userId = typeof claims.user_id === 'string' ? claims.user_id : randomBytes(12).toString('hex')
+  const token = signToken({ user_id: userId, email: `u-${randomBytes(3).toString('hex')}@example.test`, roles: ['user'], ...claims }, secret)
+  return { userId, headers: { authorization: `Bearer ${token}` } }
 }

@@ -1,6 +1,6 @@
 import { test } from 'tap'
 import { createHmac } from 'node:crypto'
-import { signToken, userClaims } from '../src/index.js'
+import { signToken, tokenUser, userClaims } from '../src/index.js'
 
 function parts (token: string): [Record<string, unknown>, Record<string, unknown>, string] {
   const [h, p, s] = token.split('.')
@@ -22,4 +22,18 @@ test('signToken variants: alg none, expired, other algorithm', async (t) => {
   const [, expired] = parts(signToken(userClaims(), 's', { expiresIn: -10 }))
   t.ok((expired.exp as number) < Date.now() / 1000)
   t.equal(parts(signToken(userClaims(), 's', { alg: 'HS512' }))[0].alg, 'HS512')
+})
+
+test('tokenUser: a fresh tenant with a bearer of the given secret', async (t) => {
+  const a = tokenUser('secret')
+  const b = tokenUser('secret', { roles: ['user', 'admin'] })
+  t.match(a.userId, /^[0-9a-f]{24}$/)
+  t.not(a.userId, b.userId, 'a new tenant each call')
+  const [head, payload, sig] = parts(a.headers.authorization.replace(/^Bearer /, ''))
+  t.equal(head.alg, 'HS256')
+  t.equal(payload.user_id, a.userId)
+  t.same(payload.roles, ['user'])
+  t.ok(sig.length > 0)
+  t.same(parts(b.headers.authorization.slice(7))[1].roles, ['user', 'admin'], 'claims override')
+  t.equal(tokenUser('s', { user_id: 'given' }).userId, 'given')
 })
