@@ -43,7 +43,7 @@ function head (u: TestUser, id: string, contentType: string, extra: string): str
 
 async function nothingStored (t: Test, ctx: FilesApp): Promise<void> {
   // The server may still be cleaning up after a hang-up: give it a moment, boundedly.
-  for (let i = 0; i < 100 && (await ctx.blobs()).length > 0; i++) await new Promise((resolve) => setTimeout(resolve, 20))
+  for (let i = 0; i < 500 && (await ctx.blobs()).length > 0; i++) await new Promise((resolve) => setTimeout(resolve, 20))
   t.same(await ctx.blobs(), [], 'no blob and no temp file')
   t.notOk((await ctx.db.collection('contacts').findOne({}))?.avatar, 'no metadata')
 }

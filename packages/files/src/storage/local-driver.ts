@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import { once } from 'node:events'
 import { createWriteStream } from 'node:fs'
 import { mkdir, opendir, rename, stat, unlink } from 'node:fs/promises'
 import { dirname, join, relative, resolve, sep } from 'node:path'
@@ -41,11 +42,15 @@ export class LocalDriver implements StorageDriver {
   async put (key: string, body: Readable, _contentType: string): Promise<void> {
     const target = this.pathOf(key)
     const temp = join(this.root, TEMP_DIR, randomUUID())
+    const out = createWriteStream(temp, { flags: 'wx', flush: true })
     try {
-      await pipeline(body, createWriteStream(temp, { flags: 'wx', flush: true }))
+      await pipeline(body, out)
       await mkdir(dirname(target), { recursive: true })
       await rename(temp, target)
     } catch (err) {
+      // A failure can come before the file is even open: unlink only once it is closed, or the
+      // late open would recreate it.
+      if (!out.closed) await once(out, 'close').catch(() => {})
       await unlink(temp).catch(ignoreMissing)
       throw err
     }
