@@ -7,6 +7,7 @@
 import { MongoClient, type Collection, type Document } from 'mongodb'
 import { startDevDb } from '@svc/devdb'
 import { tenantWorkload } from './tenant-workload.js'
+import { engineTime } from './engine-time.js'
 
 const SIZES = [10_000, 100_000]
 const WINDOW_MS = 2000
@@ -45,6 +46,7 @@ async function main (): Promise<void> {
     await measure(async () => await warm.findOne({ _id: Math.floor(Math.random() * 2000) as never }))
     await measure(async () => await warm.find({ city: 'c1', age: { $gte: 30 } }).sort({ score: -1 }).limit(10).toArray())
     await warm.drop()
+    await tenantWorkload(server.uri, 2000, measure)
     for (const size of SIZES) {
       const coll = client.db('bench').collection(`users_${size}`)
       await coll.createIndex({ email: 1 }, { unique: true })
@@ -71,6 +73,9 @@ async function main (): Promise<void> {
   console.table(tenantRows)
   const [ts, tl] = tenantRows
   const tr = (k: string): string => (Number(ts[k]) / Number(tl[k])).toFixed(2)
+  const engine = []
+  for (const size of SIZES) engine.push({ docs: size, ...await engineTime(size) })
+  console.table(engine)
   console.log(`tenant workload, 10k/100k slowdown — list-20: ${tr('list-20 ops/s')}×, count/tenant: ${tr('count/tenant ops/s')}×, $in 200: ${tr('$in 200 ops/s')}× (goal ≤ 1.3×)`)
 }
 

@@ -23,9 +23,18 @@ export const HIGHEST = new Edge(1000, 1)
 export const EMPTY_ARRAY_KEY = Symbol('undefined')
 const EMPTY_ARRAY_RANK = Rank.EmptyArray
 
+/** Type rank of a key value; the common types first, by cheap checks (this runs in every seek and range end). */
 function keyRank (v: unknown): number {
-  if (isEdge(v)) return v.rank
-  if (v === EMPTY_ARRAY_KEY) return EMPTY_ARRAY_RANK
+  switch (typeof v) {
+    case 'string': return Rank.String
+    case 'number': case 'bigint': return Rank.Number
+    case 'boolean': return Rank.Bool
+    case 'symbol': return EMPTY_ARRAY_RANK
+  }
+  if (v === null || v === undefined) return Rank.Null
+  const ctor = (v as { constructor?: unknown }).constructor
+  if (ctor === Edge) return (v as Edge).rank
+  if (ctor === Date) return Rank.Date
   return rankOf(v)
 }
 

@@ -1,11 +1,12 @@
 /**
  * COUNT (the count command's root: counts its child's rows, applying skip and limit) and
- * COUNT_SCAN (counts the keys of one index range without fetching documents; a non-multikey
- * index counts whole B+tree leaves at a time, so a tenant's count costs the same at any size).
+ * COUNT_SCAN (counts the keys of one index range without fetching documents; on a non-multikey
+ * index by two rank queries, so a tenant's count costs the same at any size).
  */
 import type { Document } from 'bson'
 import type { IndexDef, IndexEntry } from '../engine/index-def.js'
 import { Edge } from '../engine/key-compare.js'
+import { rankBelow } from '../engine/btree-rank.js'
 import { formatKeyValue } from './explain-format.js'
 import type { KeyRange } from './scan-ranges.js'
 import { Stage, NEED_TIME, EOF, type ExecContext, type WorkResult } from './stage.js'
@@ -56,7 +57,7 @@ export class CountScan extends Stage {
     if (this.isEOF) return EOF
     const { start, end } = this.range
     if (!this.index.isMultikey) {
-      this.count = this.index.tree.forRange(start, end, true)
+      this.count = rankBelow(this.index.tree, end) - rankBelow(this.index.tree, start)
       this.keys = this.count
     } else {
       const seen = new Set<number>()
