@@ -1,0 +1,59 @@
+import createError from '@fastify/error'
+
+/** The stable codes the agent answers with (the service's vocabulary, spec "Errors"). */
+export const AgentErrorCodes = {
+  VALIDATION: 400,
+  UNAUTHENTICATED: 401,
+  UNLINKED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  INTERNAL: 500,
+  SERVICE_UNAVAILABLE: 503
+} as const
+
+export type AgentErrorCode = keyof typeof AgentErrorCodes
+
+export interface AgentErrorLike extends Error {
+  code: AgentErrorCode
+  statusCode: number
+  details?: Record<string, unknown>
+}
+
+function define (code: AgentErrorCode, defaultMessage: string) {
+  const Base = createError(code, '%s', AgentErrorCodes[code])
+  return class extends Base {
+    declare code: AgentErrorCode
+    details?: Record<string, unknown>
+    constructor (message: string = defaultMessage, details?: Record<string, unknown>, options?: { cause?: unknown }) {
+      super(message)
+      if (details !== undefined) this.details = details
+      if (options?.cause !== undefined) (this as { cause?: unknown }).cause = options.cause
+    }
+  }
+}
+
+export const ValidationError = define('VALIDATION', 'invalid input')
+export const UnauthenticatedError = define('UNAUTHENTICATED', 'authentication required')
+export const UnlinkedError = define('UNLINKED', 'this chat user is not linked to an account yet')
+export const ForbiddenError = define('FORBIDDEN', 'forbidden')
+export const NotFoundError = define('NOT_FOUND', 'not found')
+/** The model API could not be reached, timed out, or refused the request (misconfiguration). */
+export const ModelUnavailableError = define('SERVICE_UNAVAILABLE', 'the language model is unavailable')
+/** The service (MCP, login) could not be reached. */
+export const ServiceUnavailableError = define('SERVICE_UNAVAILABLE', 'the service is unavailable')
+
+/** True for errors the agent raised on purpose (a stable code and a client status). */
+export function isAgentError (err: unknown): err is AgentErrorLike {
+  const e = err as Partial<AgentErrorLike> | null
+  return e != null && typeof e.code === 'string' && Object.hasOwn(AgentErrorCodes, e.code) && typeof e.statusCode === 'number'
+}
+
+/** The envelope `{ error: { code, message, details? } }`; anything unexpected is INTERNAL. */
+export function errorEnvelope (err: unknown): { status: number, body: { error: { code: string, message: string, details?: Record<string, unknown> } } } {
+  if (isAgentError(err)) {
+    const error: { code: string, message: string, details?: Record<string, unknown> } = { code: err.code, message: err.message }
+    if (err.details !== undefined) error.details = err.details
+    return { status: err.statusCode, body: { error } }
+  }
+  return { status: 500, body: { error: { code: 'INTERNAL', message: 'internal error' } } }
+}
