@@ -2,6 +2,7 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { mcpRoute } from './http/mcp-route.js'
 import { ToolCatalog } from './tools/catalog.js'
+import { base64Length, largestFileField } from './tools/file-tools.js'
 import type { McpOptions } from './types.js'
 
 export type { McpOptions, McpTool, ToolOutput, ToolAudience } from './types.js'
@@ -11,6 +12,8 @@ export { INSTRUCTIONS } from './http/server-pool.js'
 const DEFAULT_MAX_RESULT_CHARS = 100_000
 // Fastify's default body limit; raised below when base64 file uploads need more.
 const DEFAULT_BODY_LIMIT = 1024 * 1024
+// Room for the JSON-RPC envelope and the other arguments around an upload's base64 text.
+const ENVELOPE_BYTES = 64 * 1024
 
 async function svcMcp (app: FastifyInstance, opts: McpOptions): Promise<void> {
   const path = opts.path ?? '/mcp'
@@ -30,7 +33,8 @@ async function svcMcp (app: FastifyInstance, opts: McpOptions): Promise<void> {
 
   await app.register(mcpRoute, {
     path,
-    bodyLimit: DEFAULT_BODY_LIMIT,
+    // The registry is loaded with core: a File field's largest upload, base64-encoded, must fit.
+    bodyLimit: Math.max(DEFAULT_BODY_LIMIT, base64Length(largestFileField(app.svc.registry.all())) + ENVELOPE_BYTES),
     catalog: () => catalog!,
     call: { maxResultChars, production }
   })

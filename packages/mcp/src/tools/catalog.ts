@@ -7,6 +7,7 @@ import { failure, success } from '../results.js'
 import type { McpTool, ToolArgs } from '../types.js'
 import { aggregationTools } from './aggregation-tools.js'
 import { historyTool, restoreTool } from './feature-tools.js'
+import { fileTools } from './file-tools.js'
 import { getTool, listTool, searchTool } from './read-tools.js'
 import { relationTools } from './relation-tools.js'
 import { resourcesTool } from './resources-tool.js'
@@ -27,7 +28,7 @@ function schemaTools (b: ReturnType<typeof buildContext>, model: ResourceModel):
   return [
     listTool(b, model), getTool(b, model), ...optional.filter((t): t is McpTool => t !== undefined),
     createTool(b, model), updateTool(b, model), deleteTool(b, model),
-    ...relationTools(b, model), ...aggregationTools(b, model)
+    ...relationTools(b, model), ...aggregationTools(b, model), ...fileTools(b, model)
   ]
 }
 

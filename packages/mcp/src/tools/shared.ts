@@ -1,6 +1,7 @@
 import { DEFAULT_VERSION, type ResourceModel, type ResourceService, type SvcContext } from '@svc/core'
 import type { Tool } from '@modelcontextprotocol/sdk/types.js'
 import type { AuditApi } from '@svc/audit'
+import type { FilesApi } from '@svc/files'
 import type { SoftDeleteApi } from '@svc/softdelete'
 import type { JsonSchema } from '../types.js'
 
@@ -17,6 +18,8 @@ export interface BuildContext {
   /** The operations @svc/softdelete and @svc/audit add, when those plugins are loaded. */
   restore?: SoftDeleteApi['restore']
   history?: AuditApi['history']
+  /** @svc/files' operations, when that plugin is loaded. */
+  files?: FilesApi
 }
 
 export function buildContext (svc: SvcContext): BuildContext {
@@ -27,7 +30,8 @@ export function buildContext (svc: SvcContext): BuildContext {
     softDelete: (m) => svc.softDelete !== undefined && svc.manifest.softDelete(m),
     audit: (m) => svc.audit !== undefined && svc.manifest.audit(m),
     restore: svc.softDelete?.restore,
-    history: svc.audit?.history
+    history: svc.audit?.history,
+    files: svc.files
   }
 }
 
