@@ -7,7 +7,7 @@ import svcMcp from '@svc/mcp'
 import svcSoftDelete from '@svc/softdelete'
 import type { ServerConfig } from './config.js'
 import { healthRoute } from './health.js'
-import { loggerOptions } from './logger.js'
+import { AccessLogController, loggerOptions } from './logger.js'
 import { createSmtpMailer } from './mail/smtp-mailer.js'
 import { exposeRequestId, genReqId } from './request-id.js'
 
@@ -24,6 +24,7 @@ export async function buildServer (config: ServerConfig, opts: BuildServerOption
     // The router's and Node's own refusals (long ids, 431, malformed requests) in the envelope.
     ...svcServerOptions,
     logger: opts.logger ?? loggerOptions(config),
+    logController: new AccessLogController(),
     genReqId,
     // Our genReqId reads the header itself and only trusts UUIDs.
     requestIdHeader: false
@@ -40,7 +41,11 @@ export async function buildServer (config: ServerConfig, opts: BuildServerOption
     publicBaseUrl: config.publicBaseUrl
   })
   // Spec defaults: soft delete and audit are on for every schema unless it opts out.
-  await app.register(svcSoftDelete, { retentionDays: config.softDeleteRetentionDays })
+  await app.register(svcSoftDelete, {
+    retentionDays: config.softDeleteRetentionDays,
+    // Fractional seconds allowed; the timer needs whole milliseconds.
+    sweepIntervalMs: Math.max(1, Math.round(config.softDeleteSweepSeconds * 1000))
+  })
   await app.register(svcAudit)
   const { bucket, region, endpoint } = config.s3
   await app.register(svcFiles, {

@@ -4,12 +4,16 @@ import { parseDuration } from '@svc/core'
 const TWO_HOURS = 2 * 60 * 60
 const NODE_ENVS = ['development', 'test', 'production'] as const
 export type NodeEnv = typeof NODE_ENVS[number]
+/** pino's levels; `silent` turns logging off. */
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
+export type LogLevel = typeof LOG_LEVELS[number]
 
 /** The reference server's settings, read from the environment per CONTRACT.md's table. */
 export interface ServerConfig {
   port: number
   host: string
   nodeEnv: NodeEnv
+  logLevel: LogLevel
   /** Unset: the embedded development database is started in DATA_DIR. */
   mongodbUri?: string
   dataDir: string
@@ -31,7 +35,10 @@ export interface ServerConfig {
   corsOrigins: string[]
   rateLimitApiPerMin: number
   rateLimitAuthPerMin: number
+  /** May be fractional (CONTRACT "Soft delete"). */
   softDeleteRetentionDays?: number
+  /** How often this process runs the retention sweep (SOFT_DELETE_SWEEP_SECONDS). */
+  softDeleteSweepSeconds: number
   redisUrl?: string
   smtp: { host?: string, port: number, user?: string, pass?: string, from?: string }
   s3: { bucket?: string, region?: string, endpoint?: string }
@@ -69,6 +76,17 @@ export function loadConfig (env: Env = process.env): ConfigResult {
     }
     return n
   }
+  /** A positive number, fractions allowed. */
+  const positive = (name: string, max: number): number | undefined => {
+    const raw = read(env, name)
+    if (raw === undefined) return undefined
+    const n = Number(raw)
+    if (!/^\d+(\.\d+)?$|^\.\d+$/.test(raw) || !(n > 0) || n > max) {
+      problems.push(`${name} must be a positive number up to ${max}, fractions allowed (got "${raw}")`)
+      return undefined
+    }
+    return n
+  }
   const bool = (name: string): boolean => {
     const raw = read(env, name)
     if (raw === undefined) return false
@@ -83,6 +101,11 @@ export function loadConfig (env: Env = process.env): ConfigResult {
   if ((NODE_ENVS as readonly string[]).includes(rawEnv)) nodeEnv = rawEnv as NodeEnv
   else problems.push(`NODE_ENV must be one of ${NODE_ENVS.join(', ')} (got "${rawEnv}")`)
   const production = nodeEnv === 'production'
+
+  const rawLevel = read(env, 'LOG_LEVEL') ?? 'info'
+  let logLevel: LogLevel = 'info'
+  if ((LOG_LEVELS as readonly string[]).includes(rawLevel)) logLevel = rawLevel as LogLevel
+  else problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${rawLevel}")`)
 
   const port = int('PORT', 3000, 0, 65535)
   const host = read(env, 'HOST') ?? (production ? '0.0.0.0' : '127.0.0.1')
@@ -122,7 +145,8 @@ export function loadConfig (env: Env = process.env): ConfigResult {
   const queryTimeoutMs = int('QUERY_TIMEOUT_MS', 5000, 1, 600_000)
   const rateLimitApiPerMin = int('RATE_LIMIT_API_PER_MIN', 600, 1, 1_000_000)
   const rateLimitAuthPerMin = int('RATE_LIMIT_AUTH_PER_MIN', 10, 1, 1_000_000)
-  const retention = read(env, 'SOFT_DELETE_RETENTION_DAYS') === undefined ? undefined : int('SOFT_DELETE_RETENTION_DAYS', 0, 1, 36_500)
+  const retention = positive('SOFT_DELETE_RETENTION_DAYS', 36_500)
+  const sweepSeconds = positive('SOFT_DELETE_SWEEP_SECONDS', 7 * 24 * 60 * 60) ?? 3600
   const smtpPort = int('SMTP_PORT', 587, 1, 65535)
   const mailFrom = read(env, 'MAIL_FROM')
   if (production && read(env, 'SMTP_HOST') === undefined) {
@@ -152,6 +176,7 @@ export function loadConfig (env: Env = process.env): ConfigResult {
       port,
       host,
       nodeEnv,
+      logLevel,
       mongodbUri,
       dataDir: read(env, 'DATA_DIR') ?? './.data',
       allowEmbeddedDb,
@@ -170,6 +195,7 @@ export function loadConfig (env: Env = process.env): ConfigResult {
       rateLimitApiPerMin,
       rateLimitAuthPerMin,
       softDeleteRetentionDays: retention,
+      softDeleteSweepSeconds: sweepSeconds,
       redisUrl: read(env, 'REDIS_URL'),
       smtp: { host: read(env, 'SMTP_HOST'), port: smtpPort, user: read(env, 'SMTP_USER'), pass: read(env, 'SMTP_PASS'), from: mailFrom },
       s3

@@ -1,4 +1,4 @@
-import type { FastifyServerOptions } from 'fastify'
+import { LogController, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify'
 import type { ServerConfig } from './config.js'
 
 /**
@@ -26,10 +26,31 @@ export const REDACT_PATHS = [
   '*.refreshToken'
 ]
 
-/** JSON lines on stdout (pino's default destination). */
-export function loggerOptions (config: Pick<ServerConfig, 'nodeEnv'>): FastifyServerOptions['logger'] {
+/** JSON lines on stdout (pino's default destination), at LOG_LEVEL. */
+export function loggerOptions (config: Pick<ServerConfig, 'logLevel'>): FastifyServerOptions['logger'] {
   return {
-    level: 'info',
+    level: config.logLevel,
     redact: { paths: REDACT_PATHS, censor: '[redacted]' }
+  }
+}
+
+/**
+ * One access line per answered request, at `info`, with the method and URL on it, in place of
+ * Fastify's two (incoming + completed) and its "route not found" line; those two move to `debug`.
+ * `LOG_LEVEL=warn` turns access lines off and keeps warnings and errors (core's error handler
+ * logs every 5xx at `error`).
+ */
+export class AccessLogController extends LogController {
+  override incomingRequest (request: FastifyRequest): void {
+    request.log.debug({ req: request }, 'incoming request')
+  }
+
+  override requestCompleted (error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    if (error != null) reply.log.error({ req: request, res: reply, err: error, responseTime: reply.elapsedTime }, 'request errored')
+    else reply.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed')
+  }
+
+  override routeNotFound (request: FastifyRequest): void {
+    request.log.debug({ req: request }, 'route not found')
   }
 }

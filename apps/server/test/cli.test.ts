@@ -1,47 +1,13 @@
 import t from 'tap'
-import { spawn, execFile, type ChildProcess } from 'node:child_process'
-import { fileURLToPath } from 'node:url'
+import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
-import { workspace, type Workspace } from './fixtures/workspace.js'
+import { workspace } from './fixtures/workspace.js'
+import { BIN, baseEnv, startSvc, stop } from './fixtures/svc-process.js'
 
 const run = promisify(execFile)
 
 // Each CLI call is a fresh process (tsx compile, devdb start): give the file room on a slow box.
 t.setTimeout(240_000)
-const BIN = fileURLToPath(new URL('../bin/svc.js', import.meta.url))
-const SECRET = 'cli-test-secret-0123456789abcdef0123'
-
-function baseEnv (ws: Workspace, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'test', PORT: '0', JWT_SECRET: SECRET, DATA_DIR: ws.dataDir, SCHEMA_DIR: ws.schemaDir, ...extra }
-  delete env.MONGODB_URI
-  return env
-}
-
-interface Started { child: ChildProcess, url: string, stdout: () => string, exit: Promise<number | null> }
-
-async function startSvc (t: { teardown (fn: () => unknown): void }, env: NodeJS.ProcessEnv): Promise<Started> {
-  const child = spawn(process.execPath, [BIN, 'start'], { env, stdio: ['ignore', 'pipe', 'pipe'] })
-  let out = ''
-  let err = ''
-  child.stdout?.on('data', (d: Buffer) => { out += d.toString() })
-  const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
-  t.teardown(() => { if (child.exitCode == null) child.kill('SIGKILL') })
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`svc start did not report listening in time:\n${err}\n${out}`)), 60_000)
-    child.stderr?.on('data', (d: Buffer) => {
-      err += d.toString()
-      const m = /svc listening on (http:\/\/\S+)/.exec(err)
-      if (m != null) { clearTimeout(timer); resolve(m[1]) }
-    })
-    child.on('exit', (code) => { clearTimeout(timer); reject(new Error(`svc start exited with ${String(code)}:\n${err}`)) })
-  })
-  return { child, url, stdout: () => out, exit }
-}
-
-async function stop (s: Started): Promise<number | null> {
-  s.child.kill('SIGTERM')
-  return await s.exit
-}
 
 async function svc (args: string[], env: NodeJS.ProcessEnv): Promise<string> {
   const { stdout } = await run(process.execPath, [BIN, ...args], { env })

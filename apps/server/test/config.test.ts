@@ -14,6 +14,9 @@ t.test('defaults per CONTRACT.md in development', async (t) => {
     accessTokenTtlSeconds: 900,
     pageSize: 20,
     queryTimeoutMs: 5000,
+    logLevel: 'info',
+    softDeleteRetentionDays: undefined,
+    softDeleteSweepSeconds: 3600,
     uploadsDir: './uploads',
     publicBaseUrl: 'http://127.0.0.1:3000',
     metricsEnabled: false,
@@ -38,6 +41,9 @@ t.test('values are read and converted', async (t) => {
   t.equal(loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32), MONGODB_URI: 'mongodb://h/d' }).config?.host, '0.0.0.0', 'production listens on all interfaces')
   t.equal(loadConfig({ ACCESS_TOKEN_TTL: '900' }).config?.accessTokenTtlSeconds, 900, 'plain seconds')
   t.equal(loadConfig({ QUERY_TIMEOUT_MS: '250' }).config?.queryTimeoutMs, 250, 'QUERY_TIMEOUT_MS')
+  t.equal(loadConfig({ LOG_LEVEL: 'debug' }).config?.logLevel, 'debug', 'LOG_LEVEL')
+  t.equal(loadConfig({ SOFT_DELETE_RETENTION_DAYS: '0.25' }).config?.softDeleteRetentionDays, 0.25, 'fractional SOFT_DELETE_RETENTION_DAYS')
+  t.equal(loadConfig({ SOFT_DELETE_SWEEP_SECONDS: '1.5' }).config?.softDeleteSweepSeconds, 1.5, 'fractional SOFT_DELETE_SWEEP_SECONDS')
   t.match(loadConfig({ QUERY_TIMEOUT_MS: '0' }).problems, [/QUERY_TIMEOUT_MS must be a whole number between 1 and 600000/])
 })
 
@@ -79,7 +85,15 @@ t.test('individual rules', async (t) => {
     ['S3 bucket without region', { STORAGE_S3_BUCKET: 'b' }, /^STORAGE_S3_REGION is required when STORAGE_S3_BUCKET is set/],
     ['S3 endpoint without bucket', { STORAGE_S3_ENDPOINT: 'http://127.0.0.1:9000' }, /^STORAGE_S3_BUCKET is required/],
     ['S3 endpoint not a URL', { STORAGE_S3_BUCKET: 'b', STORAGE_S3_REGION: 'r', STORAGE_S3_ENDPOINT: 'minio:9000' }, /^STORAGE_S3_ENDPOINT must be an http\(s\) URL/],
-    ['production with a short FILES_SIGNING_SECRET', { ...prodOk, FILES_SIGNING_SECRET: 'short' }, /^FILES_SIGNING_SECRET must be at least 32/]
+    ['production with a short FILES_SIGNING_SECRET', { ...prodOk, FILES_SIGNING_SECRET: 'short' }, /^FILES_SIGNING_SECRET must be at least 32/],
+    ['LOG_LEVEL warn', { LOG_LEVEL: 'warn' }, null],
+    ['LOG_LEVEL unknown', { LOG_LEVEL: 'verbose' }, /^LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent/],
+    ['fractional retention', { SOFT_DELETE_RETENTION_DAYS: '0.5' }, null],
+    ['retention zero', { SOFT_DELETE_RETENTION_DAYS: '0' }, /^SOFT_DELETE_RETENTION_DAYS must be a positive number up to 36500/],
+    ['retention not a number', { SOFT_DELETE_RETENTION_DAYS: '1e3' }, /^SOFT_DELETE_RETENTION_DAYS must be a positive number/],
+    ['retention too long', { SOFT_DELETE_RETENTION_DAYS: '36501' }, /^SOFT_DELETE_RETENTION_DAYS must be a positive number up to 36500/],
+    ['fractional sweep seconds', { SOFT_DELETE_SWEEP_SECONDS: '.25' }, null],
+    ['sweep seconds negative', { SOFT_DELETE_SWEEP_SECONDS: '-1' }, /^SOFT_DELETE_SWEEP_SECONDS must be a positive number up to 604800/]
   ]
   for (const [name, env, expected] of cases) {
     const { problems, config } = loadConfig(env)

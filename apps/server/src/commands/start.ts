@@ -9,10 +9,10 @@ export async function runStart (): Promise<void> {
     process.stderr.write(formatProblems(problems))
     process.exit(1)
   }
-  for (const warning of warnings) process.stderr.write(`svc: warning: ${warning}\n`)
 
   const server = await startServer(config)
   const log = server.app.log
+  // Once, as JSON like every other line (the process's only plain text is the stderr line below).
   for (const warning of warnings) log.warn(warning)
   log.info({ url: server.url, database: server.database.where }, 'svc listening')
   // Logs own stdout (JSON lines); the human-readable line goes to stderr.
