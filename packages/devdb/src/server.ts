@@ -9,7 +9,7 @@ import { defaultParams, type ServerState } from './commands/context.js'
 import { serveConnection } from './wire/connection.js'
 import type { Request } from './wire/messages.js'
 import type { DurableStore, StoredState } from './storage/types.js'
-import { openStore } from './storage-bridge.js'
+import { openDurableStore } from './storage/durable-store.js'
 
 export interface DevDbOptions {
   port?: number
@@ -23,6 +23,8 @@ export interface DevDbOptions {
   snapshotIntervalMs?: number
   /** Also compact once the journal grows past this many bytes (default 64 MiB). */
   compactEveryBytes?: number
+  /** Deep-freeze stored documents, so code that changes one in place throws (for tests; costs a walk per write). */
+  freezeDocuments?: boolean
 }
 
 export interface DevDb {
@@ -33,10 +35,10 @@ export interface DevDb {
 
 export async function startDevDb (options: DevDbOptions = {}): Promise<DevDb> {
   const host = options.host ?? '127.0.0.1'
-  const catalog = new Catalog()
+  const catalog = new Catalog(options.freezeDocuments === true)
   let store: DurableStore | undefined
   if (options.dbPath !== undefined) {
-    const opened = await openStore(options.dbPath, { compactEveryBytes: options.compactEveryBytes ?? 64 * 1024 * 1024 })
+    const opened = await openDurableStore(options.dbPath, { compactEveryBytes: options.compactEveryBytes ?? 64 * 1024 * 1024 })
     store = opened.store
     catalog.load(opened.state)
   }

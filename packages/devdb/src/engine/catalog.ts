@@ -10,6 +10,9 @@ export class Catalog {
   /** serverStatus metrics.queryExecutor: documents (scannedObjects) and keys (scanned) examined */
   readonly stats = newScanStats()
 
+  /** @param freezeDocuments deep-freeze stored documents (see DevDbOptions.freezeDocuments) */
+  constructor (readonly freezeDocuments = false) {}
+
   get (db: string, coll: string): Collection | undefined {
     return this.dbs.get(db)?.get(coll)
   }
@@ -28,6 +31,7 @@ export class Catalog {
     if (m === undefined) this.dbs.set(db, m = new Map())
     if (m.has(coll)) throw new CommandError(Codes.NamespaceExists, 'NamespaceExists', `Collection ${db}.${coll} already exists.`)
     const c = new Collection(db, coll, options, this.stats)
+    c.freezeDocuments = this.freezeDocuments
     m.set(coll, c)
     journal.push({ t: 'createCollection', db, coll, options: c.options })
     return c
@@ -71,6 +75,7 @@ export class Catalog {
       let m = this.dbs.get(sc.db)
       if (m === undefined) this.dbs.set(sc.db, m = new Map())
       const c = new Collection(sc.db, sc.name, sc.options ?? {}, this.stats)
+      c.freezeDocuments = this.freezeDocuments
       m.set(sc.name, c)
       for (const d of sc.docs) c.insert(d)
       for (const spec of sc.indexes) c.addIndex(buildIndex(spec))

@@ -10,6 +10,7 @@ import { CommandError, Codes } from '../errors.js'
 import { IndexDef } from './index-def.js'
 import { parseCollation, type Collation } from '../collation/collation.js'
 import { PlanCache } from '../plan/plan-cache.js'
+import { deepFreeze } from './doc-copy.js'
 
 /** Server-wide serverStatus metrics.queryExecutor counters: documents and index keys examined. */
 export interface ScanStats { scannedObjects: number, scanned: number }
@@ -33,6 +34,8 @@ export class Collection {
 
   /** shared per server: serverStatus metrics.queryExecutor */
   readonly stats: ScanStats
+  /** deep-freeze every stored document (tests: an in-place change then throws instead of corrupting data) */
+  freezeDocuments = false
 
   constructor (db: string, name: string, options: Document = {}, stats: ScanStats = newScanStats()) {
     this.stats = stats
@@ -82,7 +85,7 @@ export class Collection {
     const keys = this.indexes.map(ix => ix.keysFor(doc))
     this.indexes.forEach((ix, i) => { ix.check(doc, keys[i], rid, this.ns) })
     this.indexes.forEach((ix, i) => { ix.add(keys[i], rid) })
-    this.records.set(rid, doc)
+    this.records.set(rid, this.freezeDocuments ? deepFreeze(doc) : doc)
   }
 
   /** Replaces `oldDoc` (same `_id`) by `newDoc`, keeping its natural position; atomic w.r.t. unique indexes. */
@@ -94,7 +97,7 @@ export class Collection {
       ix.remove(ix.keysFor(oldDoc), rid)
       ix.add(newKeys[i], rid)
     })
-    this.records.set(rid, newDoc)
+    this.records.set(rid, this.freezeDocuments ? deepFreeze(newDoc) : newDoc)
   }
 
   remove (doc: Document): void {

@@ -9,6 +9,8 @@ import { translateMingoError } from './mingo-errors.js'
 import { normalizeFilter } from './normalize-filter.js'
 import { projectionOrder } from './expression-fixes.js'
 import { validateExpression } from './validate-expr.js'
+import { copyContainers } from '../engine/doc-copy.js'
+import { MISSING, getPath } from '../engine/paths.js'
 
 export interface CompiledProjection {
   apply: (docs: Document[], filter: Document | undefined, score?: (d: Document) => number) => Document[]
@@ -26,6 +28,7 @@ export function compileProjection (spec: unknown): CompiledProjection | undefine
   let inclusion: boolean | undefined
   let positional = false
   const seen: string[] = []
+  const arrayOps: Document = {}
   for (const [path, v] of Object.entries(spec)) {
     for (const p of seen) {
       if (p === path || p.startsWith(path + '.') || path.startsWith(p + '.')) {
@@ -46,7 +49,8 @@ export function compileProjection (spec: unknown): CompiledProjection | undefine
         validateExpression(v, undefined)
         if (path !== '_id') inclusion = mark(inclusion, true, path)
       }
-      if (op === '$elemMatch' || op === '$slice') { rest[path] = v; continue }
+      // $slice and $elemMatch do not decide inclusion/exclusion (mongod): they join either kind.
+      if (op === '$elemMatch' || op === '$slice') { arrayOps[path] = v; continue }
       rest[path] = v
       continue
     }
@@ -55,22 +59,38 @@ export function compileProjection (spec: unknown): CompiledProjection | undefine
     if (path !== '_id') inclusion = mark(inclusion, on, path)
     rest[path] = typeof v === 'boolean' || isNumeric(v) ? (on ? 1 : 0) : v
   }
-  const hasRest = Object.keys(rest).length > 0
+  // Only $slice (no field flag) is an exclusion projection — every other field kept; a lone
+  // $elemMatch is an inclusion one — `_id` and that field — as in mongod.
+  const exclusion = inclusion === false || (inclusion === undefined && !Object.values(arrayOps).some(v => '$elemMatch' in v))
+  const hasOps = Object.keys(arrayOps).length > 0
+  const mingoSpec = exclusion ? rest : { ...rest, ...arrayOps }
+  const hasRest = Object.keys(mingoSpec).length > 0
+  const project = (docs: Document[], filter: Document | undefined): Document[] => {
+    // mingo's exclusion deletes fields from the objects it is given, nested ones included:
+    // give it copies, never the stored documents.
+    const input = exclusion ? docs.map(copyContainers) : docs
+    let out = input
+    if (hasRest) {
+      out = new Query(positional && filter !== undefined ? normalizeFilter(filter) : {}, mingoOptions()).find(input, mingoSpec).all() as Document[]
+      out = out.map((d, i) => projectionOrder(docs[i], d, mingoSpec) as Document)
+    }
+    if (exclusion && hasOps) out = out.map((d, i) => applyArrayOps(docs[i], d, arrayOps))
+    return out
+  }
   return {
     wantsTextScore: metaFields.length > 0,
     apply (docs, filter, score) {
       let out = docs
-      if (hasRest) {
+      if (hasRest || hasOps) {
         try {
-          out = new Query(positional && filter !== undefined ? normalizeFilter(filter) : {}, mingoOptions()).find(docs, rest).all() as Document[]
-          out = out.map((d, i) => projectionOrder(docs[i], d, rest) as Document)
+          out = project(docs, filter)
         } catch (e) {
           throw translateMingoError(e)
         }
       }
       if (metaFields.length > 0) {
         out = out.map((d, i) => {
-          const copy = hasRest ? d : { ...d }
+          const copy = hasRest || hasOps ? d : { ...d }
           for (const f of metaFields) copy[f] = score?.(docs[i]) ?? 0
           return copy
         })
@@ -78,6 +98,26 @@ export function compileProjection (spec: unknown): CompiledProjection | undefine
       return out
     }
   }
+}
+
+/**
+ * $slice / $elemMatch inside an exclusion projection: each array is computed from the stored
+ * document and written into `out` (already a private copy); an $elemMatch without a match removes
+ * the field, and its result goes after the other fields, as mongod places it.
+ */
+function applyArrayOps (doc: Document, out: Document, ops: Document): Document {
+  for (const [path, op] of Object.entries(ops)) {
+    const projected = new Query({}, mingoOptions()).find([doc], { _id: 0, [path]: op }).all()[0]
+    const value = getPath(projected, path)
+    const parts = path.split('.')
+    let parent: Document | undefined = out
+    for (const p of parts.slice(0, -1)) parent = isPlainDoc(parent?.[p]) ? parent[p] as Document : undefined
+    if (parent === undefined) continue
+    const leaf = parts[parts.length - 1]
+    if ('$elemMatch' in op) delete parent[leaf]
+    if (value !== MISSING) parent[leaf] = value
+  }
+  return out
 }
 
 function mark (cur: boolean | undefined, inclusion: boolean, path: string): boolean {
