@@ -1,0 +1,18 @@
+import { Type } from '@sinclair/typebox'
+
+// Unknown keys are refused by WebhooksService (for every surface), so the bodies stay open here:
+// Fastify's Ajv would otherwise drop them silently.
+const Events = Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { minItems: 1, maxItems: 50, description: "patterns: '<path>.<action>', '<path>.*' or '*'" })
+const Url = Type.String({ minLength: 1, maxLength: 2048, description: 'receiver URL (http or https, public address)' })
+
+export const CreateBody = Type.Object({ events: Events, url: Url })
+export const PatchBody = Type.Object({
+  events: Type.Optional(Events),
+  url: Type.Optional(Url),
+  active: Type.Optional(Type.Boolean({ description: 'true re-enables a disabled subscription and resets failureCount' }))
+})
+export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) })
+export const PagingQuery = Type.Object({
+  __page: Type.Optional(Type.String({ pattern: '^[0-9]+$' })),
+  __perPage: Type.Optional(Type.String({ pattern: '^[0-9]+$' }))
+})

@@ -1,0 +1,29 @@
+import type { Lookup } from './ssrf/url-guard.js'
+import type { WebhooksService } from './subscriptions/webhooks-service.js'
+
+/** Options of the @svc/webhooks plugin. */
+export interface WebhooksOptions {
+  /** Seconds between attempts after a failure; default `[1, 5, 30, 300, 3600]` (the reference server reads `WEBHOOK_RETRY_SCHEDULE`). */
+  retrySchedule?: number[]
+  /** Accept receivers on private and loopback addresses; default `process.env.NODE_ENV === 'test'` (spec). Schemes are checked regardless. */
+  allowPrivateUrls?: boolean
+  /** Per-attempt timeout (connect, headers, body); default 10000 (spec: 10 s). */
+  timeoutMs?: number
+  /** Run the delivery worker in this process; default true. Turn it off on API-only replicas. */
+  worker?: boolean
+  /** Deliveries in flight per process; default 16. */
+  concurrency?: number
+  /** How often an idle worker looks for due rows; default 1000 ms. Writes in this process wake it at once. */
+  pollIntervalMs?: number
+  /** How long a claimed row is held before another worker may take it; default 60000 (must exceed `timeoutMs`). */
+  leaseMs?: number
+  /** Host name resolution (`dns.lookup` with `all: true`); tests pass a local resolver. */
+  lookup?: Lookup
+}
+
+declare module '@svc/core' {
+  interface SvcContext {
+    /** Present when @svc/webhooks is registered: subscription operations for every surface. */
+    webhooks?: WebhooksService
+  }
+}
