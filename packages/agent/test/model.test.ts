@@ -1,7 +1,7 @@
 import { createServer } from 'node:net'
 import t from 'tap'
 import { createModel, type Model, type ChatMessage } from '../src/model/index.js'
-import { startScriptedModel, type ScriptedModel } from './scripted-model.js'
+import { startScriptedModel, type ScriptedModel } from '../src/testing/index.js'
 
 const tools = [{ name: 'list_contacts', description: 'List contacts', parameters: { type: 'object', properties: { perPage: { type: 'number' } } } }]
 

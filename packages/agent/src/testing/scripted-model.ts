@@ -16,6 +16,8 @@ export interface ScriptedModel {
   requests: any[]
   headers: IncomingMessage['headers'][]
   push: (...steps: Step[]) => void
+  /** Drops the steps not yet used. */
+  clear: () => void
   close: () => Promise<void>
 }
 
@@ -113,6 +115,7 @@ export async function startScriptedModel (protocol: 'openai' | 'anthropic'): Pro
     requests,
     headers,
     push: (...s) => { steps.push(...s) },
+    clear: () => { steps.length = 0 },
     close: async () => {
       for (const res of open) res.destroy()
       server.closeAllConnections()

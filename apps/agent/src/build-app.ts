@@ -1,0 +1,36 @@
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import { createModel, svcAgent } from '@svc/agent'
+import type { AgentConfig } from './config.js'
+
+/** Redaction configured once, here: tokens, cookies and passwords never reach a log line. */
+export const REDACT_PATHS = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'res.headers["set-cookie"]',
+  'headers.authorization',
+  'headers.cookie',
+  'password',
+  'refreshToken',
+  'accessToken',
+  '*.password',
+  '*.token',
+  '*.refreshToken',
+  '*.accessToken'
+]
+
+/** The agent process: `/healthz` plus the agent's routes, configured from the environment. */
+export async function buildAgentApp (config: AgentConfig, opts: { logger?: FastifyServerOptions['logger'] } = {}): Promise<FastifyInstance> {
+  const app = Fastify({ logger: opts.logger ?? { redact: REDACT_PATHS }, genReqId: () => crypto.randomUUID(), requestIdHeader: false })
+  app.addHook('onSend', async (req, reply) => { reply.header('x-request-id', req.id) })
+  app.get('/healthz', async () => ({ status: 'ok' }))
+  await app.register(svcAgent, {
+    svcUrl: config.svcUrl,
+    model: createModel(config.llm),
+    auth: { mode: 'service', bearer: config.svcBearer, clientId: config.svcClientId },
+    sessionSecret: config.sessionSecret,
+    cookieSecure: config.cookieSecure,
+    maxToolRounds: config.maxToolRounds,
+    maxResultChars: config.maxResultChars
+  })
+  return app
+}

@@ -1,0 +1,94 @@
+import type { Provider } from '@svc/agent'
+
+/** The agent process's settings, read from the environment per CONTRACT.md "The agent process". */
+export interface AgentConfig {
+  port: number
+  host: string
+  svcUrl: string
+  authMode: 'service'
+  svcBearer?: string
+  svcClientId?: string
+  sessionSecret?: string
+  cookieSecure: boolean
+  llm: { provider: Provider, url?: string, apiKey?: string, model: string }
+  maxToolRounds: number
+  maxResultChars: number
+}
+
+export interface ConfigResult {
+  config: AgentConfig | null
+  /** One line per problem, each naming its variable. */
+  problems: string[]
+  warnings: string[]
+}
+
+type Env = Record<string, string | undefined>
+
+function read (env: Env, name: string): string | undefined {
+  const v = env[name]
+  return v === undefined || v.trim() === '' ? undefined : v.trim()
+}
+
+function int (env: Env, name: string, fallback: number, min: number, problems: string[]): number {
+  const raw = read(env, name)
+  if (raw === undefined) return fallback
+  const n = Number(raw)
+  if (!Number.isInteger(n) || n < min) problems.push(`${name} must be an integer ≥ ${min} (got '${raw}')`)
+  return n
+}
+
+function url (env: Env, name: string, fallback: string | undefined, problems: string[]): string | undefined {
+  const raw = read(env, name) ?? fallback
+  if (raw === undefined) return undefined
+  try {
+    const u = new URL(raw)
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('scheme')
+  } catch {
+    problems.push(`${name} must be an http(s) URL (got '${raw}')`)
+  }
+  return raw
+}
+
+/** Validates the whole environment and reports every problem at once. Never throws. */
+export function loadConfig (env: Env = process.env): ConfigResult {
+  const problems: string[] = []
+  const warnings: string[] = []
+  const port = int(env, 'PORT', 3100, 0, problems)
+  const host = read(env, 'HOST') ?? '127.0.0.1'
+  const svcUrl = url(env, 'SVC_URL', 'http://127.0.0.1:3000', problems) as string
+  const mode = read(env, 'AGENT_AUTH_MODE') ?? 'service'
+  if (mode !== 'service') problems.push(`AGENT_AUTH_MODE must be 'service' (got '${mode}')`)
+  const svcBearer = read(env, 'SVC_BEARER')
+  const svcClientId = read(env, 'SVC_CLIENT_ID')
+  if (svcBearer === undefined && svcClientId === undefined) problems.push('service mode needs SVC_BEARER (a JWT of the agent\'s user) or SVC_CLIENT_ID')
+  const sessionSecret = read(env, 'AGENT_SESSION_SECRET')
+  if (sessionSecret === undefined) warnings.push('AGENT_SESSION_SECRET is unset: a random per-process key signs session cookies, so conversations restart with the process')
+  else if (sessionSecret.length < 32) problems.push('AGENT_SESSION_SECRET must be at least 32 characters')
+  const secure = read(env, 'AGENT_COOKIE_SECURE') ?? 'true'
+  if (secure !== 'true' && secure !== 'false') problems.push(`AGENT_COOKIE_SECURE must be true or false (got '${secure}')`)
+  const provider = read(env, 'AGENT_LLM_PROVIDER') ?? 'openai'
+  if (provider !== 'openai' && provider !== 'anthropic') problems.push(`AGENT_LLM_PROVIDER must be openai or anthropic (got '${provider}')`)
+  const model = read(env, 'AGENT_MODEL')
+  if (model === undefined) problems.push('AGENT_MODEL is required (the model name, e.g. gpt-4o-mini, llama3.1, claude-sonnet-4-5)')
+  const llmUrl = url(env, 'AGENT_LLM_URL', undefined, problems)
+  const maxToolRounds = int(env, 'AGENT_MAX_TOOL_ROUNDS', 8, 1, problems)
+  const maxResultChars = int(env, 'AGENT_MAX_RESULT_CHARS', 16000, 500, problems)
+  if (problems.length > 0) return { config: null, problems, warnings }
+  return {
+    config: {
+      port,
+      host,
+      svcUrl,
+      authMode: 'service',
+      svcBearer,
+      svcClientId,
+      sessionSecret,
+      cookieSecure: secure === 'true',
+      llm: { provider: provider as Provider, url: llmUrl, apiKey: read(env, 'AGENT_LLM_API_KEY'), model: model as string },
+      maxToolRounds,
+      maxResultChars
+    },
+    problems,
+    warnings
+  }
+}

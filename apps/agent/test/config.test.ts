@@ -1,0 +1,28 @@
+import t from 'tap'
+import { loadConfig } from '../src/config.js'
+
+const minimal = { SVC_BEARER: 'a.b.c', AGENT_MODEL: 'llama3.1' }
+
+t.test('defaults of CONTRACT.md', async (t) => {
+  const { config, problems, warnings } = loadConfig(minimal)
+  t.same(problems, [])
+  t.match(config, { port: 3100, host: '127.0.0.1', svcUrl: 'http://127.0.0.1:3000', authMode: 'service', cookieSecure: true, maxToolRounds: 8, maxResultChars: 16000, llm: { provider: 'openai', model: 'llama3.1' } })
+  t.equal(config?.llm.url, undefined, 'the provider\'s public API')
+  t.match(warnings, [/AGENT_SESSION_SECRET is unset/])
+})
+
+t.test('every setting is read', async (t) => {
+  const { config } = loadConfig({
+    PORT: '0', HOST: '0.0.0.0', SVC_URL: 'http://svc:3000', SVC_CLIENT_ID: 'web', AGENT_SESSION_SECRET: 's'.repeat(32), AGENT_COOKIE_SECURE: 'false',
+    AGENT_LLM_PROVIDER: 'anthropic', AGENT_LLM_URL: 'http://llm:8080/v1', AGENT_LLM_API_KEY: 'k', AGENT_MODEL: 'm', AGENT_MAX_TOOL_ROUNDS: '3', AGENT_MAX_RESULT_CHARS: '4000'
+  })
+  t.match(config, { port: 0, host: '0.0.0.0', svcUrl: 'http://svc:3000', svcClientId: 'web', cookieSecure: false, maxToolRounds: 3, maxResultChars: 4000, llm: { provider: 'anthropic', url: 'http://llm:8080/v1', apiKey: 'k', model: 'm' } })
+})
+
+t.test('every problem is reported at once, naming its variable', async (t) => {
+  const { config, problems } = loadConfig({ PORT: 'x', SVC_URL: 'ftp://svc', AGENT_AUTH_MODE: 'nobody', AGENT_SESSION_SECRET: 'short', AGENT_COOKIE_SECURE: 'maybe', AGENT_LLM_PROVIDER: 'cohere', AGENT_LLM_URL: 'nope', AGENT_MAX_TOOL_ROUNDS: '0', AGENT_MAX_RESULT_CHARS: '10' })
+  t.equal(config, null)
+  for (const name of ['PORT', 'SVC_URL', 'AGENT_AUTH_MODE', 'SVC_BEARER', 'AGENT_SESSION_SECRET', 'AGENT_COOKIE_SECURE', 'AGENT_LLM_PROVIDER', 'AGENT_MODEL', 'AGENT_LLM_URL', 'AGENT_MAX_TOOL_ROUNDS', 'AGENT_MAX_RESULT_CHARS']) {
+    t.ok(problems.some((p) => p.includes(name)), name)
+  }
+})

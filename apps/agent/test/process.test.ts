@@ -1,0 +1,68 @@
+import { spawn } from 'node:child_process'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import t from 'tap'
+import Fastify from 'fastify'
+import svcCore from '@svc/core'
+import svcMcp from '@svc/mcp'
+import { agentConversationsSchema } from '@svc/agent'
+import { getTestDb, tokenUser } from '@svc/testkit'
+import { startScriptedModel } from '@svc/agent/testing'
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..')
+const SECRET = 'agent-app-test-secret-0123456789abcdef'
+
+function runAgent (env: Record<string, string>): { done: Promise<{ code: number | null, stderr: string }>, url: Promise<string>, kill: () => void } {
+  const child = spawn(process.execPath, ['apps/agent/bin/agent.js'], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  let stdout = ''
+  let stderr = ''
+  let found: (url: string) => void = () => {}
+  const url = new Promise<string>((resolve) => { found = resolve })
+  child.stdout.on('data', (c: Buffer) => {
+    stdout += c.toString()
+    const m = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout)
+    if (m != null) found(m[1])
+  })
+  child.stderr.on('data', (c: Buffer) => { stderr += c.toString() })
+  const done = new Promise<{ code: number | null, stderr: string }>((resolve) => child.on('exit', (code) => resolve({ code, stderr })))
+  return { done, url, kill: () => child.kill('SIGTERM') }
+}
+
+t.test('a bad environment stops the process with every problem named', async (t) => {
+  const { done } = runAgent({ AGENT_LLM_PROVIDER: 'cohere' })
+  const { code, stderr } = await done
+  t.equal(code, 1)
+  t.match(stderr, /SVC_BEARER/)
+  t.match(stderr, /AGENT_LLM_PROVIDER/)
+  t.match(stderr, /AGENT_MODEL/)
+})
+
+t.test('npx -y pnpm@10 agent: healthz, then a streamed chat over the live service', async (t) => {
+  const { db } = await getTestDb(t)
+  const svc = Fastify({ logger: false })
+  await svc.register(svcCore, { db, jwtSecret: SECRET, bcryptRounds: 4, schemas: [{ path: 'notes', fields: [{ name: 'text', type: String }] }, agentConversationsSchema] as any })
+  await svc.register(svcMcp)
+  t.teardown(async () => await svc.close())
+  await svc.listen({ host: '127.0.0.1', port: 0 })
+  const model = await startScriptedModel('openai')
+  t.teardown(model.close)
+  const user = tokenUser(SECRET)
+  const agent = runAgent({
+    PORT: '0', SVC_URL: `http://127.0.0.1:${(svc.server.address() as { port: number }).port}`, SVC_BEARER: user.headers.authorization.slice(7),
+    AGENT_MODEL: 'scripted', AGENT_LLM_URL: model.url, AGENT_SESSION_SECRET: 'x'.repeat(40)
+  })
+  t.teardown(agent.kill)
+  const url = await agent.url
+  const health = await fetch(`${url}/healthz`)
+  t.equal(health.status, 200)
+  t.ok(health.headers.get('x-request-id'), 'request id header')
+  model.push({ toolCalls: [{ name: 'list_notes', args: {} }] }, { text: 'No notes yet.' })
+  const res = await fetch(`${url}/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'notes?' }) })
+  t.equal(res.status, 200)
+  const body = await res.text()
+  t.match(body, /event: tool_call\ndata: {"type":"tool_call","name":"list_notes"/)
+  t.match(body, /event: final\ndata: {"type":"final","text":"No notes yet."/)
+  t.match(body, /event: done\ndata: {"type":"done","ok":true}/)
+  agent.kill()
+  t.equal((await agent.done).code, 0, 'SIGTERM closes gracefully')
+})

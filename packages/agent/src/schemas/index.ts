@@ -1,0 +1,1 @@
+export { agentConversationsSchema } from './conversations.js'
