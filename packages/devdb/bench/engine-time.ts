@@ -6,14 +6,17 @@ import type { Document } from 'bson'
 import { Catalog } from '../src/engine/catalog.js'
 import { CursorManager } from '../src/engine/cursors.js'
 import { runCommand } from '../src/commands/index.js'
+import { Committer } from '../src/engine/committer.js'
 import { defaultParams, type ServerState } from '../src/commands/context.js'
 import { TENANTS } from './tenant-workload.js'
 
 const WINDOW_MS = 2000
 
 export async function engineTime (size: number): Promise<Record<string, number>> {
+  const catalog = new Catalog()
+  const committer = new Committer(catalog, undefined)
   const state: ServerState = {
-    catalog: new Catalog(),
+    catalog,
     cursors: new CursorManager(60_000),
     startedAt: new Date(),
     host: '127.0.0.1',
@@ -22,7 +25,7 @@ export async function engineTime (size: number): Promise<Record<string, number>>
     opcounters: {},
     params: defaultParams()
   }
-  const run = async (body: Document): Promise<Document> => await runCommand({ ...body, $db: 'bench' }, state, 1, {})
+  const run = async (body: Document): Promise<Document> => await runCommand({ ...body, $db: 'bench' }, state, 1, { committer })
   try {
     await run({ createIndexes: 'e', indexes: [{ key: { userId: 1, createdAt: -1 }, name: 'a' }, { key: { userId: 1, ref: 1 }, name: 'b' }] })
     for (let i = 0; i < size; i += 10_000) {

@@ -10,6 +10,7 @@ import { serveConnection } from './wire/connection.js'
 import type { Request } from './wire/messages.js'
 import type { DurableStore, StoredState } from './storage/types.js'
 import { openDurableStore } from './storage/durable-store.js'
+import { Committer } from './engine/committer.js'
 
 export interface DevDbOptions {
   port?: number
@@ -23,6 +24,8 @@ export interface DevDbOptions {
   snapshotIntervalMs?: number
   /** Also compact once the journal grows past this many bytes (default 64 MiB). */
   compactEveryBytes?: number
+  /** Test hook simulating a filling disk: bytes the journal may still write (see README "Durability"). */
+  diskFree?: () => number
   /** Deep-freeze stored documents, so code that changes one in place throws (for tests; costs a walk per write). */
   freezeDocuments?: boolean
 }
@@ -38,10 +41,11 @@ export async function startDevDb (options: DevDbOptions = {}): Promise<DevDb> {
   const catalog = new Catalog(options.freezeDocuments === true)
   let store: DurableStore | undefined
   if (options.dbPath !== undefined) {
-    const opened = await openDurableStore(options.dbPath, { compactEveryBytes: options.compactEveryBytes ?? 64 * 1024 * 1024 })
+    const opened = await openDurableStore(options.dbPath, { compactEveryBytes: options.compactEveryBytes ?? 64 * 1024 * 1024, diskFree: options.diskFree })
     store = opened.store
     catalog.load(opened.state)
   }
+  const committer = new Committer(catalog, store)
   const state: ServerState = {
     catalog,
     cursors: new CursorManager(options.cursorTimeoutMs ?? 10 * 60 * 1000),
@@ -50,7 +54,8 @@ export async function startDevDb (options: DevDbOptions = {}): Promise<DevDb> {
     port: 0,
     connections: { current: 0, totalCreated: 0 },
     opcounters: { insert: 0, query: 0, update: 0, delete: 0, getmore: 0, command: 0 },
-    params: defaultParams()
+    params: defaultParams(),
+    store
   }
   const sockets = new Set<Socket>()
   let nextConnectionId = 1
@@ -59,9 +64,9 @@ export async function startDevDb (options: DevDbOptions = {}): Promise<DevDb> {
       // Legacy OP_QUERY is only used for the initial handshake against "<db>.$cmd".
       const db = req.collection.endsWith('.$cmd') ? req.collection.slice(0, -5) : req.collection
       const body = req.body.$query !== undefined ? req.body.$query : req.body
-      return await runCommand(body, state, connectionId, { store }, db)
+      return await runCommand(body, state, connectionId, { committer }, db)
     }
-    return await runCommand(req.body, state, connectionId, { store })
+    return await runCommand(req.body, state, connectionId, { committer })
   }
   const server: Server = createServer((socket) => {
     const connectionId = nextConnectionId++
@@ -80,7 +85,7 @@ export async function startDevDb (options: DevDbOptions = {}): Promise<DevDb> {
   const address = server.address()
   const port = typeof address === 'object' && address !== null ? address.port : 0
   state.port = port
-  const ttl = new TtlSweeper(catalog, (options.ttlMonitorSleepSecs ?? 60) * 1000, store)
+  const ttl = new TtlSweeper(catalog, (options.ttlMonitorSleepSecs ?? 60) * 1000, committer)
   ttl.start()
   let snapshotTimer: NodeJS.Timeout | undefined
   const snapshot = async (): Promise<void> => {
@@ -104,8 +109,11 @@ export async function startDevDb (options: DevDbOptions = {}): Promise<DevDb> {
         await closing
         await ttl.idle()
         if (store !== undefined) {
-          await snapshot()
-          await store.close()
+          try {
+            await snapshot()
+          } finally {
+            await store.close()
+          }
         }
       })()
       await stopped

@@ -2,7 +2,7 @@
 import type { Document } from 'bson'
 import type { Catalog } from '../engine/catalog.js'
 import type { CursorManager } from '../engine/cursors.js'
-import type { JournalEntry } from '../storage/types.js'
+import type { DurableStore, JournalEntry } from '../storage/types.js'
 import type { Deadline } from '../engine/deadline.js'
 
 export interface ServerState {
@@ -15,6 +15,8 @@ export interface ServerState {
   opcounters: Record<string, number>
   /** mongod server parameters devdb honours (getParameter / setParameter) */
   params: ServerParams
+  /** the durable store when devdb runs with a dbPath (serverStatus reports whether it can write) */
+  store?: DurableStore
 }
 
 export interface ServerParams {

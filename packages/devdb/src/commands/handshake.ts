@@ -1,6 +1,6 @@
 /** Connection handshake and server-information commands, answered as a standalone MongoDB 7.0 mongod. */
 import { Long, UUID, type Document } from 'bson'
-import type { Handler } from './context.js'
+import type { Handler, ServerState } from './context.js'
 import { MAX_BSON_OBJECT_SIZE, MAX_MESSAGE_SIZE } from '../wire/messages.js'
 import { CommandError, Codes } from '../errors.js'
 import { isNumeric, toNumber } from '../engine/bson-order.js'
@@ -87,6 +87,7 @@ export const handshakeCommands: Record<string, Handler> = {
       opcounters: { ...s.opcounters },
       metrics: { cursor: { open: { total: s.cursors.size } }, queryExecutor: { scanned: s.catalog.stats.scanned, scannedObjects: s.catalog.stats.scannedObjects } },
       mem: { bits: 64, resident: Math.round(process.memoryUsage().rss / 1048576) },
+      devdb: { storage: storageHealth(s) },
       ok: 1
     }
   },
@@ -101,4 +102,15 @@ export const handshakeCommands: Record<string, Handler> = {
   getLastError: () => ({ err: null, n: 0, ok: 1 }),
   getCmdLineOpts: () => ({ argv: ['svc-devdb'], parsed: {}, ok: 1 }),
   logout: () => ({ ok: 1 })
+}
+
+/**
+ * Whether writes can currently be made durable (README "Health"): `writable` turns false when a
+ * journal write fails (the write is undone and answered with an error) and true again at the next
+ * journal write that succeeds — every write retries the disk.
+ */
+function storageHealth (s: ServerState): Document {
+  if (s.store === undefined) return { durable: false, writable: true }
+  const err = s.store.lastWriteError
+  return err === undefined ? { durable: true, writable: true } : { durable: true, writable: false, lastWriteError: err.message }
 }

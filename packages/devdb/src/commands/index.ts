@@ -1,7 +1,8 @@
 /** Command dispatch: lookup, standalone-mongod session/transaction rules, error shaping, durable commit. */
 import type { Document } from 'bson'
 import type { CommandContext, Handler, ServerState } from './context.js'
-import type { DurableStore, JournalEntry } from '../storage/types.js'
+import type { JournalEntry } from '../storage/types.js'
+import type { Committer } from '../engine/committer.js'
 import { CommandError, Codes } from '../errors.js'
 import { handshakeCommands } from './handshake.js'
 import { adminCommands } from './admin.js'
@@ -39,25 +40,21 @@ const REFUSED: Record<string, string> = {
   commitTransaction: 'Transaction numbers are only allowed on a replica set member or mongos'
 }
 
-/** Commands that never write; everything else may carry journal entries. */
-export interface DispatchOptions { store?: DurableStore }
+export interface DispatchOptions { committer: Committer }
 
+/** Runs one command; its changes are acknowledged only once journaled, and undone when that fails. */
 export async function runCommand (body: Document, server: ServerState, connectionId: number, opts: DispatchOptions, dbOverride?: string): Promise<Document> {
-  const journal: JournalEntry[] = []
-  let reply: Document
   try {
-    reply = dispatch(body, server, connectionId, journal, dbOverride)
+    return await opts.committer.run(journal => {
+      try {
+        return dispatch(body, server, connectionId, journal, dbOverride)
+      } catch (e) {
+        return errorReply(e)
+      }
+    })
   } catch (e) {
-    reply = errorReply(e)
+    return new CommandError(Codes.InternalError, 'InternalError', `journal commit failed, the write was undone: ${e instanceof Error ? e.message : String(e)}`).toReply()
   }
-  if (journal.length > 0 && opts.store !== undefined) {
-    try {
-      await opts.store.commit(journal)
-    } catch (e) {
-      return new CommandError(Codes.InternalError, 'InternalError', `journal commit failed: ${e instanceof Error ? e.message : String(e)}`).toReply()
-    }
-  }
-  return reply
 }
 
 function dispatch (body: Document, server: ServerState, connectionId: number, journal: JournalEntry[], dbOverride?: string): Document {

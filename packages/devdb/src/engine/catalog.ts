@@ -4,14 +4,30 @@ import type { JournalEntry, StoredState } from '../storage/types.js'
 import { CommandError, Codes } from '../errors.js'
 import { Collection, assertValidCollectionName, newScanStats } from './collection.js'
 import { buildIndex } from './index-build.js'
+import type { UndoSegment } from './undo.js'
 
 export class Catalog {
   readonly dbs = new Map<string, Map<string, Collection>>()
   /** serverStatus metrics.queryExecutor: documents (scannedObjects) and keys (scanned) examined */
   readonly stats = newScanStats()
 
+  /** where changes are being recorded for undo (a write whose journal record is not yet on disk) */
+  private undo: UndoSegment | undefined
+  private readonly saveForUndo = (c: Collection): void => { this.undo?.saveCollection(c) }
+
   /** @param freezeDocuments deep-freeze stored documents (see DevDbOptions.freezeDocuments) */
   constructor (readonly freezeDocuments = false) {}
+
+  /** Records every following change into `segment` (undefined: stop recording). */
+  recordUndo (segment: UndoSegment | undefined): void {
+    this.undo = segment
+  }
+
+  private adopt (c: Collection): Collection {
+    c.freezeDocuments = this.freezeDocuments
+    c.beforeWrite = this.saveForUndo
+    return c
+  }
 
   get (db: string, coll: string): Collection | undefined {
     return this.dbs.get(db)?.get(coll)
@@ -27,11 +43,11 @@ export class Catalog {
   create (db: string, coll: string, options: Document, journal: JournalEntry[]): Collection {
     assertValidDbName(db)
     assertValidCollectionName(coll)
+    if (this.dbs.get(db)?.has(coll) === true) throw new CommandError(Codes.NamespaceExists, 'NamespaceExists', `Collection ${db}.${coll} already exists.`)
+    const c = this.adopt(new Collection(db, coll, options, this.stats))
+    this.undo?.saveNamespaces(this.dbs)
     let m = this.dbs.get(db)
     if (m === undefined) this.dbs.set(db, m = new Map())
-    if (m.has(coll)) throw new CommandError(Codes.NamespaceExists, 'NamespaceExists', `Collection ${db}.${coll} already exists.`)
-    const c = new Collection(db, coll, options, this.stats)
-    c.freezeDocuments = this.freezeDocuments
     m.set(coll, c)
     journal.push({ t: 'createCollection', db, coll, options: c.options })
     return c
@@ -39,13 +55,16 @@ export class Catalog {
 
   drop (db: string, coll: string, journal: JournalEntry[]): boolean {
     const m = this.dbs.get(db)
-    if (m === undefined || !m.delete(coll)) return false
+    if (m === undefined || !m.has(coll)) return false
+    this.undo?.saveNamespaces(this.dbs)
+    m.delete(coll)
     if (m.size === 0) this.dbs.delete(db)
     journal.push({ t: 'dropCollection', db, coll })
     return true
   }
 
   dropDatabase (db: string, journal: JournalEntry[]): void {
+    if (this.dbs.has(db)) this.undo?.saveNamespaces(this.dbs)
     if (this.dbs.delete(db)) journal.push({ t: 'dropDatabase', db })
   }
 
@@ -74,8 +93,7 @@ export class Catalog {
     for (const sc of state.collections) {
       let m = this.dbs.get(sc.db)
       if (m === undefined) this.dbs.set(sc.db, m = new Map())
-      const c = new Collection(sc.db, sc.name, sc.options ?? {}, this.stats)
-      c.freezeDocuments = this.freezeDocuments
+      const c = this.adopt(new Collection(sc.db, sc.name, sc.options ?? {}, this.stats))
       m.set(sc.name, c)
       for (const d of sc.docs) c.insert(d)
       for (const spec of sc.indexes) c.addIndex(buildIndex(spec))

@@ -28,7 +28,10 @@ export class Collection {
   indexes: IndexDef[]
   /** record id → document; ascending record ids are the natural order */
   records: BTree<number, Document>
-  private nextRid = 1
+  /** next record id; saved and restored by the undo of a failed write */
+  nextRecordId = 1
+  /** called before any change (documents or indexes): the catalog's undo recording */
+  beforeWrite: ((c: Collection) => void) | undefined
   /** winning plans by query shape (mongod's plan cache); cleared when the indexes change */
   planCache = new PlanCache()
 
@@ -81,7 +84,8 @@ export class Collection {
 
   /** Inserts a document that already has its `_id`; throws DuplicateKey (on `_id` or a unique index) leaving nothing changed. */
   insert (doc: Document): void {
-    const rid = this.nextRid++
+    this.beforeWrite?.(this)
+    const rid = this.nextRecordId++
     const keys = this.indexes.map(ix => ix.keysFor(doc))
     this.indexes.forEach((ix, i) => { ix.check(doc, keys[i], rid, this.ns) })
     this.indexes.forEach((ix, i) => { ix.add(keys[i], rid) })
@@ -90,6 +94,7 @@ export class Collection {
 
   /** Replaces `oldDoc` (same `_id`) by `newDoc`, keeping its natural position; atomic w.r.t. unique indexes. */
   replace (oldDoc: Document, newDoc: Document): void {
+    this.beforeWrite?.(this)
     const rid = this.requireRid(oldDoc)
     const newKeys = this.indexes.map(ix => ix.keysFor(newDoc))
     this.indexes.forEach((ix, i) => { ix.check(newDoc, newKeys[i], rid, this.ns) })
@@ -101,12 +106,14 @@ export class Collection {
   }
 
   remove (doc: Document): void {
+    this.beforeWrite?.(this)
     const rid = this.requireRid(doc)
     for (const ix of this.indexes) ix.remove(ix.keysFor(doc), rid)
     this.records.delete(rid)
   }
 
   addIndex (ix: IndexDef): void {
+    this.beforeWrite?.(this)
     // Build first, then verify uniqueness over existing data, so a failed build leaves no trace.
     try {
       this.records.forEachPair((rid, doc) => {
@@ -123,6 +130,7 @@ export class Collection {
   }
 
   dropIndex (name: string): void {
+    this.beforeWrite?.(this)
     const i = this.indexes.findIndex(ix => ix.name === name)
     if (i > 0) this.indexes.splice(i, 1)
     this.planCache.clear()
@@ -141,6 +149,7 @@ export class Collection {
     copy.indexes = this.indexes.map(ix => ix.snapshot())
     copy.options = { ...this.options }
     copy.planCache = new PlanCache()
+    copy.beforeWrite = undefined
     return copy
   }
 

@@ -3,14 +3,15 @@
  * indexed date (or the earliest date of an array) is older than expireAfterSeconds.
  */
 import type { Catalog } from './catalog.js'
-import type { DurableStore, JournalEntry } from '../storage/types.js'
+import type { JournalEntry } from '../storage/types.js'
+import type { Committer } from './committer.js'
 import { Edge } from './key-compare.js'
 import { Rank } from './bson-order.js'
 
 export class TtlSweeper {
   private timer: NodeJS.Timeout | undefined
   private running: Promise<void> = Promise.resolve()
-  constructor (private readonly catalog: Catalog, private readonly intervalMs: number, private readonly store?: DurableStore) {}
+  constructor (private readonly catalog: Catalog, private readonly intervalMs: number, private readonly committer: Committer) {}
 
   start (): void {
     this.timer = setInterval(() => { this.running = this.running.then(async () => { await this.sweep() }).catch(() => {}) }, this.intervalMs)
@@ -24,7 +25,10 @@ export class TtlSweeper {
   async idle (): Promise<void> { await this.running }
 
   async sweep (now = Date.now()): Promise<number> {
-    const journal: JournalEntry[] = []
+    return await this.committer.run(journal => this.remove(now, journal))
+  }
+
+  private remove (now: number, journal: JournalEntry[]): number {
     for (const colls of this.catalog.dbs.values()) {
       for (const coll of colls.values()) {
         for (const ix of coll.userIndexes) {
@@ -44,7 +48,6 @@ export class TtlSweeper {
         }
       }
     }
-    if (journal.length > 0 && this.store !== undefined) await this.store.commit(journal)
     return journal.length
   }
 }

@@ -17,13 +17,13 @@ import type { JournalEntry, DurableStore, OpenDurableStore, StoredState } from '
 import { encodeRecord } from './record-codec.js'
 import { fsyncDir, journalPath, listDbFiles, removeIfExists, snapshotPath } from './db-files.js'
 import { acquireLock, type DbLock } from './lock-file.js'
-import { JournalWriter, type WriterStats } from './journal-writer.js'
+import { JournalWriter, type JournalWriterOptions, type WriterStats } from './journal-writer.js'
 import { rebuildFromDisk, recover, type RecoveryReport } from './recovery.js'
 import { encodeSnapshot, writeSnapshotFile } from './snapshot-file.js'
 
 export type SnapshotStep = 'switched' | 'temp-written' | 'renamed' | 'cleaned'
 
-export interface DurableStoreOptions {
+export interface DurableStoreOptions extends JournalWriterOptions {
   /** Compact automatically once the active journal grows past this many bytes. */
   compactEveryBytes?: number
   /** Test hook, awaited after each step of a snapshot (to copy the directory mid-way, i.e. "crash" there). */
@@ -36,6 +36,10 @@ export class JournalDurableStore implements DurableStore {
   private seq: number
   private snapshotRunning: Promise<void> | undefined
   private closing = false
+  /** settles after the last commit handed to the writer */
+  private lastCommit: Promise<void> = Promise.resolve()
+  /** sequence numbers of failed commits (newest last), so a snapshot never keeps one */
+  private failedSeqs: number[] = []
 
   constructor (
     private readonly dir: string,
@@ -57,6 +61,10 @@ export class JournalDurableStore implements DurableStore {
   }
 
   get stats (): Readonly<WriterStats> { return this.writer.stats }
+  get writable (): boolean { return this.writer.lastError === undefined }
+  get lastWriteError (): Error | undefined { return this.writer.lastError }
+  get onWriteFailure (): ((err: Error) => void) | undefined { return this.writer.onFailure }
+  set onWriteFailure (fn: ((err: Error) => void) | undefined) { this.writer.onFailure = fn }
   get journalGeneration (): number { return this.writer.activeGen }
 
   commit (entries: JournalEntry[]): Promise<void> {
@@ -69,8 +77,13 @@ export class JournalDurableStore implements DurableStore {
     } catch (err) {
       return Promise.reject(err)
     }
-    this.seq++
-    return this.writer.append(buf)
+    const seq = ++this.seq
+    const p = this.writer.append(buf)
+    this.lastCommit = p.then(() => {}, () => {
+      this.failedSeqs.push(seq)
+      if (this.failedSeqs.length > 1000) this.failedSeqs.splice(0, 500)
+    })
+    return p
   }
 
   async snapshot (state: () => StoredState): Promise<void> {
@@ -82,7 +95,14 @@ export class JournalDurableStore implements DurableStore {
     const gen = this.writer.activeGen + 1
     this.writer.switchTo(gen)
     const records = encodeSnapshot(captured, gen, seq)
-    await this.track(this.finishSnapshot(gen, async () => records))
+    // The state may hold commits still being written; if one of them fails (and is undone in
+    // memory) this snapshot must not make it permanent.
+    const included = this.lastCommit
+    const failuresBefore = this.failedSeqs.length
+    await this.track(this.finishSnapshot(gen, async () => records, async () => {
+      await included
+      if (this.failedSeqs.slice(failuresBefore).some(s => s <= seq)) throw new Error('devdb storage: snapshot abandoned: a write it contained failed')
+    }))
   }
 
   /** Compaction from the files alone (used by compactEveryBytes; needs no state from the engine). */
@@ -116,7 +136,7 @@ export class JournalDurableStore implements DurableStore {
     }
   }
 
-  private async finishSnapshot (gen: number, produce: () => Promise<Buffer[]>): Promise<void> {
+  private async finishSnapshot (gen: number, produce: () => Promise<Buffer[]>, beforeRename?: () => Promise<void>): Promise<void> {
     const step = async (s: SnapshotStep): Promise<void> => { await this.options.onSnapshotStep?.(s, gen) }
     await step('switched')
     const records = await produce()
@@ -124,6 +144,13 @@ export class JournalDurableStore implements DurableStore {
     const tmp = `${final}.tmp`
     await writeSnapshotFile(tmp, records)
     await step('temp-written')
+    try {
+      await beforeRename?.()
+    } catch (err) {
+      // Without its rename the snapshot never happened: recovery still reads the older snapshot and every journal.
+      await removeIfExists(tmp)
+      throw err
+    }
     await fsp.rename(tmp, final)
     await fsyncDir(this.dir)
     await step('renamed')
@@ -143,7 +170,7 @@ export async function openDurableStore (dbPath: string, options: DurableStoreOpt
   const lock = await acquireLock(dbPath)
   try {
     const r = await recover(dbPath)
-    const writer = new JournalWriter(dbPath, r.activeGen, r.activeJournalBytes)
+    const writer = new JournalWriter(dbPath, r.activeGen, r.activeJournalBytes, { diskFree: options.diskFree })
     const store = new JournalDurableStore(dbPath, writer, lock, r.lastSeq, r.report, options)
     return { store, state: r.builder.toState() }
   } catch (err) {

@@ -35,8 +35,18 @@ export interface StoredState {
 }
 
 export interface DurableStore {
-  /** Appends entries; resolves once they are on disk (fsync). Calls in the same tick share one fsync (group commit). */
+  /**
+   * Appends entries; resolves once they are on disk (fsync). Calls in the same tick share one
+   * fsync (group commit). A failed append rejects this commit and every one queued behind it,
+   * then calls `onWriteFailure` synchronously (the engine undoes them in memory there); the
+   * store then accepts commits again, cutting the journal back to its last good byte first.
+   */
   commit (entries: JournalEntry[]): Promise<void>
+  onWriteFailure: ((err: Error) => void) | undefined
+  /** false from a failed journal write until the next one succeeds */
+  readonly writable: boolean
+  /** the last journal write's error while not writable */
+  readonly lastWriteError: Error | undefined
   /**
    * Compaction: writes a snapshot of `state` (taken synchronously, consistent with every entry
    * committed so far) and truncates the journal. Safe to call while commits continue.
