@@ -5,11 +5,17 @@ import svcAudit from '@svc/audit'
 import svcFiles from '@svc/files'
 import svcMcp from '@svc/mcp'
 import svcSoftDelete from '@svc/softdelete'
+import svcSurface from '@svc/surface'
 import type { ServerConfig } from './config.js'
 import { healthRoute } from './health.js'
 import { AccessLogController, loggerOptions } from './logger.js'
 import { createSmtpMailer } from './mail/smtp-mailer.js'
 import { exposeRequestId, genReqId } from './request-id.js'
+
+/** Fastify's typings lack its hop-count form; this is what it does with a number (proxy-addr semantics). */
+function trustProxy (setting: ServerConfig['trustProxy']): boolean | string[] | ((address: string, hop: number) => boolean) {
+  return typeof setting === 'number' ? (_address, hop) => hop < setting : setting
+}
 
 export interface BuildServerOptions {
   /** The database the app serves; the caller owns (and closes) its client. */
@@ -27,9 +33,18 @@ export async function buildServer (config: ServerConfig, opts: BuildServerOption
     logController: new AccessLogController(),
     genReqId,
     // Our genReqId reads the header itself and only trusts UUIDs.
-    requestIdHeader: false
+    requestIdHeader: false,
+    // The client IP of rate limits and logs: X-Forwarded-For only from the proxies TRUST_PROXY names.
+    trustProxy: trustProxy(config.trustProxy)
   })
   exposeRequestId(app)
+  // Before core and every surface: its hooks (metrics, rate limits) cover the routes registered after it.
+  await app.register(svcSurface, {
+    metrics: config.metricsEnabled ? { ...(config.metricsToken !== undefined ? { token: config.metricsToken } : {}) } : false,
+    // Spec: rate limits are skipped when NODE_ENV=test.
+    rateLimit: config.nodeEnv === 'test' ? false : { apiPerMin: config.rateLimitApiPerMin, authPerMin: config.rateLimitAuthPerMin },
+    ...(config.redisUrl !== undefined ? { redis: config.redisUrl } : {})
+  })
   await app.register(svcCore, {
     db: opts.db,
     schemaDir: config.schemaDir,

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto'
+import { isIP } from 'node:net'
 import { parseDuration } from '@svc/core'
 
 const TWO_HOURS = 2 * 60 * 60
@@ -35,6 +36,8 @@ export interface ServerConfig {
   corsOrigins: string[]
   rateLimitApiPerMin: number
   rateLimitAuthPerMin: number
+  /** Fastify's `trustProxy`: false (the socket peer is the client), a hop count, or the proxies' addresses. */
+  trustProxy: false | number | string[]
   /** May be fractional (CONTRACT "Soft delete"). */
   softDeleteRetentionDays?: number
   /** How often this process runs the retention sweep (SOFT_DELETE_SWEEP_SECONDS). */
@@ -160,6 +163,7 @@ export function loadConfig (env: Env = process.env): ConfigResult {
   if (!/^https?:\/\/\S+$/.test(publicBaseUrl)) problems.push(`PUBLIC_BASE_URL must be an http(s) URL (got "${publicBaseUrl}")`)
 
   const metricsEnabled = bool('METRICS_ENABLED')
+  const trustProxy = readTrustProxy(read(env, 'TRUST_PROXY'), problems)
 
   const filesSigningSecret = read(env, 'FILES_SIGNING_SECRET')
   if (production && filesSigningSecret !== undefined && filesSigningSecret.length < 32) problems.push('FILES_SIGNING_SECRET must be at least 32 characters when NODE_ENV=production')
@@ -194,6 +198,7 @@ export function loadConfig (env: Env = process.env): ConfigResult {
       corsOrigins: (read(env, 'CORS_ORIGINS') ?? '').split(',').map((s) => s.trim()).filter((s) => s !== ''),
       rateLimitApiPerMin,
       rateLimitAuthPerMin,
+      trustProxy,
       softDeleteRetentionDays: retention,
       softDeleteSweepSeconds: sweepSeconds,
       redisUrl: read(env, 'REDIS_URL'),
@@ -201,6 +206,29 @@ export function loadConfig (env: Env = process.env): ConfigResult {
       s3
     }
   }
+}
+
+const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal'])
+
+function isProxyAddress (entry: string): boolean {
+  if (PROXY_NAMES.has(entry)) return true
+  const [addr, bits, ...rest] = entry.split('/')
+  const family = isIP(addr)
+  if (family === 0 || rest.length > 0) return false
+  return bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128))
+}
+
+/**
+ * Which `X-Forwarded-For` hops to believe for the client IP (rate limits are per IP). Unset: none,
+ * the socket peer is the client. `true` is refused: trusting every hop lets a client pick its IP.
+ */
+function readTrustProxy (raw: string | undefined, problems: string[]): false | number | string[] {
+  if (raw === undefined || raw === 'false') return false
+  if (/^\d+$/.test(raw) && Number(raw) <= 10) return Number(raw) === 0 ? false : Number(raw)
+  const entries = raw.split(',').map((s) => s.trim()).filter((s) => s !== '')
+  if (entries.length > 0 && entries.every(isProxyAddress)) return entries
+  problems.push(`TRUST_PROXY must be a hop count (0-10) or comma-separated proxy addresses/CIDRs (loopback, linklocal, uniquelocal allowed); got "${raw}"`)
+  return false
 }
 
 /** The start-up message: every problem on its own line. */

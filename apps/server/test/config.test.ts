@@ -107,3 +107,13 @@ t.test('individual rules', async (t) => {
     }
   }
 })
+
+t.test('TRUST_PROXY', async (t) => {
+  t.equal(loadConfig({}).config?.trustProxy, false, 'unset: the socket peer is the client')
+  t.equal(loadConfig({ TRUST_PROXY: '0' }).config?.trustProxy, false)
+  t.equal(loadConfig({ TRUST_PROXY: '2' }).config?.trustProxy, 2, 'a hop count')
+  t.same(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 127.0.0.1,::1,fd00::/8,loopback' }).config?.trustProxy, ['10.0.0.0/8', '127.0.0.1', '::1', 'fd00::/8', 'loopback'])
+  for (const bad of ['true', '11', '10.0.0.0/33', 'proxy.example', '1.2.3.4/8/9']) {
+    t.match(loadConfig({ TRUST_PROXY: bad }).problems, [/^TRUST_PROXY must be/], `refused: ${bad}`)
+  }
+})

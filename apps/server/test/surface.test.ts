@@ -1,0 +1,71 @@
+import t from 'tap'
+import { getTestDb, signToken } from '@svc/testkit'
+import { buildServer } from '../src/build-server.js'
+import { loadConfig } from '../src/config.js'
+import { workspace } from './fixtures/workspace.js'
+
+const SECRET = 'server-surface-test-secret'
+const RPC = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
+const LOGIN = { email: 'nobody@example.test', password: 'wrong password 123' }
+const auth = { authorization: `Bearer ${signToken({ user_id: '65f000000000000000000001', email: 'a@example.test', roles: ['user'] }, SECRET)}` }
+
+t.test('the reference server wires metrics, rate limits and the client IP from its environment', async (t) => {
+  const { db } = await getTestDb(t)
+  const schemaDir = workspace().schemaDir
+  const server = async (env: Record<string, string>): Promise<Awaited<ReturnType<typeof buildServer>>> => {
+    const { config, problems } = loadConfig({ JWT_SECRET: SECRET, SCHEMA_DIR: schemaDir, ...env })
+    if (config == null) throw new Error(problems.join('; '))
+    const app = await buildServer(config, { db, logger: false })
+    t.teardown(async () => await app.close())
+    await app.ready()
+    return app
+  }
+
+  t.test('METRICS_ENABLED: REST and MCP requests under their templates; METRICS_TOKEN enforced', async (t) => {
+    const app = await server({ NODE_ENV: 'test', METRICS_ENABLED: 'true', METRICS_TOKEN: 'scrape-me-please' })
+    const created = await app.inject({ method: 'POST', url: '/api/v1/notes', headers: auth, payload: { title: 'x' } })
+    t.equal((await app.inject({ method: 'GET', url: `/api/v1/notes/${String(created.json()._id)}`, headers: auth })).statusCode, 200)
+    const mcp = await app.inject({ method: 'POST', url: '/mcp', headers: { ...RPC, ...auth }, payload: { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} } })
+    t.equal(mcp.statusCode, 200, 'POST /mcp')
+    t.equal((await app.inject({ method: 'GET', url: '/_metrics' })).statusCode, 401, 'no token')
+    const text = (await app.inject({ method: 'GET', url: '/_metrics', headers: { authorization: 'Bearer scrape-me-please' } })).body
+    t.match(text, /http_requests_total\{method="GET",route="\/api\/v1\/notes\/:id",status_code="200"\} 1\n/)
+    t.match(text, /http_requests_total\{method="POST",route="\/mcp",status_code="200"\} 1\n/)
+    t.match(text, /http_request_duration_seconds_count\{method="POST",route="\/mcp",status_code="200"\} 1\n/)
+  })
+
+  t.test('metrics off by default', async (t) => {
+    const app = await server({ NODE_ENV: 'test' })
+    t.equal((await app.inject({ method: 'GET', url: '/_metrics' })).statusCode, 404)
+  })
+
+  t.test('NODE_ENV=test skips rate limits', async (t) => {
+    const app = await server({ NODE_ENV: 'test', RATE_LIMIT_AUTH_PER_MIN: '1' })
+    for (let i = 0; i < 3; i++) {
+      const res = await app.inject({ method: 'POST', url: '/login', payload: LOGIN })
+      t.equal(res.statusCode, 401)
+      t.equal(res.headers['x-ratelimit-limit'], undefined)
+    }
+  })
+
+  t.test('a development instance limits /login and /mcp per client IP', async (t) => {
+    const app = await server({ NODE_ENV: 'development', RATE_LIMIT_AUTH_PER_MIN: '2', RATE_LIMIT_API_PER_MIN: '2' })
+    const codes = []
+    for (let i = 0; i < 3; i++) codes.push((await app.inject({ method: 'POST', url: '/login', payload: LOGIN, remoteAddress: '10.9.0.1' })).statusCode)
+    t.same(codes, [401, 401, 429])
+    const limited = await app.inject({ method: 'POST', url: '/login', payload: LOGIN, remoteAddress: '10.9.0.1' })
+    t.equal(limited.json().error.code, 'RATE_LIMITED')
+    t.ok(Number(limited.headers['retry-after']) > 0, 'Retry-After')
+    const call = async (): Promise<number> => (await app.inject({ method: 'POST', url: '/mcp', headers: { ...RPC, ...auth }, payload: { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }, remoteAddress: '10.9.0.2' })).statusCode
+    t.same([await call(), await call(), await call()], [200, 200, 429], 'MCP shares the API budget')
+    // Without TRUST_PROXY, X-Forwarded-For is the client's word and is ignored.
+    const spoofed = await app.inject({ method: 'POST', url: '/login', payload: LOGIN, remoteAddress: '10.9.0.1', headers: { 'x-forwarded-for': '203.0.113.9' } })
+    t.equal(spoofed.statusCode, 429, 'a forged X-Forwarded-For does not reset the budget')
+  })
+
+  t.test('TRUST_PROXY=1: the client IP is the address the proxy saw', async (t) => {
+    const app = await server({ NODE_ENV: 'development', RATE_LIMIT_AUTH_PER_MIN: '1', TRUST_PROXY: '1' })
+    const login = async (client: string): Promise<number> => (await app.inject({ method: 'POST', url: '/login', payload: LOGIN, remoteAddress: '127.0.0.1', headers: { 'x-forwarded-for': client } })).statusCode
+    t.same([await login('203.0.113.1'), await login('203.0.113.1'), await login('203.0.113.2')], [401, 429, 401], 'one budget per forwarded client')
+  })
+})

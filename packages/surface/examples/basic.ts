@@ -1,0 +1,15 @@
+import Fastify from 'fastify'
+import { MongoClient } from 'mongodb'
+import svcCore, { svcServerOptions } from '@svc/core'
+import svcSurface from '@svc/surface'
+
+const client = await new MongoClient(process.env.MONGODB_URI ?? 'mongodb://127.0.0.1:27017/app').connect()
+const app = Fastify({ ...svcServerOptions, logger: true })
+await app.register(svcSurface, {
+  metrics: { token: process.env.METRICS_TOKEN },
+  rateLimit: { apiPerMin: 600, authPerMin: 10 },
+  redis: process.env.REDIS_URL
+})
+await app.register(svcCore, { db: client.db(), schemaDir: './schema', jwtSecret: process.env.JWT_SECRET ?? 'change-me' })
+app.addHook('onClose', async () => await client.close())
+await app.listen({ port: 3000 })

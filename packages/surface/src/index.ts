@@ -1,0 +1,57 @@
+import fp from 'fastify-plugin'
+import type { FastifyInstance } from 'fastify'
+import { Redis } from 'ioredis'
+import { Counter, Registry } from 'prom-client'
+import { installHttpMetrics } from './metrics/http-metrics.js'
+import { metricsRoute } from './metrics/metrics-route.js'
+import { installRateLimits } from './rate-limit/rate-limits.js'
+import { connectRedis } from './redis.js'
+import { ThrottledReporter } from './throttled-log.js'
+import type { SurfaceContext, SurfaceOptions } from './types.js'
+
+export type * from './types.js'
+export { UNMATCHED_ROUTE, DURATION_BUCKETS } from './metrics/http-metrics.js'
+export { connectRedis } from './redis.js'
+
+async function svcSurface (app: FastifyInstance, opts: SurfaceOptions): Promise<void> {
+  const log = app.log.child({ name: '@svc/surface' })
+  const register = new Registry()
+  let redis: Redis | null = null
+  if (typeof opts.redis === 'string') {
+    redis = connectRedis(opts.redis)
+    // ioredis emits connection errors as events; they are reported through redisFailed below.
+    redis.on('error', (err) => surface.redisFailed('connection', err))
+    app.addHook('onClose', async () => { redis?.disconnect() })
+  } else if (opts.redis instanceof Redis) {
+    redis = opts.redis
+  }
+
+  const redisErrors = new Counter({ name: 'redis_errors_total', help: 'Redis calls that failed; the service answered without Redis (fail open)', labelNames: ['use'], registers: [register] })
+  const reporter = new ThrottledReporter(opts.errorLogIntervalMs ?? 60_000, (err, suppressed) => {
+    log.warn({ err, suppressed }, 'redis unavailable: serving without it (fail open)')
+  })
+  const surface: SurfaceContext = {
+    metrics: register,
+    redis,
+    redisFailed: (use, err) => {
+      redisErrors.inc({ use })
+      reporter.failed(err)
+    }
+  }
+  app.decorate('svcSurface', surface)
+
+  if (opts.metrics !== undefined && opts.metrics !== false) {
+    installHttpMetrics(app, register)
+    metricsRoute(app, register, { path: opts.metrics.path ?? '/_metrics', ...(opts.metrics.token !== undefined ? { token: opts.metrics.token } : {}) })
+  }
+  if (opts.rateLimit !== false) {
+    await installRateLimits(app, { ...opts.rateLimit, redis, nameSpace: `${opts.redisKeyPrefix ?? 'svc:'}rl:`, onStoreError: (err) => surface.redisFailed('rate_limit', err) })
+  }
+}
+
+/**
+ * The service-wide HTTP surface: metrics, rate limits. Infrastructure (`fp`): its hooks sit on the
+ * host's root, so register it before @svc/core and every surface it should cover.
+ */
+export default fp(svcSurface, { name: '@svc/surface', fastify: '5.x' })
+export { svcSurface }

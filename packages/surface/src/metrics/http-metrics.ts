@@ -1,0 +1,28 @@
+import type { FastifyInstance } from 'fastify'
+import { Counter, Histogram, collectDefaultMetrics, type Registry } from 'prom-client'
+
+/** The `route` label of requests no route matched: raw URLs never become label values (series stay bounded). */
+export const UNMATCHED_ROUTE = '__unmatched__'
+
+/** Sub-second resolution where most requests fall, up to the 5 s the spec asks for. */
+export const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5]
+
+const LABELS = ['method', 'route', 'status_code'] as const
+
+/**
+ * Default runtime metrics plus `http_requests_total` and `http_request_duration_seconds`, recorded
+ * in one `onResponse` hook on the root instance: every route registered afterwards (REST, GraphQL,
+ * MCP, files) and the not-found handler are counted without knowing about them.
+ */
+export function installHttpMetrics (app: FastifyInstance, register: Registry): void {
+  collectDefaultMetrics({ register })
+  const total = new Counter({ name: 'http_requests_total', help: 'HTTP requests answered', labelNames: LABELS, registers: [register] })
+  const duration = new Histogram({ name: 'http_request_duration_seconds', help: 'HTTP request duration in seconds', labelNames: LABELS, buckets: DURATION_BUCKETS, registers: [register] })
+  app.addHook('onResponse', async (request, reply) => {
+    // The matched template (`/api/v1/contacts/:id`); undefined for the not-found handler.
+    const route = request.routeOptions.url ?? UNMATCHED_ROUTE
+    const labels = { method: request.method, route, status_code: String(reply.statusCode) }
+    total.inc(labels)
+    duration.observe(labels, reply.elapsedTime / 1000)
+  })
+}

@@ -1,0 +1,42 @@
+import type { Redis } from 'ioredis'
+import type { Registry } from 'prom-client'
+import type { RateLimitOptions } from './rate-limit/rate-limits.js'
+
+export type { RateLimitOptions }
+
+export interface MetricsOptions {
+  /** Where the exposition is served; default `/_metrics`. */
+  path?: string
+  /** When set, `/_metrics` needs `Authorization: Bearer <token>` (compared in constant time). */
+  token?: string
+}
+
+/** Options of @svc/surface. Register it before @svc/core and the surfaces it should cover. */
+export interface SurfaceOptions {
+  /** Prometheus metrics; `false` (default): no `/_metrics` route, no per-request recording. */
+  metrics?: MetricsOptions | false
+  /** Per-IP rate limits; `false` turns them off (the reference server does so when `NODE_ENV=test`). Default on. */
+  rateLimit?: RateLimitOptions | false
+  /** A Redis URL (`redis://…`) or an ioredis client shared by the replicas; unset: everything is per process. */
+  redis?: string | Redis
+  /** Prefix of every Redis key the surface writes; default `svc:` (replicas of one service must agree). */
+  redisKeyPrefix?: string
+  /** Errors of a recurring kind (Redis unreachable) are logged at most once per this many ms; default 60000. */
+  errorLogIntervalMs?: number
+}
+
+/** `app.svcSurface`: what other plugins may reuse. */
+export interface SurfaceContext {
+  /** The metrics registry (`/_metrics` serves it); plugins may register their own metrics on it. */
+  metrics: Registry
+  /** The shared Redis client, or null without `redis`. Closed with the app when the surface created it. */
+  redis: Redis | null
+  /** Counts (and throttles the log of) a failed Redis call; `use` names the caller, e.g. `rate_limit`. */
+  redisFailed: (use: string, err: unknown) => void
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    svcSurface: SurfaceContext
+  }
+}
