@@ -34,7 +34,9 @@ function positiveInt (name: string, v: number | undefined, dflt: number): number
 async function webhooks (app: FastifyInstance, opts: WebhooksOptions): Promise<void> {
   const retrySchedule = checkRetrySchedule(opts.retrySchedule ?? DEFAULT_RETRY_SCHEDULE)
   const timeoutMs = positiveInt('timeoutMs', opts.timeoutMs, 10_000)
-  const concurrency = positiveInt('concurrency', opts.concurrency, 16)
+  const concurrency = positiveInt('concurrency', opts.concurrency, 64)
+  // A few loops of batches: one slow receiver stalls one batch, and each batch costs a handful of round trips.
+  const loops = Math.min(2, concurrency)
   const pollIntervalMs = positiveInt('pollIntervalMs', opts.pollIntervalMs, 1000)
   const leaseMs = positiveInt('leaseMs', opts.leaseMs, 60_000)
   if (leaseMs <= timeoutMs) throw new Error('@svc/webhooks: leaseMs must exceed timeoutMs (a lease must outlive the attempt it covers)')
@@ -58,7 +60,8 @@ async function webhooks (app: FastifyInstance, opts: WebhooksOptions): Promise<v
     retrySchedule,
     leaseMs,
     pollIntervalMs,
-    concurrency,
+    loops,
+    batchSize: Math.ceil(concurrency / loops),
     log,
     project: (ev, sub) => {
       if (ev.record === undefined || sub.userId === null) return ev.record

@@ -11,7 +11,7 @@ export interface WebhooksOptions {
   timeoutMs?: number
   /** Run the delivery worker in this process; default true. Turn it off on API-only replicas. */
   worker?: boolean
-  /** Deliveries in flight per process; default 16. */
+  /** Attempts in flight per process (claimed in batches by two loops); default 64. */
   concurrency?: number
   /** How often an idle worker looks for due rows; default 1000 ms. Writes in this process wake it at once. */
   pollIntervalMs?: number

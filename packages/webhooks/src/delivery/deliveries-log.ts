@@ -1,4 +1,5 @@
 import type { Collection, Db } from 'mongodb'
+import { insertIgnoringDuplicates } from '../outbox/insert-once.js'
 
 export const DELIVERIES_COLLECTION = 'webhook_deliveries'
 
@@ -28,8 +29,9 @@ export class DeliveriesLog {
     await this.col.createIndex({ subscriptionId: 1, at: -1 })
   }
 
-  async record (row: DeliveryRow): Promise<void> {
-    await this.col.updateOne({ _id: row._id }, { $setOnInsert: row }, { upsert: true })
+  /** One insert per batch; a row already written (an attempt re-run after a lost lease) is kept as it was. */
+  async record (rows: DeliveryRow[]): Promise<void> {
+    await insertIgnoringDuplicates(this.col, rows)
   }
 
   /** Newest first. The caller has checked the subscription is the tenant's. */

@@ -4,11 +4,9 @@ import { matches } from '../subscriptions/patterns.js'
 import type { SubscriptionDoc, SubscriptionStore } from '../subscriptions/subscription-store.js'
 import type { EventPayload, JobDoc, OutboxDoc, OutboxStore } from '../outbox/outbox-store.js'
 import { deliveryBody } from './body.js'
-import type { DeliveriesLog } from './deliveries-log.js'
-import type { Sender } from './sender.js'
-
-/** Spec: 10 consecutive failures disable a subscription. */
-export const DISABLE_AFTER = 10
+import type { DeliveriesLog, DeliveryRow } from './deliveries-log.js'
+import type { Sender, SendResult } from './sender.js'
+import { DISABLE_AFTER, subscriptionUpdates } from './failure-count.js'
 
 export interface WorkerDeps {
   outbox: OutboxStore
@@ -20,14 +18,18 @@ export interface WorkerDeps {
   retrySchedule: number[]
   leaseMs: number
   pollIntervalMs: number
-  concurrency: number
+  /** Parallel loops; each claims and delivers one batch at a time. */
+  loops: number
+  /** Rows one loop claims at once (its deliveries run concurrently). */
+  batchSize: number
   log: FastifyBaseLogger
 }
 
 /**
- * Works the outbox: fans each event out to one job per matching subscription, then delivers due
- * jobs. Every row is taken with a lease (see OutboxStore), so any number of workers on one
+ * Works the outbox: fans events out to one job per matching subscription, then delivers due
+ * jobs. Rows are taken in leased batches (see OutboxStore), so any number of workers on one
  * database share the work, and a restart picks up what a dead process held once its lease ends.
+ * Several loops run at once, so one slow receiver holds up one batch, not the process.
  */
 export class DeliveryWorker {
   readonly #d: WorkerDeps
@@ -40,7 +42,7 @@ export class DeliveryWorker {
   }
 
   start (): void {
-    for (let i = 0; i < this.#d.concurrency; i++) this.#loops.push(this.#loop())
+    for (let i = 0; i < this.#d.loops; i++) this.#loops.push(this.#loop())
   }
 
   /** Something became due (a write, a test event): idle loops look now instead of at the next poll. */
@@ -59,7 +61,9 @@ export class DeliveryWorker {
     while (!this.#closed) {
       let worked = false
       try {
-        worked = (await this.fanOutOne()) || (await this.deliverOne())
+        const fanned = await this.fanOut()
+        const delivered = await this.deliver()
+        worked = fanned + delivered > 0
       } catch (err) {
         this.#d.log.error({ err }, 'webhook worker step failed')
       }
@@ -75,70 +79,85 @@ export class DeliveryWorker {
     })
   }
 
-  /** One outbox event → one job per matching subscription; false when none is due. */
-  async fanOutOne (): Promise<boolean> {
-    const { outbox, subscriptions, leaseMs } = this.#d
-    const ev = await outbox.claimEvent(leaseMs)
-    if (ev === null) return false
-    const subs = (await subscriptions.candidates(ev.userId, `${ev.version}/${ev.path}`)).filter((s) => matches(s.events, ev.type))
+  /**
+   * Due outbox events → one job per matching subscription, inserted under this claim's lease and
+   * attempted at once (no second claim for a first attempt); answers how many events it took.
+   */
+  async fanOut (): Promise<number> {
+    const { outbox, subscriptions, leaseMs, batchSize } = this.#d
+    const events = await outbox.claimEvents(leaseMs, batchSize)
+    if (events.length === 0) return 0
+    const userIds = [...new Set(events.map((e) => e.userId).filter((u): u is string => u !== null))]
+    const schemas = [...new Set(events.map((e) => `${e.version}/${e.path}`))]
+    const subs = await subscriptions.candidates(userIds, schemas)
     const now = new Date()
-    await outbox.addJobs(subs.map((sub) => {
-      const record = this.#d.project(ev, sub)
-      const payload: EventPayload = {
-        id: ev.id,
-        type: ev.type,
-        version: ev.version,
-        userId: ev.userId,
-        ...(ev.recordId !== undefined ? { recordId: ev.recordId } : {}),
-        ...(record !== undefined ? { record } : {}),
-        ...(ev.numAffected !== undefined ? { filter: ev.filter ?? {}, numAffected: ev.numAffected } : {})
+    const jobs: JobDoc[] = []
+    for (const ev of events) {
+      for (const sub of subs) {
+        const mine = sub.declaredBy !== undefined ? sub.declaredBy === `${ev.version}/${ev.path}` : sub.userId === ev.userId
+        if (mine && matches(sub.events, ev.type)) jobs.push({ ...newJob(ev.id, sub._id, this.#payload(ev, sub), now), lease: events[0].lease, dueAt: events[0].dueAt })
       }
-      return newJob(ev.id, sub._id, payload, now)
-    }))
-    await outbox.doneEvent(ev)
-    if (subs.length > 0) this.nudge()
-    return true
+    }
+    const fresh = await outbox.addJobs(jobs)
+    await outbox.doneEvents(events)
+    await this.#attempt(fresh, new Map(subs.map((s) => [s._id, s])))
+    return events.length
   }
 
-  /** One due attempt; false when none is due. */
-  async deliverOne (): Promise<boolean> {
-    const { outbox, subscriptions, deliveries, sender, retrySchedule, leaseMs } = this.#d
-    const job = await outbox.claimJob(leaseMs)
-    if (job === null) return false
-    const sub = await subscriptions.col.findOne({ _id: job.subscriptionId })
-    if (sub === null || !sub.active) {
-      await outbox.settleJob(job, { state: 'dropped' })
-      return true
+  #payload (ev: OutboxDoc, sub: SubscriptionDoc): EventPayload {
+    const record = this.#d.project(ev, sub)
+    return {
+      id: ev.id,
+      type: ev.type,
+      version: ev.version,
+      userId: ev.userId,
+      ...(ev.recordId !== undefined ? { recordId: ev.recordId } : {}),
+      ...(record !== undefined ? { record } : {}),
+      ...(ev.numAffected !== undefined ? { filter: ev.filter ?? {}, numAffected: ev.numAffected } : {})
     }
-    const attempt = job.attempt + 1
-    const at = new Date()
-    const res = await sender.send({ url: sub.url, secret: sub.secret, type: job.event.type, deliveryId: job.deliveryId, body: deliveryBody(job.event, at) })
-    await deliveries.record({
-      _id: `${job.deliveryId}:${attempt}`,
-      subscriptionId: sub._id,
-      deliveryId: job.deliveryId,
-      event: job.event.type,
-      attempt,
-      status: res.ok ? 'success' : 'failure',
-      responseCode: res.responseCode,
-      durationMs: res.durationMs,
-      error: res.error,
-      at
-    })
-    if (res.ok) {
-      await outbox.settleJob(job, { state: 'delivered', attempt })
-      await subscriptions.col.updateOne({ _id: sub._id }, { $set: { failureCount: 0, lastDeliveryAt: at } })
-      return true
+  }
+
+  /** Due jobs (retries, test events, leases run out): one attempt each; answers how many jobs it took. */
+  async deliver (): Promise<number> {
+    const { outbox, subscriptions, leaseMs, batchSize } = this.#d
+    const jobs = await outbox.claimJobs(leaseMs, batchSize)
+    if (jobs.length === 0) return 0
+    const ids = [...new Set(jobs.map((j) => j.subscriptionId))]
+    await this.#attempt(jobs, new Map((await subscriptions.col.find({ _id: { $in: ids } }).toArray()).map((s) => [s._id, s])))
+    return jobs.length
+  }
+
+  /** One attempt of each claimed job, concurrently, then the batch's rows written in a few round trips. */
+  async #attempt (jobs: JobDoc[], subs: Map<string, SubscriptionDoc>): Promise<void> {
+    if (jobs.length === 0) return
+    const { outbox, subscriptions, deliveries, sender, retrySchedule } = this.#d
+    const settled: Array<{ job: JobDoc, set: Partial<JobDoc> }> = []
+    const rows: DeliveryRow[] = []
+    const outcomes: Array<{ sub: SubscriptionDoc, res: SendResult, at: Date }> = []
+    await Promise.all(jobs.map(async (job) => {
+      const sub = subs.get(job.subscriptionId)
+      if (sub === undefined || !sub.active) {
+        settled.push({ job, set: { state: 'dropped' } })
+        return
+      }
+      const attempt = job.attempt + 1
+      const at = new Date()
+      const res = await sender.send({ url: sub.url, secret: sub.secret, type: job.event.type, deliveryId: job.deliveryId, body: deliveryBody(job.event, at) })
+      outcomes.push({ sub, res, at })
+      rows.push({ _id: `${job.deliveryId}:${attempt}`, subscriptionId: sub._id, deliveryId: job.deliveryId, event: job.event.type, attempt, status: res.ok ? 'success' : 'failure', responseCode: res.responseCode, durationMs: res.durationMs, error: res.error, at })
+      const delay = retrySchedule[attempt - 1]
+      if (res.ok) settled.push({ job, set: { state: 'delivered', attempt } })
+      else if (delay === undefined) settled.push({ job, set: { state: 'failed', attempt } })
+      else settled.push({ job, set: { state: 'pending', attempt, dueAt: new Date(Date.now() + delay * 1000) } })
+    }))
+    await deliveries.record(rows)
+    await outbox.settleJobs(settled)
+    const { updates, disable } = subscriptionUpdates(outcomes)
+    if (updates.length > 0) await subscriptions.col.bulkWrite(updates, { ordered: false })
+    if (disable.length > 0) {
+      const res = await subscriptions.disableFailing(disable, DISABLE_AFTER)
+      if (res > 0) this.#d.log.warn({ subscriptionIds: disable }, 'webhook subscription disabled after consecutive failures')
     }
-    const after = await subscriptions.col.findOneAndUpdate({ _id: sub._id }, { $inc: { failureCount: 1 } }, { returnDocument: 'after' })
-    if (after !== null && after.active && after.failureCount >= DISABLE_AFTER) {
-      await subscriptions.col.updateOne({ _id: sub._id, failureCount: { $gte: DISABLE_AFTER } }, { $set: { active: false, updatedAt: new Date() } })
-      this.#d.log.warn({ subscriptionId: sub._id, failureCount: after.failureCount }, 'webhook subscription disabled')
-    }
-    const delay = retrySchedule[attempt - 1]
-    if (delay === undefined) await outbox.settleJob(job, { state: 'failed', attempt })
-    else await outbox.settleJob(job, { state: 'pending', attempt, dueAt: new Date(Date.now() + delay * 1000) })
-    return true
   }
 }
 

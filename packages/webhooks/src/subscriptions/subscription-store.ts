@@ -61,6 +61,7 @@ export class SubscriptionStore {
 
   async ensureIndexes (): Promise<void> {
     await this.col.createIndex({ userId: 1, createdAt: -1 })
+    await this.col.createIndex({ declaredBy: 1 }, { sparse: true })
   }
 
   async create (userId: string, roles: string[], events: string[], url: string): Promise<SubscriptionDoc> {
@@ -105,11 +106,15 @@ export class SubscriptionStore {
     return (await this.col.deleteOne({ _id: id, userId })).deletedCount === 1
   }
 
-  /** Active subscriptions that may see an event of `userId` (declared endpoints: of this schema). */
-  async candidates (userId: string | null, declaredBy: string): Promise<SubscriptionDoc[]> {
-    const or: Array<Record<string, unknown>> = [{ declaredBy }]
-    if (userId !== null) or.unshift({ userId })
-    return await this.col.find({ active: true, $or: or }).toArray()
+  /** Active subscriptions that may see events of these tenants or of these schemas (declared endpoints). */
+  async candidates (userIds: string[], declaredBy: string[]): Promise<SubscriptionDoc[]> {
+    return await this.col.find({ active: true, $or: [{ userId: { $in: userIds } }, { declaredBy: { $in: declaredBy } }] }).toArray()
+  }
+
+  /** Turns off the given subscriptions that reached `threshold` consecutive failures; answers how many. */
+  async disableFailing (ids: string[], threshold: number): Promise<number> {
+    const res = await this.col.updateMany({ _id: { $in: ids }, active: true, failureCount: { $gte: threshold } }, { $set: { active: false, updatedAt: new Date() } })
+    return res.modifiedCount
   }
 
   /** Schema-declared endpoints are kept as subscriptions (delivery state, attempt rows); ids are stable across boots. */

@@ -1,0 +1,49 @@
+// Deliveries per second from the outbox to a local receiver (one process: app, worker, devdb or
+// MONGODB_URI, receiver), and the latency a create pays for the outbox row.
+// Usage: pnpm --filter @svc/webhooks bench   (BENCH_EVENTS=2000, BENCH_CREATES=300)
+import { createServer } from 'node:http'
+import { randomUUID } from 'node:crypto'
+import type { AddressInfo } from 'node:net'
+import Fastify from 'fastify'
+import svcCore from '@svc/core'
+import { getTestDb, tokenUser } from '@svc/testkit'
+import webhooks from '../src/index.js'
+
+const EVENTS = Number(process.env.BENCH_EVENTS ?? 2000)
+const SECRET = 'bench-secret-0123456789abcdef0123'
+const teardowns: Array<() => unknown> = []
+const { db, kind } = await getTestDb({ teardown: (fn) => teardowns.push(fn) })
+
+let received = 0
+let onReceived = (): void => {}
+const receiver = createServer((req, res) => {
+  req.resume()
+  req.on('end', () => { received++; res.end(); onReceived() })
+})
+await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve))
+const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`
+
+const app = Fastify({ logger: false })
+await app.register(svcCore, { db, jwtSecret: SECRET, schemas: [{ path: 'logs', softDelete: false, audit: false, fields: [{ name: 'line', type: String }] }] })
+await app.register(webhooks, { allowPrivateUrls: true, pollIntervalMs: 50, ...(process.env.BENCH_CONCURRENCY !== undefined ? { concurrency: Number(process.env.BENCH_CONCURRENCY) } : {}) })
+await app.ready()
+const user = tokenUser(SECRET)
+const sub = await app.inject({ method: 'POST', url: '/api/v1/webhooks', headers: user.headers, payload: { events: ['logs.*'], url } })
+if (sub.statusCode !== 201) throw new Error(sub.body)
+
+// Deliveries: EVENTS outbox rows at once, timed until the receiver has them all.
+const now = new Date()
+const rows = Array.from({ length: EVENTS }, (_, i) => {
+  const id = randomUUID()
+  return { _id: id as any, id, type: 'logs.created', version: 'v1', path: 'logs', userId: user.userId, recordId: String(i), record: { _id: String(i), userId: user.userId, line: 'x'.repeat(200) }, createdAt: now, dueAt: now }
+})
+const started = performance.now()
+const done = new Promise<void>((resolve) => { onReceived = () => { if (received >= EVENTS) resolve() } })
+await db.collection('webhook_outbox').insertMany(rows)
+await done
+const secs = (performance.now() - started) / 1000
+console.log(JSON.stringify({ database: kind, events: EVENTS, seconds: Number(secs.toFixed(2)), deliveriesPerSecond: Math.round(EVENTS / secs) }))
+
+await app.close()
+receiver.close()
+for (const fn of teardowns.reverse()) await fn()
