@@ -1,5 +1,5 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
-import { createModel, svcAgent } from '@svc/agent'
+import { createModel, openStore, svcAgent, type AgentOptions } from '@svc/agent'
 import type { AgentConfig } from './config.js'
 
 /** Redaction configured once, here: tokens, cookies and passwords never reach a log line. */
@@ -23,10 +23,19 @@ export async function buildAgentApp (config: AgentConfig, opts: { logger?: Fasti
   const app = Fastify({ logger: opts.logger ?? { redact: REDACT_PATHS }, genReqId: () => crypto.randomUUID(), requestIdHeader: false })
   app.addHook('onSend', async (req, reply) => { reply.header('x-request-id', req.id) })
   app.get('/healthz', async () => ({ status: 'ok' }))
+  let auth: AgentOptions['auth']
+  if (config.authMode === 'per-user') {
+    const store = await openStore(config.storeUrl)
+    app.addHook('onClose', async () => { await store.close() })
+    auth = { mode: 'per-user', store, linkBaseUrl: config.linkBaseUrl ?? (() => app.listeningOrigin), accessTtlSeconds: config.accessTtlSeconds, refreshSkewSeconds: config.refreshSkewSeconds, linkTtlSeconds: config.linkTtlSeconds }
+  } else {
+    auth = { mode: 'service', bearer: config.svcBearer, clientId: config.svcClientId }
+  }
   await app.register(svcAgent, {
     svcUrl: config.svcUrl,
     model: createModel(config.llm),
-    auth: { mode: 'service', bearer: config.svcBearer, clientId: config.svcClientId },
+    auth,
+    agentKey: config.agentKey,
     sessionSecret: config.sessionSecret,
     cookieSecure: config.cookieSecure,
     maxToolRounds: config.maxToolRounds,

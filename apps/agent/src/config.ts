@@ -5,11 +5,19 @@ export interface AgentConfig {
   port: number
   host: string
   svcUrl: string
-  authMode: 'service'
+  authMode: 'service' | 'per-user'
   svcBearer?: string
   svcClientId?: string
   sessionSecret?: string
   cookieSecure: boolean
+  agentKey: string
+  /** Per-user mode settings (also read, unused, in service mode). */
+  /** Unset: the listening address. */
+  linkBaseUrl?: string
+  storeUrl: string
+  accessTtlSeconds: number
+  refreshSkewSeconds: number
+  linkTtlSeconds: number
   llm: { provider: Provider, url?: string, apiKey?: string, model: string }
   maxToolRounds: number
   maxResultChars: number
@@ -57,13 +65,23 @@ export function loadConfig (env: Env = process.env): ConfigResult {
   const host = read(env, 'HOST') ?? '127.0.0.1'
   const svcUrl = url(env, 'SVC_URL', 'http://127.0.0.1:3000', problems) as string
   const mode = read(env, 'AGENT_AUTH_MODE') ?? 'service'
-  if (mode !== 'service') problems.push(`AGENT_AUTH_MODE must be 'service' (got '${mode}')`)
+  if (mode !== 'service' && mode !== 'per-user') problems.push(`AGENT_AUTH_MODE must be 'service' or 'per-user' (got '${mode}')`)
   const svcBearer = read(env, 'SVC_BEARER')
   const svcClientId = read(env, 'SVC_CLIENT_ID')
-  if (svcBearer === undefined && svcClientId === undefined) problems.push('service mode needs SVC_BEARER (a JWT of the agent\'s user) or SVC_CLIENT_ID')
+  if (mode === 'service' && svcBearer === undefined && svcClientId === undefined) problems.push('service mode needs SVC_BEARER (a JWT of the agent\'s user) or SVC_CLIENT_ID')
   const sessionSecret = read(env, 'AGENT_SESSION_SECRET')
-  if (sessionSecret === undefined) warnings.push('AGENT_SESSION_SECRET is unset: a random per-process key signs session cookies, so conversations restart with the process')
-  else if (sessionSecret.length < 32) problems.push('AGENT_SESSION_SECRET must be at least 32 characters')
+  if (sessionSecret === undefined) {
+    if (mode === 'per-user') problems.push('AGENT_SESSION_SECRET is required in per-user mode (at least 32 characters)')
+    else warnings.push('AGENT_SESSION_SECRET is unset: a random per-process key signs session cookies, so conversations restart with the process')
+  } else if (sessionSecret.length < 32) problems.push('AGENT_SESSION_SECRET must be at least 32 characters')
+  const linkBaseUrl = url(env, 'AGENT_LINK_BASE_URL', undefined, problems)
+  const storeUrl = read(env, 'STORE_URL') ?? 'file:./svc-agent-store.json'
+  if (storeUrl !== 'memory:' && !(storeUrl.startsWith('file:') && storeUrl.length > 5)) problems.push(`STORE_URL must be file:<path> or memory: (got '${storeUrl}')`)
+  const accessTtlSeconds = int(env, 'AGENT_ACCESS_TTL_SECONDS', 900, 1, problems)
+  const refreshSkewSeconds = int(env, 'AGENT_REFRESH_SKEW_SECONDS', 60, 0, problems)
+  if (refreshSkewSeconds >= accessTtlSeconds) problems.push('AGENT_REFRESH_SKEW_SECONDS must be less than AGENT_ACCESS_TTL_SECONDS')
+  const linkTtlSeconds = int(env, 'AGENT_LINK_TTL_SECONDS', 900, 1, problems)
+  const agentKey = read(env, 'AGENT_KEY') ?? 'default'
   const secure = read(env, 'AGENT_COOKIE_SECURE') ?? 'true'
   if (secure !== 'true' && secure !== 'false') problems.push(`AGENT_COOKIE_SECURE must be true or false (got '${secure}')`)
   const provider = read(env, 'AGENT_LLM_PROVIDER') ?? 'openai'
@@ -79,11 +97,17 @@ export function loadConfig (env: Env = process.env): ConfigResult {
       port,
       host,
       svcUrl,
-      authMode: 'service',
+      authMode: mode as 'service' | 'per-user',
       svcBearer,
       svcClientId,
       sessionSecret,
       cookieSecure: secure === 'true',
+      agentKey,
+      linkBaseUrl,
+      storeUrl,
+      accessTtlSeconds,
+      refreshSkewSeconds,
+      linkTtlSeconds,
       llm: { provider: provider as Provider, url: llmUrl, apiKey: read(env, 'AGENT_LLM_API_KEY'), model: model as string },
       maxToolRounds,
       maxResultChars

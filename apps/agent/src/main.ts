@@ -10,7 +10,15 @@ export async function main (env: Record<string, string | undefined> = process.en
     process.exitCode = 1
     return
   }
-  const app = await buildAgentApp(config)
+  let app
+  try {
+    app = await buildAgentApp(config)
+  } catch (err) {
+    // A store locked by another process, an unreadable store file: one clear line, exit 1.
+    process.stderr.write(`svc-agent: ${(err as Error).message}\n`)
+    process.exitCode = 1
+    return
+  }
   for (const w of warnings) app.log.warn(w)
   closeWithGrace({ delay: 10_000 }, async ({ err }) => {
     if (err != null) app.log.error({ err }, 'closing after an error')

@@ -11,6 +11,19 @@ t.test('defaults of CONTRACT.md', async (t) => {
   t.match(warnings, [/AGENT_SESSION_SECRET is unset/])
 })
 
+t.test('per-user mode', async (t) => {
+  const missing = loadConfig({ AGENT_AUTH_MODE: 'per-user', AGENT_MODEL: 'm' })
+  t.match(missing.problems, [/AGENT_SESSION_SECRET is required in per-user mode/])
+  const { config, problems } = loadConfig({ AGENT_AUTH_MODE: 'per-user', AGENT_MODEL: 'm', AGENT_SESSION_SECRET: 's'.repeat(32) })
+  t.same(problems, [], 'no SVC_BEARER needed')
+  t.match(config, { authMode: 'per-user', storeUrl: 'file:./svc-agent-store.json', accessTtlSeconds: 900, refreshSkewSeconds: 60, linkTtlSeconds: 900, agentKey: 'default' })
+  t.equal(config?.linkBaseUrl, undefined, 'the listening address')
+  const all = loadConfig({ AGENT_AUTH_MODE: 'per-user', AGENT_MODEL: 'm', AGENT_SESSION_SECRET: 's'.repeat(32), STORE_URL: 'memory:', AGENT_LINK_BASE_URL: 'https://chat.example.test', AGENT_ACCESS_TTL_SECONDS: '300', AGENT_REFRESH_SKEW_SECONDS: '30', AGENT_LINK_TTL_SECONDS: '60', AGENT_KEY: 'tenant-a' })
+  t.match(all.config, { storeUrl: 'memory:', linkBaseUrl: 'https://chat.example.test', accessTtlSeconds: 300, refreshSkewSeconds: 30, linkTtlSeconds: 60, agentKey: 'tenant-a' })
+  const bad = loadConfig({ AGENT_AUTH_MODE: 'per-user', AGENT_MODEL: 'm', AGENT_SESSION_SECRET: 's'.repeat(32), STORE_URL: 'redis://x', AGENT_ACCESS_TTL_SECONDS: '60', AGENT_REFRESH_SKEW_SECONDS: '60', AGENT_LINK_BASE_URL: 'chat' })
+  for (const name of ['STORE_URL', 'AGENT_REFRESH_SKEW_SECONDS', 'AGENT_LINK_BASE_URL']) t.ok(bad.problems.some((p) => p.includes(name)), name)
+})
+
 t.test('every setting is read', async (t) => {
   const { config } = loadConfig({
     PORT: '0', HOST: '0.0.0.0', SVC_URL: 'http://svc:3000', SVC_CLIENT_ID: 'web', AGENT_SESSION_SECRET: 's'.repeat(32), AGENT_COOKIE_SECURE: 'false',
@@ -22,7 +35,7 @@ t.test('every setting is read', async (t) => {
 t.test('every problem is reported at once, naming its variable', async (t) => {
   const { config, problems } = loadConfig({ PORT: 'x', SVC_URL: 'ftp://svc', AGENT_AUTH_MODE: 'nobody', AGENT_SESSION_SECRET: 'short', AGENT_COOKIE_SECURE: 'maybe', AGENT_LLM_PROVIDER: 'cohere', AGENT_LLM_URL: 'nope', AGENT_MAX_TOOL_ROUNDS: '0', AGENT_MAX_RESULT_CHARS: '10' })
   t.equal(config, null)
-  for (const name of ['PORT', 'SVC_URL', 'AGENT_AUTH_MODE', 'SVC_BEARER', 'AGENT_SESSION_SECRET', 'AGENT_COOKIE_SECURE', 'AGENT_LLM_PROVIDER', 'AGENT_MODEL', 'AGENT_LLM_URL', 'AGENT_MAX_TOOL_ROUNDS', 'AGENT_MAX_RESULT_CHARS']) {
+  for (const name of ['PORT', 'SVC_URL', 'AGENT_AUTH_MODE', 'AGENT_SESSION_SECRET', 'AGENT_COOKIE_SECURE', 'AGENT_LLM_PROVIDER', 'AGENT_MODEL', 'AGENT_LLM_URL', 'AGENT_MAX_TOOL_ROUNDS', 'AGENT_MAX_RESULT_CHARS']) {
     t.ok(problems.some((p) => p.includes(name)), name)
   }
 })

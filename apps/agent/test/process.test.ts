@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
@@ -65,4 +67,24 @@ t.test('npx -y pnpm@10 agent: healthz, then a streamed chat over the live servic
   t.match(body, /event: done\ndata: {"type":"done","ok":true}/)
   agent.kill()
   t.equal((await agent.done).code, 0, 'SIGTERM closes gracefully')
+})
+
+t.test('per-user mode: link URLs on the listening address; a second process on the same file store is refused', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-agent-app-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const env = { PORT: '0', AGENT_AUTH_MODE: 'per-user', AGENT_MODEL: 'm', AGENT_LLM_URL: 'http://127.0.0.1:1/v1', AGENT_SESSION_SECRET: 'y'.repeat(40), STORE_URL: `file:${join(dir, 'store.json')}` }
+  const first = runAgent(env)
+  t.teardown(first.kill)
+  const url = await first.url
+  const res = await fetch(`${url}/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'hi' }) })
+  t.equal(res.status, 401)
+  const body = await res.json() as { error: { code: string, details: { linkUrl: string } } }
+  t.equal(body.error.code, 'UNLINKED')
+  t.ok(body.error.details.linkUrl.startsWith(`${url}/link/`), body.error.details.linkUrl)
+  const second = runAgent(env)
+  const { code, stderr } = await second.done
+  t.equal(code, 1)
+  t.match(stderr, /in use by another process/)
+  first.kill()
+  t.equal((await first.done).code, 0)
 })

@@ -3,11 +3,17 @@ import type { FastifyInstance } from 'fastify'
 import cookie from '@fastify/cookie'
 import formbody from '@fastify/formbody'
 import { LRUCache } from 'lru-cache'
-import type { IdentityResolver } from './auth/identity.js'
+import { AccessTokens } from './auth/access-tokens.js'
+import type { CookieSettings, IdentityResolver } from './auth/identity.js'
+import { Nonces } from './auth/nonces.js'
+import { perUserMode, type PerUserAuthOptions } from './auth/per-user-mode.js'
 import { serviceMode, type ServiceAuthOptions } from './auth/service-mode.js'
+import { SvcAuth } from './auth/svc-auth.js'
+import { sessionKey } from './auth/session-cookie.js'
 import { Conversations } from './conversations.js'
 import { chatRoute } from './http/chat-route.js'
 import { installErrorHandler } from './http/errors.js'
+import { linkRoutes, oauthCallbackRoute } from './http/link-routes.js'
 import type { Model } from './model/types.js'
 import { Toolbox } from './runtime/toolbox.js'
 import { DEFAULT_MAX_RESULT_CHARS } from './tools/bound.js'
@@ -17,9 +23,11 @@ export interface AgentOptions {
   /** The service's base URL; MCP at `<svcUrl>/mcp`, conversations under `<svcUrl>/api/v1`. */
   svcUrl: string
   model: Model
-  auth: ServiceAuthOptions
-  /** HMAC key of the session cookie. Service mode: random per process when unset (sessions end with it). */
+  auth: ServiceAuthOptions | PerUserAuthOptions
+  /** HMAC key of the session cookie. Required in per-user mode; service mode: random per process when unset (sessions end with it). */
   sessionSecret?: string
+  /** Names this agent instance: store rows and session cookies of one key are not valid under another. Default `default`. */
+  agentKey?: string
   /** `Secure` attribute of the session cookie. Default true. */
   cookieSecure?: boolean
   /** Tool-call rounds per turn. Default 8. */
@@ -38,12 +46,25 @@ export const DEFAULT_MAX_TOOL_ROUNDS = 8
  * cookie parsing, body parsers and error envelope stay inside its own routes.
  */
 export async function svcAgent (app: FastifyInstance, opts: AgentOptions): Promise<void> {
-  const secret = opts.sessionSecret ?? randomBytes(32).toString('hex')
+  if (opts.auth.mode === 'per-user' && (opts.sessionSecret ?? '').length < 32) throw new Error('@svc/agent: per-user mode needs a sessionSecret (AGENT_SESSION_SECRET) of at least 32 characters')
+  const agentKey = opts.agentKey ?? 'default'
+  // One cookie key per agent instance, so a session of one tenant's agent is refused by another's.
+  const secret = sessionKey(opts.sessionSecret ?? randomBytes(32).toString('hex'), agentKey)
   await app.register(cookie)
   await app.register(formbody)
   installErrorHandler(app)
-  const cookieSettings = { secret, secure: opts.cookieSecure ?? true, serialize: app.serializeCookie.bind(app) }
-  const identity: IdentityResolver = serviceMode(opts.auth, cookieSettings)
+  const cookieSettings: CookieSettings = { secret, secure: opts.cookieSecure ?? true, serialize: app.serializeCookie.bind(app) }
+  let identity: IdentityResolver
+  if (opts.auth.mode === 'per-user') {
+    const auth = new SvcAuth(opts.svcUrl)
+    const tokens = new AccessTokens(opts.auth.store, auth, opts.auth.accessTtlSeconds, opts.auth.refreshSkewSeconds)
+    const nonces = new Nonces(opts.auth.linkTtlSeconds)
+    identity = perUserMode({ agentKey, store: opts.auth.store, tokens, nonces, linkBaseUrl: opts.auth.linkBaseUrl, cookie: cookieSettings })
+    linkRoutes(app, { agentKey, nonces, store: opts.auth.store, tokens, auth, cookie: cookieSettings })
+  } else {
+    identity = serviceMode(opts.auth, cookieSettings)
+  }
+  oauthCallbackRoute(app)
   const mcpUrl = `${opts.svcUrl.replace(/\/+$/, '')}/mcp`
   const maxResultChars = opts.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS
   const clients = new LRUCache<string, Toolbox>({

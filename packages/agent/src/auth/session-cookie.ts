@@ -5,6 +5,11 @@ export const SESSION_TTL_SECONDS = 30 * 24 * 3600
 
 export interface SessionPayload { cuid: string, iat: number, exp: number }
 
+/** The cookie HMAC key of one agent instance, derived from `AGENT_SESSION_SECRET` and `AGENT_KEY`. */
+export function sessionKey (sessionSecret: string, agentKey: string): string {
+  return createHmac('sha256', sessionSecret).update(`svc_agent_session:${agentKey}`).digest('hex')
+}
+
 function mac (secret: string, data: string): Buffer {
   return createHmac('sha256', secret).update(data).digest()
 }

@@ -1,0 +1,79 @@
+import { UnauthenticatedError } from '../errors.js'
+import type { AgentStore } from '../store/types.js'
+import type { SvcAuth } from './svc-auth.js'
+
+export const DEFAULT_ACCESS_TTL_SECONDS = 900
+export const DEFAULT_REFRESH_SKEW_SECONDS = 60
+
+interface Cached { token: string, renewAt: number }
+
+/** `exp` of a JWT in ms, read without verifying (the service verifies). */
+function jwtExpiry (jwt: string): number {
+  try {
+    const exp = (JSON.parse(Buffer.from(jwt.split('.')[1] ?? '', 'base64url').toString('utf8')) as { exp?: unknown }).exp
+    return typeof exp === 'number' ? exp * 1000 : Number.POSITIVE_INFINITY
+  } catch {
+    return Number.POSITIVE_INFINITY
+  }
+}
+
+/**
+ * Per-user access tokens: minted from the stored refresh token on demand, cached for the access
+ * TTL (or the token's own expiry, if sooner) and renewed `skew` early. One refresh per key at a
+ * time: the service rotates refresh tokens and revokes the family on reuse, so two concurrent
+ * refreshes with the same token would unlink the user.
+ */
+export class AccessTokens {
+  readonly #cache = new Map<string, Cached>()
+  readonly #inflight = new Map<string, Promise<string>>()
+
+  constructor (
+    private readonly store: AgentStore,
+    private readonly auth: SvcAuth,
+    private readonly ttlSeconds: number = DEFAULT_ACCESS_TTL_SECONDS,
+    private readonly skewSeconds: number = DEFAULT_REFRESH_SKEW_SECONDS
+  ) {}
+
+  /** Caches a token just obtained (a fresh login). */
+  seed (key: string, token: string, now = Date.now()): void {
+    const lifetime = Math.min(now + this.ttlSeconds * 1000, jwtExpiry(token))
+    this.#cache.set(key, { token, renewAt: lifetime - this.skewSeconds * 1000 })
+  }
+
+  /** A valid access token for the key; UNAUTHENTICATED when the link is gone or revoked (the row is then removed). */
+  async get (key: string): Promise<string> {
+    const cached = this.#cache.get(key)
+    if (cached != null && Date.now() < cached.renewAt) return cached.token
+    let pending = this.#inflight.get(key)
+    if (pending == null) {
+      pending = this.#refresh(key).finally(() => this.#inflight.delete(key))
+      this.#inflight.set(key, pending)
+    }
+    return await pending
+  }
+
+  async #refresh (key: string): Promise<string> {
+    const link = await this.store.get(key)
+    if (link == null) {
+      this.#cache.delete(key)
+      throw new UnauthenticatedError('not linked')
+    }
+    let session
+    try {
+      session = await this.auth.refresh(link.refreshToken)
+    } catch (err) {
+      if (err instanceof UnauthenticatedError) {
+        this.#cache.delete(key)
+        await this.store.delete(key)
+      }
+      throw err
+    }
+    await this.store.set(key, { ...link, refreshToken: session.refreshToken })
+    this.seed(key, session.accessToken)
+    return session.accessToken
+  }
+
+  forget (key: string): void {
+    this.#cache.delete(key)
+  }
+}
