@@ -51,6 +51,7 @@ async function svcCore (app: FastifyInstance, opts: SvcCoreOptions): Promise<voi
   const queryTimeoutMs = opts.queryTimeoutMs ?? 5000
   if (!Number.isInteger(queryTimeoutMs) || queryTimeoutMs < 1 || queryTimeoutMs > MAX_QUERY_TIMEOUT_MS) throw new Error(`@svc/core: option \`queryTimeoutMs\` must be a whole number of milliseconds between 1 and ${MAX_QUERY_TIMEOUT_MS}`)
   const refreshTokenTtlSeconds = opts.refreshTokenTtl === undefined ? undefined : parseDuration(opts.refreshTokenTtl)
+  if (opts.resetStalenessMs !== undefined && (!Number.isInteger(opts.resetStalenessMs) || opts.resetStalenessMs < 1)) throw new Error('@svc/core: option `resetStalenessMs` must be a positive whole number of milliseconds')
   if (opts.publicBaseUrl !== undefined && !/^https?:\/\/\S+$/.test(opts.publicBaseUrl)) throw new Error('@svc/core: option `publicBaseUrl` must be an http(s) URL')
 
   const registry = await loadRegistry({ schemaDir: opts.schemaDir, schemas: opts.schemas, log: app.log })
@@ -79,7 +80,7 @@ async function svcCore (app: FastifyInstance, opts: SvcCoreOptions): Promise<voi
   app.decorateRequest('identity', null)
   installErrorHandling(app, { production: opts.production ?? process.env.NODE_ENV === 'production' })
   await ensureIndexes(opts.db, registry)
-  await app.register(authPlugin, { jwtSecret: opts.jwtSecret, accessTokenTtlSeconds, bcryptRounds: svc.config.bcryptRounds, refreshTokenTtlSeconds, publicBaseUrl: opts.publicBaseUrl })
+  await app.register(authPlugin, { jwtSecret: opts.jwtSecret, accessTokenTtlSeconds, bcryptRounds: svc.config.bcryptRounds, refreshTokenTtlSeconds, publicBaseUrl: opts.publicBaseUrl, resetStalenessMs: opts.resetStalenessMs })
   describeRoute(app)
   for (const service of services.all()) {
     await app.register(resourceRoutes, { prefix: `/api/${service.model.version}`, service })

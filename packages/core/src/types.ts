@@ -33,6 +33,12 @@ export interface SvcCoreOptions {
   publicBaseUrl?: string
   /** Refresh token lifetime: seconds or a duration string (`30d`); default 30 days. */
   refreshTokenTtl?: number | string
+  /**
+   * Milliseconds another process may keep accepting an access token issued before a completed
+   * password reset (each process caches users' `passwordChangedAt` this long); default 10000.
+   * The process that completed the reset refuses such tokens at once.
+   */
+  resetStalenessMs?: number
 }
 
 /** The authentication service the auth layer installs on `app.svc.auth`. */

@@ -3,12 +3,13 @@ import { ForbiddenError, UnauthenticatedError } from '../errors.js'
 import type { Identity } from '../identity.js'
 import { identityFromClaims } from './claims.js'
 import type { JwtService } from './jwt.js'
+import type { PasswordChanges } from './password-changes.js'
 import type { ApiClientStore } from './stores/api-clients.js'
 
 // The scheme is case-insensitive (RFC 9110); the token must have the three JWS segments.
 const BEARER = /^Bearer +([A-Za-z0-9\-_]+\.[A-Za-z0-9\-_]*\.[A-Za-z0-9\-_]*)$/i
 
-function verifyBearer (jwt: JwtService, header: string): Identity {
+function verifyBearer (jwt: JwtService, header: string): { identity: Identity, issuedAt: number } {
   const match = BEARER.exec(header.trim())
   if (match == null) throw new UnauthenticatedError('malformed Authorization header: expected "Bearer <token>"')
   let payload: unknown
@@ -20,20 +21,24 @@ function verifyBearer (jwt: JwtService, header: string): Identity {
   }
   const identity = identityFromClaims(payload)
   if (identity == null) throw new UnauthenticatedError('invalid token: required claims missing')
-  return identity
+  const iat = (payload as { iat?: unknown }).iat
+  return { identity, issuedAt: typeof iat === 'number' ? iat : 0 }
 }
 
 /**
- * Resolves the caller. A present Authorization header always decides (bearer wins, and an
+ * Resolves the caller. A bearer issued before its user's last password reset is refused (see
+ * PasswordChanges for how fresh that knowledge is). A present Authorization header always decides (bearer wins, and an
  * invalid bearer is 401 even next to a valid client id, so a broken token never silently
  * downgrades to anonymous access). Api clients are read-only: without `allowClient` a known
  * client gets 403, an unknown one 401.
  */
-export function createAuthenticate (jwt: JwtService, clients: ApiClientStore) {
+export function createAuthenticate (jwt: JwtService, clients: ApiClientStore, passwordChanges: PasswordChanges) {
   return async function authenticate (request: FastifyRequest, opts: { allowClient?: boolean } = {}): Promise<Identity> {
     const authorization = request.headers.authorization
     if (authorization !== undefined) {
-      const identity = verifyBearer(jwt, authorization)
+      const { identity, issuedAt } = verifyBearer(jwt, authorization)
+      // Same-second tokens stay valid: `iat` is whole seconds, and a login right after the reset must work.
+      if (issuedAt < await passwordChanges.changedAt(identity.userId as string)) throw new UnauthenticatedError('token issued before a password reset: log in again')
       request.identity = identity
       return identity
     }

@@ -5,6 +5,7 @@ import type { SvcAuth } from '../types.js'
 import { jsonOnly } from '../http/json-only.js'
 import { createAuthenticate } from './authenticate.js'
 import { createJwtService } from './jwt.js'
+import { PasswordChanges } from './password-changes.js'
 import { createPasswordHasher } from './passwords.js'
 import { loginRoute } from './routes/login.js'
 import { passwordResetRoutes } from './routes/password-reset.js'
@@ -35,15 +36,19 @@ export interface AuthPluginOptions {
   sendMail?: SendMail
   /** Base URL used in reset mails. */
   publicBaseUrl?: string
+  /** How long another process may still accept an access token issued before a reset (ms). */
+  resetStalenessMs?: number
 }
 
 async function auth (app: FastifyInstance, opts: AuthPluginOptions): Promise<void> {
   const db = app.svc.db
+  const users = new UserStore(db)
   const deps: AuthDeps = {
-    users: new UserStore(db),
+    users,
     refreshTokens: new RefreshTokenStore(db, opts.refreshTokenTtlSeconds ?? DEFAULT_REFRESH_TOKEN_TTL_SECONDS),
     resetTokens: new ResetTokenStore(db),
     clients: new ApiClientStore(db),
+    passwordChanges: new PasswordChanges(users, opts.resetStalenessMs),
     passwords: await createPasswordHasher(opts.bcryptRounds),
     jwt: await createJwtService(app, opts.jwtSecret, opts.accessTokenTtlSeconds),
     accessTokenTtlSeconds: opts.accessTokenTtlSeconds,
@@ -54,7 +59,7 @@ async function auth (app: FastifyInstance, opts: AuthPluginOptions): Promise<voi
   await deps.resetTokens.ensureIndexes()
 
   const service: SvcAuth = {
-    authenticate: createAuthenticate(deps.jwt, deps.clients),
+    authenticate: createAuthenticate(deps.jwt, deps.clients, deps.passwordChanges),
     mintAccessToken: (claims, ttlSeconds) => deps.jwt.sign(claims, ttlSeconds ?? opts.accessTokenTtlSeconds),
     deriveKey: (purpose) => Buffer.from(hkdfSync('sha256', opts.jwtSecret, 'svc', `svc:${purpose}`, 32))
   }

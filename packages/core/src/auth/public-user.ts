@@ -8,6 +8,8 @@ export interface UserDoc {
   email: string
   passwordHash: string
   roles: string[]
+  /** Set by a completed password reset; access tokens issued before it are refused. */
+  passwordChangedAt?: Date
   createdAt: Date
   updatedAt: Date
 }

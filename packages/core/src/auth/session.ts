@@ -1,4 +1,5 @@
 import type { JwtService } from './jwt.js'
+import type { PasswordChanges } from './password-changes.js'
 import type { PasswordHasher } from './passwords.js'
 import type { UserDoc } from './public-user.js'
 import type { ApiClientStore } from './stores/api-clients.js'
@@ -16,6 +17,7 @@ export interface AuthDeps {
   refreshTokens: RefreshTokenStore
   resetTokens: ResetTokenStore
   clients: ApiClientStore
+  passwordChanges: PasswordChanges
   passwords: PasswordHasher
   jwt: JwtService
   accessTokenTtlSeconds: number

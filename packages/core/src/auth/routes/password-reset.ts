@@ -58,8 +58,11 @@ export function passwordResetRoutes (app: FastifyInstance, deps: AuthDeps, publi
     const user = userId == null ? null : await deps.users.findById(userId)
     if (user == null) throw new ValidationError('invalid, used or expired reset token', { field: 'token' })
     await deps.users.setPasswordHash(user._id, await deps.passwords.hash(password))
-    // A reset ends every existing session of the account.
+    // A reset ends everything issued before it: other reset links, refresh tokens, and (through
+    // passwordChangedAt) access tokens; this process stops accepting them at once.
+    await deps.resetTokens.voidAllForUser(userId as string)
     await deps.refreshTokens.revokeAllForUser(userId as string)
+    deps.passwordChanges.forget(userId as string)
     return { ok: true }
   })
 }

@@ -47,4 +47,10 @@ export class ResetTokenStore {
     )
     return doc?.userId ?? null
   }
+
+  /** Voids every other outstanding token of the user (a completed reset ends them all). */
+  async voidAllForUser (userId: string): Promise<number> {
+    const res = await this.collection.updateMany({ userId, usedAt: null }, { $set: { usedAt: new Date() } })
+    return res.modifiedCount
+  }
 }

@@ -59,8 +59,17 @@ export class UserStore {
     return await this.collection.findOne({ _id: new ObjectId(id) })
   }
 
+  /** Also records `passwordChangedAt`: access tokens issued before it stop working. */
   async setPasswordHash (id: ObjectId, passwordHash: string): Promise<void> {
-    await this.collection.updateOne({ _id: id }, { $set: { passwordHash, updatedAt: new Date() } })
+    const now = new Date()
+    await this.collection.updateOne({ _id: id }, { $set: { passwordHash, passwordChangedAt: now, updatedAt: now } })
+  }
+
+  /** Null when the user is unknown or never changed their password. */
+  async passwordChangedAt (id: string): Promise<Date | null> {
+    if (!ObjectId.isValid(id) || id.length !== 24) return null
+    const doc = await this.collection.findOne({ _id: new ObjectId(id) }, { projection: { passwordChangedAt: 1 } })
+    return doc?.passwordChangedAt ?? null
   }
 
   /** Returns false when no user has this e-mail. */

@@ -1,0 +1,35 @@
+import { LRUCache } from 'lru-cache'
+import type { UserStore } from './stores/users.js'
+
+/** Default bound on how long another process may still accept a token issued before a reset. */
+export const DEFAULT_RESET_STALENESS_MS = 10_000
+
+/**
+ * When each user's password last changed, in whole seconds (JWT `iat` has no finer unit), read
+ * through a short-lived cache: an authenticated request costs a database read per user at most
+ * once per `stalenessMs` per process. The process that completes a reset forgets the user at once;
+ * other processes notice within `stalenessMs`.
+ */
+export class PasswordChanges {
+  readonly #users: UserStore
+  readonly #cache: LRUCache<string, { changedAt: number }>
+
+  constructor (users: UserStore, stalenessMs = DEFAULT_RESET_STALENESS_MS) {
+    this.#users = users
+    this.#cache = new LRUCache({ max: 50_000, ttl: Math.max(1, stalenessMs) })
+  }
+
+  /** Seconds since the epoch of the last password change, 0 when none is recorded (or no such user). */
+  async changedAt (userId: string): Promise<number> {
+    const hit = this.#cache.get(userId)
+    if (hit !== undefined) return hit.changedAt
+    const at = await this.#users.passwordChangedAt(userId)
+    const changedAt = at == null ? 0 : Math.floor(at.getTime() / 1000)
+    this.#cache.set(userId, { changedAt })
+    return changedAt
+  }
+
+  forget (userId: string): void {
+    this.#cache.delete(userId)
+  }
+}
