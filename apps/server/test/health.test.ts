@@ -48,6 +48,28 @@ t.test('a database that answers but refuses writes is 503, and 200 once it takes
   t.same(up, { statusCode: 200, body: { status: 'ok', checks: { database: true, schemas: true } } }, 'writes taken again → 200')
 })
 
+t.test('the embedded database on a full disk: 503 while writes fail, 200 once there is room', async (t) => {
+  // devdb's test hook for a filling disk: the bytes its journal may still write.
+  let free = Infinity
+  const devdb = await startDevDb({ dbPath: mkdtempSync(join(tmpdir(), 'svc-health-')), port: 0, diskFree: () => free })
+  t.teardown(async () => await devdb.stop())
+  const client = new MongoClient(devdb.uri)
+  await client.connect()
+  t.teardown(async () => await client.close())
+  const app = await buildServer(testConfig(), { db: client.db('svc'), logger: false })
+  t.teardown(async () => await app.close())
+  t.equal((await app.inject({ method: 'GET', url: '/healthz' })).statusCode, 200, 'healthy')
+
+  free = 0
+  const down = await healthBecomes(app, 503, 5000)
+  t.same(down, { statusCode: 503, body: { error: { code: 'SERVICE_UNAVAILABLE', message: 'the database refuses writes', details: { checks: { database: false, schemas: true } } } } }, 'disk full → 503')
+  t.equal((await client.db('svc').command({ ping: 1 })).ok, 1, 'while a ping still answers ok')
+
+  free = Infinity
+  const up = await healthBecomes(app, 200, 5000)
+  t.equal(up.statusCode, 200, 'room again → 200')
+})
+
 t.test('the embedded database stopped: 503; restarted on the same port and files: 200 again', async (t) => {
   const dbPath = mkdtempSync(join(tmpdir(), 'svc-health-'))
   let devdb = await startDevDb({ dbPath, port: 0 })
