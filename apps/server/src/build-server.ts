@@ -42,6 +42,7 @@ export async function buildServer (config: ServerConfig, opts: BuildServerOption
   await app.register(svcSurface, {
     metrics: config.metricsEnabled ? { ...(config.metricsToken !== undefined ? { token: config.metricsToken } : {}) } : false,
     // Spec: rate limits are skipped when NODE_ENV=test.
+    cors: { origins: config.corsOrigins },
     rateLimit: config.nodeEnv === 'test' ? false : { apiPerMin: config.rateLimitApiPerMin, authPerMin: config.rateLimitAuthPerMin },
     ...(config.redisUrl !== undefined ? { redis: config.redisUrl } : {})
   })

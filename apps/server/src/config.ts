@@ -164,6 +164,11 @@ export function loadConfig (env: Env = process.env): ConfigResult {
 
   const metricsEnabled = bool('METRICS_ENABLED')
   const trustProxy = readTrustProxy(read(env, 'TRUST_PROXY'), problems)
+  const corsOrigins = (read(env, 'CORS_ORIGINS') ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '')
+  // Browsers send an exact origin (scheme://host[:port]); anything else would never match.
+  for (const origin of corsOrigins) {
+    if (!/^https?:\/\/[^/\s?#]+$/.test(origin)) problems.push(`CORS_ORIGINS entries must be origins like https://app.example.com (no path, no trailing slash, no "*"); got "${origin}"`)
+  }
 
   const filesSigningSecret = read(env, 'FILES_SIGNING_SECRET')
   if (production && filesSigningSecret !== undefined && filesSigningSecret.length < 32) problems.push('FILES_SIGNING_SECRET must be at least 32 characters when NODE_ENV=production')
@@ -195,7 +200,7 @@ export function loadConfig (env: Env = process.env): ConfigResult {
       publicBaseUrl,
       metricsEnabled,
       metricsToken: read(env, 'METRICS_TOKEN'),
-      corsOrigins: (read(env, 'CORS_ORIGINS') ?? '').split(',').map((s) => s.trim()).filter((s) => s !== ''),
+      corsOrigins,
       rateLimitApiPerMin,
       rateLimitAuthPerMin,
       trustProxy,

@@ -117,3 +117,10 @@ t.test('TRUST_PROXY', async (t) => {
     t.match(loadConfig({ TRUST_PROXY: bad }).problems, [/^TRUST_PROXY must be/], `refused: ${bad}`)
   }
 })
+
+t.test('CORS_ORIGINS must be exact origins', async (t) => {
+  t.same(loadConfig({ CORS_ORIGINS: 'https://a.test, http://localhost:5173' }).config?.corsOrigins, ['https://a.test', 'http://localhost:5173'])
+  for (const bad of ['*', 'https://a.test/', 'a.test', 'https://a.test/app', 'ftp://a.test']) {
+    t.match(loadConfig({ CORS_ORIGINS: bad }).problems, [/^CORS_ORIGINS entries must be origins/], `refused: ${bad}`)
+  }
+})

@@ -63,6 +63,29 @@ t.test('the reference server wires metrics, rate limits and the client IP from i
     t.equal(spoofed.statusCode, 429, 'a forged X-Forwarded-For does not reset the budget')
   })
 
+  t.test('CORS_ORIGINS: allowed origins get CORS headers and preflights, others nothing', async (t) => {
+    const app = await server({ NODE_ENV: 'test', CORS_ORIGINS: 'https://app.example.test' })
+    const pre = await app.inject({ method: 'OPTIONS', url: '/mcp', headers: { origin: 'https://app.example.test', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' } })
+    t.equal(pre.statusCode, 204)
+    t.equal(pre.headers['access-control-allow-origin'], 'https://app.example.test')
+    const res = await app.inject({ method: 'GET', url: '/api/v1/notes', headers: { ...auth, origin: 'https://app.example.test' } })
+    t.equal(res.headers['access-control-allow-origin'], 'https://app.example.test')
+    t.match(res.headers['access-control-expose-headers'], /x-request-id/)
+    const other = await app.inject({ method: 'OPTIONS', url: '/api/v1/notes', headers: { origin: 'https://other.example.test', 'access-control-request-method': 'GET' } })
+    t.equal(other.statusCode, 404)
+    t.equal(other.headers['access-control-allow-origin'], undefined)
+    const none = await server({ NODE_ENV: 'test' })
+    t.equal((await none.inject({ method: 'GET', url: '/_describe', headers: { origin: 'https://app.example.test' } })).headers['access-control-allow-origin'], undefined, 'unset: no cross-origin request accepted')
+  })
+
+  t.test('security headers on every answer', async (t) => {
+    const app = await server({ NODE_ENV: 'test' })
+    const res = await app.inject({ method: 'GET', url: '/healthz' })
+    t.equal(res.statusCode, 200)
+    t.equal(res.headers['x-content-type-options'], 'nosniff')
+    t.equal(res.headers['content-security-policy'], "default-src 'none';frame-ancestors 'none'")
+  })
+
   t.test('TRUST_PROXY=1: the client IP is the address the proxy saw', async (t) => {
     const app = await server({ NODE_ENV: 'development', RATE_LIMIT_AUTH_PER_MIN: '1', TRUST_PROXY: '1' })
     const login = async (client: string): Promise<number> => (await app.inject({ method: 'POST', url: '/login', payload: LOGIN, remoteAddress: '127.0.0.1', headers: { 'x-forwarded-for': client } })).statusCode

@@ -7,6 +7,7 @@ const client = await new MongoClient(process.env.MONGODB_URI ?? 'mongodb://127.0
 const app = Fastify({ ...svcServerOptions, logger: true })
 await app.register(svcSurface, {
   metrics: { token: process.env.METRICS_TOKEN },
+  cors: { origins: ['https://app.example.com'] },
   rateLimit: { apiPerMin: 600, authPerMin: 10 },
   redis: process.env.REDIS_URL
 })

@@ -2,6 +2,9 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { Redis } from 'ioredis'
 import { Counter, Registry } from 'prom-client'
+import { installCors } from './cors.js'
+import { installLoadShedding } from './load-shedding.js'
+import { installSecurityHeaders } from './security-headers.js'
 import { installHttpMetrics } from './metrics/http-metrics.js'
 import { metricsRoute } from './metrics/metrics-route.js'
 import { installRateLimits } from './rate-limit/rate-limits.js'
@@ -12,6 +15,7 @@ import type { SurfaceContext, SurfaceOptions } from './types.js'
 export type * from './types.js'
 export { UNMATCHED_ROUTE, DURATION_BUCKETS } from './metrics/http-metrics.js'
 export { connectRedis } from './redis.js'
+export { CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS } from './cors.js'
 
 async function svcSurface (app: FastifyInstance, opts: SurfaceOptions): Promise<void> {
   const log = app.log.child({ name: '@svc/surface' })
@@ -40,6 +44,10 @@ async function svcSurface (app: FastifyInstance, opts: SurfaceOptions): Promise<
   }
   app.decorate('svcSurface', surface)
 
+  // Order matters: each hook may end the request, and the ones before it still apply.
+  if (opts.securityHeaders !== false) await installSecurityHeaders(app)
+  if (opts.cors !== undefined && opts.cors !== false && opts.cors.origins.length > 0) await installCors(app, opts.cors)
+  if (opts.loadShedding !== false) await installLoadShedding(app, opts.loadShedding ?? {})
   if (opts.metrics !== undefined && opts.metrics !== false) {
     installHttpMetrics(app, register)
     metricsRoute(app, register, { path: opts.metrics.path ?? '/_metrics', ...(opts.metrics.token !== undefined ? { token: opts.metrics.token } : {}) })
@@ -50,7 +58,7 @@ async function svcSurface (app: FastifyInstance, opts: SurfaceOptions): Promise<
 }
 
 /**
- * The service-wide HTTP surface: metrics, rate limits. Infrastructure (`fp`): its hooks sit on the
+ * The service-wide HTTP surface: security headers, CORS, load shedding, metrics, rate limits. Infrastructure (`fp`): its hooks sit on the
  * host's root, so register it before @svc/core and every surface it should cover.
  */
 export default fp(svcSurface, { name: '@svc/surface', fastify: '5.x' })

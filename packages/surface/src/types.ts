@@ -1,8 +1,10 @@
 import type { Redis } from 'ioredis'
 import type { Registry } from 'prom-client'
+import type { CorsOptions } from './cors.js'
+import type { LoadSheddingOptions } from './load-shedding.js'
 import type { RateLimitOptions } from './rate-limit/rate-limits.js'
 
-export type { RateLimitOptions }
+export type { CorsOptions, LoadSheddingOptions, RateLimitOptions }
 
 export interface MetricsOptions {
   /** Where the exposition is served; default `/_metrics`. */
@@ -17,6 +19,12 @@ export interface SurfaceOptions {
   metrics?: MetricsOptions | false
   /** Per-IP rate limits; `false` turns them off (the reference server does so when `NODE_ENV=test`). Default on. */
   rateLimit?: RateLimitOptions | false
+  /** Cross-origin access for an allowlist of origins; `false` (default): no cross-origin request is accepted. */
+  cors?: CorsOptions | false
+  /** Security headers (@fastify/helmet) on every answer; default `true`. */
+  securityHeaders?: boolean
+  /** 503 instead of queueing when the process is saturated (@fastify/under-pressure); default on, `false` turns it off. */
+  loadShedding?: LoadSheddingOptions | false
   /** A Redis URL (`redis://…`) or an ioredis client shared by the replicas; unset: everything is per process. */
   redis?: string | Redis
   /** Prefix of every Redis key the surface writes; default `svc:` (replicas of one service must agree). */

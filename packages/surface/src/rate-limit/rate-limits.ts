@@ -18,6 +18,8 @@ type Handler = (request: FastifyRequest, reply: FastifyReply) => Promise<void>
 
 function classifier (apiPaths: string[]): (request: FastifyRequest) => Bucket | null {
   return (request) => {
+    // Preflights are answered by the CORS layer without touching data; browsers cache them.
+    if (request.method === 'OPTIONS') return null
     if (request.routeOptions.config?.svcRateLimit === 'auth') return 'auth'
     // The raw path, so unknown /api/* URLs (404s) count against the budget too.
     const path = request.url.split('?', 1)[0]
