@@ -14,6 +14,7 @@ import { Conversations } from './conversations.js'
 import { chatRoute } from './http/chat-route.js'
 import { installErrorHandler } from './http/errors.js'
 import { linkRoutes, oauthCallbackRoute } from './http/link-routes.js'
+import { pageRoutes } from './http/page-routes.js'
 import type { Model } from './model/types.js'
 import { Toolbox } from './runtime/toolbox.js'
 import { DEFAULT_MAX_RESULT_CHARS } from './tools/bound.js'
@@ -37,6 +38,8 @@ export interface AgentOptions {
   systemPrompt?: string
   /** Identities whose MCP client stays connected. Default 1000. */
   maxClients?: number
+  /** Serve the chat page at `GET /`. Default true. */
+  chatPage?: boolean
 }
 
 export const DEFAULT_MAX_TOOL_ROUNDS = 8
@@ -65,6 +68,7 @@ export async function svcAgent (app: FastifyInstance, opts: AgentOptions): Promi
     identity = serviceMode(opts.auth, cookieSettings)
   }
   oauthCallbackRoute(app)
+  if (opts.chatPage !== false) await pageRoutes(app)
   const mcpUrl = `${opts.svcUrl.replace(/\/+$/, '')}/mcp`
   const maxResultChars = opts.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS
   const clients = new LRUCache<string, Toolbox>({

@@ -1,0 +1,124 @@
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import t from 'tap'
+import Fastify, { type FastifyInstance } from 'fastify'
+import { chromium, type Browser } from 'playwright-core'
+import { registerUser, tokenUser } from '@svc/testkit'
+import { createModel, openStore, svcAgent, type AgentOptions } from '../src/index.js'
+import { startScriptedModel } from '../src/testing/index.js'
+import { JWT_SECRET, createRecord, startService } from './helper.js'
+
+// The chat page in Debian's headless Chromium. SCREENSHOTS=1 also writes the README's screenshots.
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+if (!existsSync(CHROMIUM)) {
+  t.plan(0, `no Chromium at ${CHROMIUM} (set CHROMIUM_PATH)`)
+  process.exit(0)
+}
+const SHOTS = join(import.meta.dirname, '..', 'docs')
+
+const svc = await startService(t)
+const model = await startScriptedModel('openai')
+t.teardown(model.close)
+const browser: Browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] })
+t.teardown(async () => await browser.close())
+
+async function listeningAgent (auth: AgentOptions['auth']): Promise<string> {
+  const app: FastifyInstance = Fastify({ logger: false })
+  await app.register(svcAgent, { svcUrl: svc.url, auth, sessionSecret: 'page-test-session-secret-0123456789', cookieSecure: false, model: createModel({ provider: 'openai', url: model.url, model: 'scripted', retries: 0 }) })
+  t.teardown(async () => await app.close())
+  await app.listen({ host: '127.0.0.1', port: 0 })
+  return `http://127.0.0.1:${(app.server.address() as { port: number }).port}`
+}
+
+function scriptAnswer (): void {
+  model.push(
+    { text: 'Checking your contacts.', toolCalls: [{ name: 'list_contacts', args: { perPage: 10 } }] },
+    {
+      toolCalls: [
+        { name: 'render_table', args: { columns: ['name', 'status'], rows: [['Ada', 'customer'], ['Grace', 'lead'], ['Linus', 'lead']] } },
+        { name: 'render_chart', args: { spec: { title: 'Contacts by status', mark: 'bar', data: { values: [{ status: 'customer', count: 1 }, { status: 'lead', count: 2 }] }, encoding: { x: { field: 'status', type: 'nominal' }, y: { field: 'count', type: 'quantitative' } } } } }
+      ]
+    },
+    { text: 'You have three contacts: one customer and two leads.' }
+  )
+}
+
+t.test('a question, a streamed answer, a table and a chart', async (t) => {
+  const user = tokenUser(JWT_SECRET)
+  for (const [name, status] of [['Ada', 'customer'], ['Grace', 'lead'], ['Linus', 'lead']]) await createRecord(svc, user.headers, 'contacts', { name, status })
+  const base = await listeningAgent({ mode: 'service', bearer: user.headers.authorization.slice(7) })
+  const page = await browser.newPage({ viewport: { width: 1000, height: 800 } })
+  const failures: string[] = []
+  page.on('pageerror', (err) => failures.push(err.message))
+  page.on('requestfailed', (req) => failures.push(`${req.url()} ${req.failure()?.errorText ?? ''}`))
+  page.on('response', (res) => { if (res.status() >= 400) failures.push(`${res.url()} ${res.status()}`) })
+  await page.goto(base)
+  t.equal(await page.title(), 'Ask your data')
+  scriptAnswer()
+  await page.getByLabel('Your question').fill('Who are my contacts?')
+  await page.getByRole('button', { name: 'Send' }).click()
+  await page.locator('.assistant .text', { hasText: 'one customer and two leads' }).waitFor({ timeout: 20_000 })
+  t.equal(await page.locator('.user .text').textContent(), 'Who are my contacts?')
+  t.match(await page.locator('.assistant .text').textContent(), /^Checking your contacts\.\n\nYou have three contacts/)
+  t.same(await page.locator('.tool summary').allTextContents(), ['Ran list_contacts', 'Ran render_table', 'Ran render_chart'])
+  t.same(await page.locator('.render table tbody tr').evaluateAll((rows) => rows.map((r) => [...r.querySelectorAll('td')].map((c) => c.textContent))), [['Ada', 'customer'], ['Grace', 'lead'], ['Linus', 'lead']])
+  await page.locator('.render[role=figure] svg').waitFor({ timeout: 20_000 })
+  t.equal(await page.locator('.render[role=figure]').getAttribute('aria-label'), 'Contacts by status')
+  t.ok(await page.locator('.render svg .mark-rect path').count() === 2, 'two bars drawn by vega-embed')
+  t.same(failures, [], 'no script errors, no failed requests (everything served by the agent)')
+  const shot = await page.screenshot({ fullPage: true })
+  t.ok(shot.length > 10_000, 'a screenshot of the answer')
+
+  await page.setViewportSize({ width: 390, height: 844 })
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)
+  t.ok(overflow <= 0, `no horizontal scrolling at phone width (overflow ${overflow}px)`)
+  if (process.env.SCREENSHOTS === '1') {
+    mkdirSync(SHOTS, { recursive: true })
+    await page.setViewportSize({ width: 1000, height: 800 })
+    writeFileSync(join(SHOTS, 'chat-page.png'), await page.screenshot({ fullPage: true }))
+    await page.setViewportSize({ width: 390, height: 844 })
+    writeFileSync(join(SHOTS, 'chat-page-phone.png'), await page.screenshot({ fullPage: true }))
+  }
+  await page.close()
+})
+
+t.test('the link flow from the page', async (t) => {
+  const person = await registerUser(svc.app)
+  await createRecord(svc, person.headers, 'contacts', { name: 'Linked-only', status: 'lead' })
+  const base = await listeningAgent({ mode: 'per-user', store: await openStore('memory:'), linkBaseUrl: 'http://placeholder.invalid' })
+  const page = await browser.newPage({ viewport: { width: 390, height: 844 } })
+  await page.goto(base)
+  await page.getByLabel('Your question').fill('My contacts?')
+  await page.getByRole('button', { name: 'Send' }).click()
+  const link = page.getByRole('link', { name: 'link your account' })
+  await link.waitFor()
+  const href = await link.getAttribute('href')
+  t.match(href, /^http:\/\/placeholder\.invalid\/link\/[A-Za-z0-9_-]+$/)
+  await page.goto(`${base}${new URL(href as string).pathname}`)
+  await page.getByLabel('Email').fill(person.user.email)
+  await page.getByLabel('Password').fill(person.password)
+  await page.getByRole('button', { name: 'Sign in and link' }).click()
+  await page.getByRole('heading', { name: 'Account linked' }).waitFor()
+  if (process.env.SCREENSHOTS === '1') {
+    mkdirSync(SHOTS, { recursive: true })
+    writeFileSync(join(SHOTS, 'link-page.png'), await page.screenshot())
+  }
+  await page.goto(base)
+  model.push({ toolCalls: [{ name: 'list_contacts', args: {} }] }, { text: 'One contact: Linked-only.' })
+  await page.getByLabel('Your question').fill('My contacts?')
+  await page.getByRole('button', { name: 'Send' }).click()
+  await page.locator('.assistant .text', { hasText: 'One contact: Linked-only.' }).waitFor({ timeout: 20_000 })
+  t.equal(await page.locator('.tool summary').textContent(), 'Ran list_contacts')
+  await page.close()
+})
+
+t.test('assets', async (t) => {
+  const base = await listeningAgent({ mode: 'service', bearer: tokenUser(JWT_SECRET).headers.authorization.slice(7) })
+  const res = await fetch(`${base}/assets/nothing.js`)
+  t.equal(res.status, 404)
+  const vega = await fetch(`${base}/assets/vega-embed.min.js`)
+  t.equal(vega.status, 200)
+  t.match(vega.headers.get('content-type'), /javascript/)
+  const html = await fetch(base)
+  t.match(html.headers.get('content-security-policy'), /script-src 'self'/)
+})
