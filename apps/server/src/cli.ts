@@ -1,4 +1,5 @@
 import { Command, InvalidArgumentError } from 'commander'
+import { clientGenerate } from './commands/client-generate.js'
 import { clientsCreate } from './commands/clients-create.js'
 import { runStart } from './commands/start.js'
 import { tokenMint } from './commands/token-mint.js'
@@ -43,6 +44,15 @@ export function buildCli (): Command {
     .requiredOption('--role <role>', 'the role the client reads as')
     .option('--name <name>', 'a label for operators')
     .action(async (opts: { role: string, name?: string }) => { await clientsCreate(opts) })
+
+  const client = program.command('client').description('the typed TypeScript client (@svc/client)')
+  client.command('generate')
+    .description('write a typed client for the loaded schemas (SCHEMA_DIR) into DIR')
+    .requiredOption('--out <dir>', 'directory to write index.ts into (created if missing)')
+    .option('--base-url <url>', 'default baseUrl baked into the client')
+    .action(async (opts: { out: string, baseUrl?: string }) => {
+      for (const file of await clientGenerate(opts)) process.stdout.write(`${file}\n`)
+    })
 
   return program
 }

@@ -1,0 +1,62 @@
+// A client generated at test time for schemas with what the CRM lacks: no soft delete or audit
+// (no restore/history methods), api-client scopes, two state machines, a dashed path.
+import { pathToFileURL } from 'node:url'
+import t from 'tap'
+import { ApiClientStore } from '@svc/core'
+import { tokenUser } from '@svc/testkit'
+import { isSvcError, type SvcError } from '../src/index.js'
+import { extra } from './fixtures/schemas.js'
+import { JWT_SECRET, startServer, writeClient } from './helper.js'
+
+async function code (p: Promise<unknown>): Promise<string> {
+  try {
+    await p
+    return 'resolved'
+  } catch (err) {
+    return isSvcError(err) ? (err as SvcError).code : String(err)
+  }
+}
+
+t.test('generated for the extra schemas, run live', async (t) => {
+  const server = await startServer(t, extra)
+  const file = writeClient(t, 'features', server.describe, { baseUrl: server.url })
+  const { createClient, DEFAULT_BASE_URL } = await import(pathToFileURL(file).href)
+  t.equal(DEFAULT_BASE_URL, server.url, '--base-url is baked in')
+  const user = tokenUser(JWT_SECRET)
+  const api = createClient({ accessToken: user.headers.authorization.slice(7) })
+
+  t.test('no soft delete, no audit: no restore or history, a delete removes', async (t) => {
+    t.equal(api.logs.restore, undefined)
+    t.equal(api.logs.history, undefined)
+    t.equal(typeof api.articles.restore, 'function')
+    const log = await api.logs.create({ line: 'boot' })
+    t.equal(log.level, 'info', 'default applied')
+    t.equal((await api.logs.delete(log._id))._id, log._id)
+    t.equal(await code(api.logs.get(log._id, { includeDeleted: true })), 'NOT_FOUND', 'gone for good')
+    t.equal(await code(api.logs.list({ filter: { level: 'fatal' } })), 'VALIDATION', 'a value outside the enum')
+  })
+
+  t.test('two state machines in one schema; a dashed path', async (t) => {
+    const ticket = await api.supportTickets.create({ subject: 'Printer' })
+    t.match(ticket, { status: 'open', review: 'none', availableTransitions: { status: ['closed'], review: ['requested'] } })
+    const closed = await api.supportTickets.transitionStatus(ticket, 'closed')
+    t.equal(closed.status, 'closed')
+    t.equal((await api.supportTickets.transitionReview(ticket._id, 'requested')).review, 'requested')
+    t.equal(await code(api.supportTickets.transitionReview(ticket._id, 'none')), 'INVALID_TRANSITION')
+    t.equal(await code(api.supportTickets.create({ subject: 'x', status: 'closed' })), 'INVALID_TRANSITION', 'a state must be reached by a transition')
+  })
+
+  t.test('api clients read their scope and may not write', async (t) => {
+    await api.articles.create({ title: 'Draft' })
+    await api.articles.create({ title: 'Launch', published: true })
+    const { _id } = await new ApiClientStore(server.db).create({ role: 'public' })
+    const pub = createClient({ clientId: String(_id) })
+    t.same((await pub.articles.list()).results.map((a: { title: string }) => a.title), ['Launch'], 'the scope filter')
+    t.same((await pub.articles.search('launch')).results.map((a: { title: string }) => a.title), ['Launch'], 'search within the scope')
+    t.equal(await code(pub.articles.create({ title: 'x' })), 'FORBIDDEN', 'writes are refused')
+    t.equal(await code(pub.logs.list()), 'FORBIDDEN', 'a schema without a scope for the role')
+    const both = createClient({ clientId: String(_id), accessToken: user.headers.authorization.slice(7) })
+    t.equal((await both.articles.list()).totalResults, 2, 'a bearer wins over the client id')
+    t.equal(await code(createClient({ clientId: 'unknown' }).articles.list()), 'UNAUTHENTICATED')
+  })
+})
