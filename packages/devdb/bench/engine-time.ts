@@ -7,6 +7,7 @@ import { Catalog } from '../src/engine/catalog.js'
 import { CursorManager } from '../src/engine/cursors.js'
 import { runCommand } from '../src/commands/index.js'
 import { Committer } from '../src/engine/committer.js'
+import { Sessions } from '../src/txn/sessions.js'
 import { defaultParams, type ServerState } from '../src/commands/context.js'
 import { TENANTS } from './tenant-workload.js'
 
@@ -23,7 +24,8 @@ export async function engineTime (size: number): Promise<Record<string, number>>
     port: 0,
     connections: { current: 0, totalCreated: 0 },
     opcounters: {},
-    params: defaultParams()
+    params: defaultParams(),
+    sessions: new Sessions(catalog)
   }
   const run = async (body: Document): Promise<Document> => await runCommand({ ...body, $db: 'bench' }, state, 1, { committer })
   try {

@@ -1,7 +1,7 @@
-/** `svc-devdb --dbpath DIR --port N --host H`: prints the URI, stops cleanly on SIGINT/SIGTERM. */
+/** `svc-devdb --dbpath DIR --port N --host H [--replSet NAME | --standalone]`: prints the URI, stops cleanly on SIGINT/SIGTERM. */
 import { startDevDb, type DevDbOptions } from './server.js'
 
-const USAGE = 'usage: svc-devdb [--dbpath DIR] [--port N] [--host H]'
+const USAGE = 'usage: svc-devdb [--dbpath DIR] [--port N] [--host H] [--replSet NAME | --standalone]'
 
 export function parseArgs (argv: string[]): DevDbOptions {
   const opts: DevDbOptions = { port: 27017 }
@@ -21,6 +21,8 @@ export function parseArgs (argv: string[]): DevDbOptions {
         break
       }
       case '--host': case '--bind_ip': opts.host = value(); break
+      case '--replSet': opts.replSet = value(); break
+      case '--standalone': opts.replSet = false; break
       case '--help': case '-h': process.stdout.write(USAGE + '\n'); process.exit(0); break
       default: throw new Error(`unknown option ${flag}\n${USAGE}`)
     }

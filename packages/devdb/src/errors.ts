@@ -53,6 +53,7 @@ export const Codes = {
   InvalidIndexSpecificationOption: 197,
   InvalidPipelineOperator: 168,
   NoSuchTransaction: 251,
+  ConflictingOperationInProgress: 117,
   CursorInUse: 250,
   QueryExceededMemoryLimitNoDiskUseAllowed: 292,
   Unauthorized: 13,

@@ -11,6 +11,7 @@ import type { Request } from './wire/messages.js'
 import type { DurableStore, StoredState } from './storage/types.js'
 import { openDurableStore } from './storage/durable-store.js'
 import { Committer } from './engine/committer.js'
+import { Sessions } from './txn/sessions.js'
 
 export interface DevDbOptions {
   port?: number
@@ -24,6 +25,12 @@ export interface DevDbOptions {
   snapshotIntervalMs?: number
   /** Also compact once the journal grows past this many bytes (default 64 MiB). */
   compactEveryBytes?: number
+  /**
+   * Replica-set name: devdb answers as the primary of a single-node replica set, with
+   * multi-document transactions and retryable writes (default `'rs0'`). `false`: a standalone
+   * mongod, which refuses both.
+   */
+  replSet?: string | false
   /** Test hook simulating a filling disk: bytes the journal may still write (see README "Durability"). */
   diskFree?: () => number
   /** Deep-freeze stored documents, so code that changes one in place throws (for tests; costs a walk per write). */
@@ -55,7 +62,9 @@ export async function startDevDb (options: DevDbOptions = {}): Promise<DevDb> {
     connections: { current: 0, totalCreated: 0 },
     opcounters: { insert: 0, query: 0, update: 0, delete: 0, getmore: 0, command: 0 },
     params: defaultParams(),
-    store
+    store,
+    replSetName: options.replSet === false ? undefined : (options.replSet ?? 'rs0'),
+    sessions: new Sessions(catalog)
   }
   const sockets = new Set<Socket>()
   let nextConnectionId = 1

@@ -1,4 +1,5 @@
 import t from 'tap'
+import { parseArgs } from '../src/cli.js'
 import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -49,4 +50,10 @@ t.test('rejects unknown options', async t => {
   const code = await new Promise(resolve => child.once('exit', resolve))
   t.equal(code, 2)
   t.match(err, /unknown option --bogus/)
+})
+
+t.test('--replSet names the replica set; --standalone turns it off', async t => {
+  t.same(parseArgs(['--replSet', 'rs9']), { port: 27017, replSet: 'rs9' })
+  t.same(parseArgs(['--standalone', '--port=0']), { port: 0, replSet: false })
+  t.throws(() => parseArgs(['--replSet']), /--replSet needs a value/)
 })

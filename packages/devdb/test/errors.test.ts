@@ -2,7 +2,7 @@ import t from 'tap'
 import { Long } from 'mongodb'
 import { setup, mongoError } from './fixtures/devdb-harness.js'
 
-const h = await setup(t)
+const h = await setup(t, { replSet: false }) // a standalone: no transactions
 const c = h.db.collection('e')
 await c.insertOne({ _id: 1 as never, a: 1 })
 

@@ -4,6 +4,7 @@ import type { Catalog } from '../engine/catalog.js'
 import type { CursorManager } from '../engine/cursors.js'
 import type { DurableStore, JournalEntry } from '../storage/types.js'
 import type { Deadline } from '../engine/deadline.js'
+import type { Sessions } from '../txn/sessions.js'
 
 export interface ServerState {
   catalog: Catalog
@@ -17,6 +18,10 @@ export interface ServerState {
   params: ServerParams
   /** the durable store when devdb runs with a dbPath (serverStatus reports whether it can write) */
   store?: DurableStore
+  /** replica-set name (single-node replica set: transactions); undefined = standalone */
+  replSetName?: string
+  /** logical sessions and their transactions */
+  sessions: Sessions
 }
 
 export interface ServerParams {

@@ -1,16 +1,23 @@
-/** Connection handshake and server-information commands, answered as a standalone MongoDB 7.0 mongod. */
-import { Long, UUID, type Document } from 'bson'
+/** Connection handshake and server-information commands, answered as MongoDB 7.0's mongod: a single-node replica set's primary, or a standalone. */
+import { Long, ObjectId, Timestamp, UUID, type Document } from 'bson'
 import type { Handler, ServerState } from './context.js'
 import { MAX_BSON_OBJECT_SIZE, MAX_MESSAGE_SIZE } from '../wire/messages.js'
 import { CommandError, Codes } from '../errors.js'
 import { isNumeric, toNumber } from '../engine/bson-order.js'
 
 export const VERSION = '7.0.0'
+const ELECTION_ID = new ObjectId('7fffffff0000000000000001')
+
+function advertisedHost (host: string): string {
+  if (host === '0.0.0.0' || host === '::' || host === '') return '127.0.0.1'
+  return host.includes(':') ? `[${host}]` : host
+}
 
 const hello: Handler = (cmd, ctx) => {
   const reply: Document = {
     helloOk: true,
     isWritablePrimary: true,
+    ...replicaSetFields(ctx.server.replSetName, ctx.server.host, ctx.server.port),
     maxBsonObjectSize: MAX_BSON_OBJECT_SIZE,
     maxMessageSizeBytes: MAX_MESSAGE_SIZE,
     maxWriteBatchSize: 100000,
@@ -27,6 +34,27 @@ const hello: Handler = (cmd, ctx) => {
     return { ismaster: true, ...reply }
   }
   return reply
+}
+
+/**
+ * hello's fields of the primary of a one-member replica set. The driver connects to the members
+ * listed in `hosts`, so it names the address devdb listens on (a wildcard bind as 127.0.0.1).
+ */
+function replicaSetFields (setName: string | undefined, host: string, port: number): Document {
+  if (setName === undefined) return {}
+  const me = `${advertisedHost(host)}:${port}`
+  const now = new Date()
+  const opTime = { ts: Timestamp.fromBits(0, Math.floor(now.getTime() / 1000)), t: Long.fromNumber(1) }
+  return {
+    hosts: [me],
+    setName,
+    setVersion: 1,
+    secondary: false,
+    primary: me,
+    me,
+    electionId: ELECTION_ID,
+    lastWrite: { opTime, lastWriteDate: now, majorityOpTime: opTime, majorityWriteDate: now }
+  }
 }
 
 // No `topologyVersion` in hello: without it the driver monitors by polling instead of the

@@ -1,4 +1,4 @@
-/** Command dispatch: lookup, standalone-mongod session/transaction rules, error shaping, durable commit. */
+/** Command dispatch: lookup, transactions (replica-set mode) or a standalone's refusal, error shaping, durable commit. */
 import type { Document } from 'bson'
 import type { CommandContext, Handler, ServerState } from './context.js'
 import type { JournalEntry } from '../storage/types.js'
@@ -35,9 +35,7 @@ const REFUSED: Record<string, string> = {
   mapReduce: 'mapReduce is not supported by devdb',
   collMod: 'collMod is not supported by devdb',
   createUser: 'authentication is not supported by devdb',
-  saslStart: 'authentication is not supported by devdb',
-  abortTransaction: 'Transaction numbers are only allowed on a replica set member or mongos',
-  commitTransaction: 'Transaction numbers are only allowed on a replica set member or mongos'
+  saslStart: 'authentication is not supported by devdb'
 }
 
 export interface DispatchOptions { committer: Committer }
@@ -62,20 +60,38 @@ function dispatch (body: Document, server: ServerState, connectionId: number, jo
   if (name === undefined) throw new CommandError(Codes.CommandNotFound, 'CommandNotFound', "no such command: ''")
   const db = dbOverride ?? body.$db
   if (typeof db !== 'string') throw new CommandError(40571, 'Location40571', 'OP_MSG requests require a $db argument')
-  if (body.txnNumber !== undefined || body.startTransaction !== undefined || body.autocommit !== undefined || name === 'abortTransaction' || name === 'commitTransaction') {
-    // Standalone mongod behaviour: no retryable writes, no transactions.
-    throw new CommandError(Codes.IllegalOperation, 'IllegalOperation', 'Transaction numbers are only allowed on a replica set member or mongos')
+  const txnStatement = body.startTransaction !== undefined || body.autocommit !== undefined || name === 'abortTransaction' || name === 'commitTransaction'
+  if (txnStatement || body.txnNumber !== undefined) {
+    // A standalone mongod has neither retryable writes nor transactions.
+    if (server.replSetName === undefined) throw new CommandError(Codes.IllegalOperation, 'IllegalOperation', 'Transaction numbers are only allowed on a replica set member or mongos')
   }
-  const handler = Object.prototype.hasOwnProperty.call(COMMANDS, name) ? COMMANDS[name] : undefined
-  if (handler === undefined) {
-    if (Object.prototype.hasOwnProperty.call(REFUSED, name)) throw new CommandError(Codes.CommandNotFound, 'CommandNotFound', REFUSED[name])
-    throw new CommandError(Codes.CommandNotFound, 'CommandNotFound', `no such command: '${name}'`)
+  if (name === 'endSessions' || name === 'killSessions') server.sessions.endSessions(body[name])
+  if (txnStatement) {
+    server.opcounters.command++
+    if (name === 'commitTransaction' || name === 'abortTransaction') {
+      if (db !== 'admin') throw new CommandError(Codes.Unauthorized, 'Unauthorized', `${name} may only be run against the admin database.`)
+      return server.sessions.run(body, name, journal, () => ({ ok: 1 }))
+    }
+    const handler = lookup(name)
+    const deadline = name === 'getMore' ? NO_DEADLINE : new Deadline(parseMaxTimeMS(body))
+    return server.sessions.run(body, name, journal, (catalog, txnJournal) =>
+      handler(body, { server: { ...server, catalog }, db, connectionId, journal: txnJournal, deadline }))
   }
+  // A retryable write (txnNumber without autocommit) runs as a plain write: devdb never fails over,
+  // so the driver retries only after a network error (see README "Transactions").
+  const handler = lookup(name)
   server.opcounters.command++
   // getMore runs on its cursor's remaining budget (its own maxTimeMS is refused there).
   const deadline = name === 'getMore' ? NO_DEADLINE : new Deadline(parseMaxTimeMS(body))
   const ctx: CommandContext = { server, db, connectionId, journal, deadline }
   return handler(body, ctx)
+}
+
+function lookup (name: string): Handler {
+  const handler = Object.prototype.hasOwnProperty.call(COMMANDS, name) ? COMMANDS[name] : undefined
+  if (handler !== undefined) return handler
+  if (Object.prototype.hasOwnProperty.call(REFUSED, name)) throw new CommandError(Codes.CommandNotFound, 'CommandNotFound', REFUSED[name])
+  throw new CommandError(Codes.CommandNotFound, 'CommandNotFound', `no such command: '${name}'`)
 }
 
 export function errorReply (e: unknown): Document {

@@ -5,6 +5,7 @@ import { CommandError, Codes } from '../errors.js'
 import { Collection, assertValidCollectionName, newScanStats } from './collection.js'
 import { buildIndex } from './index-build.js'
 import type { UndoSegment } from './undo.js'
+import { keyString } from './key-string.js'
 
 export class Catalog {
   readonly dbs = new Map<string, Map<string, Collection>>()
@@ -13,7 +14,30 @@ export class Catalog {
 
   /** where changes are being recorded for undo (a write whose journal record is not yet on disk) */
   private undo: UndoSegment | undefined
-  private readonly saveForUndo = (c: Collection): void => { this.undo?.saveCollection(c) }
+  /** bumped for every document write while a transaction is open; a transaction remembers it at its start */
+  writeSeq = 0
+  /** open transactions: while there are any, every document write is noted in `lastWrite` */
+  openTransactions = 0
+  /** docKey → writeSeq of the document's last write (WriteConflict detection) */
+  readonly lastWrite = new Map<string, number>()
+  private readonly beforeWrite = (c: Collection, id?: unknown): void => {
+    this.undo?.saveCollection(c)
+    if (this.openTransactions > 0 && id !== undefined) this.noteWrite(c.ns, id)
+  }
+
+  noteWrite (ns: string, id: unknown): void {
+    this.lastWrite.set(docKey(ns, id), ++this.writeSeq)
+  }
+
+  /**
+   * A private copy of every collection as it is now (O(1) each: copy-on-write B+trees), for a
+   * transaction's snapshot reads and private writes.
+   */
+  fork (): Catalog {
+    const f = new Catalog(this.freezeDocuments)
+    for (const [db, colls] of this.dbs) f.dbs.set(db, new Map([...colls].map(([name, c]) => [name, f.adopt(c.snapshot())])))
+    return f
+  }
 
   /** @param freezeDocuments deep-freeze stored documents (see DevDbOptions.freezeDocuments) */
   constructor (readonly freezeDocuments = false) {}
@@ -25,7 +49,7 @@ export class Catalog {
 
   private adopt (c: Collection): Collection {
     c.freezeDocuments = this.freezeDocuments
-    c.beforeWrite = this.saveForUndo
+    c.beforeWrite = this.beforeWrite
     return c
   }
 
@@ -106,4 +130,9 @@ export function assertValidDbName (db: unknown): string {
     throw new CommandError(Codes.InvalidNamespace, 'InvalidNamespace', `Invalid database name: '${String(db)}'`)
   }
   return db
+}
+
+/** Identifies one document across the server (namespace + canonical `_id`). */
+export function docKey (ns: string, id: unknown): string {
+  return `${ns}\u0000${keyString(id)}`
 }

@@ -30,8 +30,8 @@ export class Collection {
   records: BTree<number, Document>
   /** next record id; saved and restored by the undo of a failed write */
   nextRecordId = 1
-  /** called before any change (documents or indexes): the catalog's undo recording */
-  beforeWrite: ((c: Collection) => void) | undefined
+  /** called before any change (with the `_id` of a changed document): the catalog's undo and write tracking */
+  beforeWrite: ((c: Collection, id?: unknown) => void) | undefined
   /** winning plans by query shape (mongod's plan cache); cleared when the indexes change */
   planCache = new PlanCache()
 
@@ -84,7 +84,7 @@ export class Collection {
 
   /** Inserts a document that already has its `_id`; throws DuplicateKey (on `_id` or a unique index) leaving nothing changed. */
   insert (doc: Document): void {
-    this.beforeWrite?.(this)
+    this.beforeWrite?.(this, doc._id)
     const rid = this.nextRecordId++
     const keys = this.indexes.map(ix => ix.keysFor(doc))
     this.indexes.forEach((ix, i) => { ix.check(doc, keys[i], rid, this.ns) })
@@ -94,7 +94,7 @@ export class Collection {
 
   /** Replaces `oldDoc` (same `_id`) by `newDoc`, keeping its natural position; atomic w.r.t. unique indexes. */
   replace (oldDoc: Document, newDoc: Document): void {
-    this.beforeWrite?.(this)
+    this.beforeWrite?.(this, oldDoc._id)
     const rid = this.requireRid(oldDoc)
     const newKeys = this.indexes.map(ix => ix.keysFor(newDoc))
     this.indexes.forEach((ix, i) => { ix.check(newDoc, newKeys[i], rid, this.ns) })
@@ -106,7 +106,7 @@ export class Collection {
   }
 
   remove (doc: Document): void {
-    this.beforeWrite?.(this)
+    this.beforeWrite?.(this, doc._id)
     const rid = this.requireRid(doc)
     for (const ix of this.indexes) ix.remove(ix.keysFor(doc), rid)
     this.records.delete(rid)
@@ -151,6 +151,21 @@ export class Collection {
     copy.planCache = new PlanCache()
     copy.beforeWrite = undefined
     return copy
+  }
+
+  /**
+   * Takes over the documents and index contents of `from`, a snapshot of this collection that
+   * was written privately (a transaction's commit): in place, so cursors and plans stay valid.
+   */
+  adoptContents (from: Collection): void {
+    this.beforeWrite?.(this)
+    this.records = from.records
+    this.nextRecordId = from.nextRecordId
+    this.indexes.forEach((ix, i) => {
+      ix.tree = from.indexes[i].tree
+      ix.multikey = from.indexes[i].multikey
+    })
+    this.planCache.clear()
   }
 
   private requireRid (doc: Document): number {

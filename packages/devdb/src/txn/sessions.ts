@@ -1,0 +1,185 @@
+/**
+ * Logical sessions and their transactions (replica-set mode), as MongoDB 7 defines them: a
+ * transaction is started by `startTransaction: true` with a new `txnNumber`, every statement
+ * carries `autocommit: false`, and `commitTransaction`/`abortTransaction` end it. Statements run
+ * on the transaction's private fork of the catalog; nothing reaches the shared catalog (or the
+ * journal) before the commit, which applies and journals all of it as one record.
+ *
+ * Conflicts: a transaction writing a document that another open transaction has written, or
+ * that was written after its snapshot, fails at once with WriteConflict (112,
+ * TransientTransactionError) and is aborted; the commit checks again for writes made meanwhile
+ * outside transactions (first committer wins).
+ */
+import { Long, type Document } from 'bson'
+import { docKey, type Catalog } from '../engine/catalog.js'
+import type { JournalEntry } from '../storage/types.js'
+import { CommandError, Codes } from '../errors.js'
+import { Transaction } from './transaction.js'
+import { applyCommit } from './commit.js'
+import { noSuchTransaction, notInTransaction, writeConflict } from './errors.js'
+
+/** mongod's transactionLifetimeLimitSeconds */
+export const TRANSACTION_LIFETIME_MS = 60_000
+
+/** Commands a transaction may run (mongod also allows some DDL; devdb refuses it). */
+const IN_TRANSACTION = new Set(['find', 'getMore', 'killCursors', 'insert', 'update', 'delete', 'findAndModify', 'findandmodify',
+  'aggregate', 'distinct', 'commitTransaction', 'abortTransaction'])
+
+/** Runs a command's handler against `catalog`, with its writes going to `journal`. */
+export type Execute = (catalog: Catalog, journal: JournalEntry[]) => Document
+
+interface Session { txnNumber: bigint, txn?: Transaction }
+
+export class Sessions {
+  private readonly sessions = new Map<string, Session>()
+  /** docKey → the open transaction that wrote it */
+  private readonly locks = new Map<string, Transaction>()
+
+  constructor (private readonly catalog: Catalog, private readonly lifetimeMs = TRANSACTION_LIFETIME_MS) {}
+
+  /** Open transactions (serverStatus). */
+  get open (): number { return this.catalog.openTransactions }
+
+  /**
+   * A command of a transaction (`autocommit: false`, or commit/abort). `journal` is the command's
+   * durable effects: empty for statements, the whole transaction for a commit.
+   */
+  run (cmd: Document, name: string, journal: JournalEntry[], execute: Execute): Document {
+    const sessionId = lsidKey(cmd.lsid)
+    const txnNumber = txnNumberOf(cmd)
+    if (cmd.autocommit !== false) {
+      throw new CommandError(Codes.InvalidOptions, 'InvalidOptions', "'autocommit' field can only be specified as false")
+    }
+    if (!IN_TRANSACTION.has(name)) throw notInTransaction(name)
+    this.expire()
+    let session = this.sessions.get(sessionId)
+    if (cmd.startTransaction === true) {
+      if (session !== undefined && txnNumber < session.txnNumber) {
+        throw new CommandError(225, 'TransactionTooOld', `Cannot start transaction ${txnNumber} on session ${sessionId} because a newer transaction ${session.txnNumber} has already started.`)
+      }
+      if (session !== undefined && txnNumber === session.txnNumber) {
+        throw new CommandError(Codes.ConflictingOperationInProgress, 'ConflictingOperationInProgress', `Cannot start a transaction with txnNumber ${txnNumber} on session ${sessionId} because it has already started`)
+      }
+      if (session?.txn?.state === 'inProgress') this.end(session.txn, 'aborted', 'a newer transaction started')
+      session = { txnNumber, txn: this.begin(sessionId, txnNumber) }
+      this.sessions.set(sessionId, session)
+    } else if (cmd.startTransaction !== undefined) {
+      throw new CommandError(Codes.BadValue, 'BadValue', 'startTransaction must be true')
+    }
+    const txn = session?.txn
+    if (session === undefined || txn === undefined || session.txnNumber !== txnNumber) {
+      throw noSuchTransaction(`Given transaction number ${txnNumber} does not match any in-progress transactions.${session !== undefined ? ` The active transaction number is ${session.txnNumber}` : ''}`)
+    }
+    if (name === 'commitTransaction') return this.commit(txn, journal)
+    if (name === 'abortTransaction') {
+      if (txn.state === 'committed') throw new CommandError(256, 'TransactionCommitted', `Transaction with { txnNumber: ${txnNumber} } has been committed.`)
+      if (txn.state === 'aborted') throw noSuchTransaction(`Transaction with { txnNumber: ${txnNumber} } has been aborted.`)
+      this.end(txn, 'aborted', 'abortTransaction')
+      return { ok: 1 }
+    }
+    if (txn.state === 'committed') throw new CommandError(256, 'TransactionCommitted', `Transaction with { txnNumber: ${txnNumber} } has been committed.`)
+    if (txn.state === 'aborted') throw noSuchTransaction(`Transaction with { txnNumber: ${txnNumber} } has been aborted.`)
+    return this.statement(txn, execute)
+  }
+
+  /** endSessions / killSessions: their open transactions are aborted. */
+  endSessions (ids: unknown): void {
+    if (!Array.isArray(ids)) return
+    for (const lsid of ids) {
+      const key = lsidKeyOrUndefined(lsid)
+      const s = key === undefined ? undefined : this.sessions.get(key)
+      if (s?.txn?.state === 'inProgress') this.end(s.txn, 'aborted', 'session ended')
+      if (key !== undefined) this.sessions.delete(key)
+    }
+  }
+
+  private begin (sessionId: string, txnNumber: bigint): Transaction {
+    this.catalog.openTransactions++
+    return new Transaction(sessionId, txnNumber, this.catalog.writeSeq, this.catalog.fork())
+  }
+
+  private statement (txn: Transaction, execute: Execute): Document {
+    const local: JournalEntry[] = []
+    let reply: Document
+    try {
+      reply = execute(txn.view, local)
+    } catch (e) {
+      // mongod aborts a transaction whose statement fails
+      this.end(txn, 'aborted', 'a statement failed')
+      throw e
+    }
+    if (reply.ok !== 1 || reply.writeErrors !== undefined) {
+      this.end(txn, 'aborted', 'a statement failed')
+      return reply
+    }
+    for (const e of local) {
+      if (e.t !== 'put' && e.t !== 'del' && e.t !== 'createCollection') {
+        this.end(txn, 'aborted', 'a statement failed')
+        throw notInTransaction(e.t)
+      }
+      if (e.t === 'createCollection') continue
+      const key = docKey(`${e.db}.${e.coll}`, e.t === 'put' ? e.doc._id : e.id)
+      const holder = this.locks.get(key)
+      if ((holder !== undefined && holder !== txn) || (this.catalog.lastWrite.get(key) ?? 0) > txn.snapshotSeq) {
+        this.end(txn, 'aborted', 'write conflict')
+        throw writeConflict()
+      }
+      this.locks.set(key, txn)
+      txn.written.add(key)
+    }
+    txn.entries.push(...local)
+    return reply
+  }
+
+  private commit (txn: Transaction, journal: JournalEntry[]): Document {
+    if (txn.state === 'committed') return { ok: 1 } // a retried commit
+    if (txn.state === 'aborted') throw noSuchTransaction(`Transaction with { txnNumber: ${txn.txnNumber} } has been aborted.`)
+    try {
+      applyCommit(this.catalog, txn)
+    } catch (e) {
+      this.end(txn, 'aborted', 'commit failed')
+      throw e
+    }
+    journal.push(...txn.entries)
+    this.end(txn, 'committed', '')
+    return { ok: 1 }
+  }
+
+  private end (txn: Transaction, state: 'committed' | 'aborted', reason: string): void {
+    if (txn.state !== 'inProgress') return
+    txn.state = state
+    txn.abortReason = reason
+    for (const key of txn.written) if (this.locks.get(key) === txn) this.locks.delete(key)
+    this.catalog.openTransactions--
+    if (this.catalog.openTransactions === 0) this.catalog.lastWrite.clear()
+  }
+
+  /** Aborts transactions older than mongod's transactionLifetimeLimitSeconds. */
+  private expire (): void {
+    if (this.catalog.openTransactions === 0) return
+    const now = Date.now()
+    for (const s of this.sessions.values()) {
+      if (s.txn?.state === 'inProgress' && s.txn.expired(now, this.lifetimeMs)) this.end(s.txn, 'aborted', 'transaction lifetime exceeded')
+    }
+  }
+}
+
+function lsidKeyOrUndefined (lsid: unknown): string | undefined {
+  const id = (lsid as { id?: { toString?: (enc: string) => string, buffer?: Uint8Array } } | undefined)?.id
+  if (id === undefined || typeof id !== 'object' || id === null) return undefined
+  return Buffer.from((id as { buffer: Uint8Array }).buffer).toString('hex')
+}
+
+function lsidKey (lsid: unknown): string {
+  const key = lsidKeyOrUndefined(lsid)
+  if (key === undefined) throw new CommandError(Codes.InvalidOptions, 'InvalidOptions', 'Transaction numbers are only allowed on a session (lsid is missing)')
+  return key
+}
+
+function txnNumberOf (cmd: Document): bigint {
+  const n = cmd.txnNumber
+  if (n instanceof Long) return n.toBigInt()
+  if (typeof n === 'number' && Number.isInteger(n)) return BigInt(n)
+  if (typeof n === 'bigint') return n
+  throw new CommandError(Codes.TypeMismatch, 'TypeMismatch', "BSON field 'txnNumber' is the wrong type, expected type 'long'")
+}
