@@ -2,7 +2,8 @@ import t from 'tap'
 import { Long } from 'mongodb'
 import { setup } from './fixtures/devdb-harness.js'
 
-const h = await setup(t, { cursorTimeoutMs: 300 })
+// 1.5 s: long enough for a loaded machine between a find and its getMore, short enough to wait for
+const h = await setup(t, { cursorTimeoutMs: 1500 })
 const c = h.db.collection('cur')
 await c.insertMany(Array.from({ length: 250 }, (_, i) => ({ i })))
 
@@ -58,7 +59,7 @@ t.test('idle cursors time out', async t => {
   const r = await h.db.command({ find: 'cur', filter: {}, batchSize: 1 })
   const before = (await h.db.admin().command({ serverStatus: 1 })).metrics.cursor.open.total
   t.ok(before >= 1)
-  await new Promise(resolve => setTimeout(resolve, 700))
+  await new Promise(resolve => setTimeout(resolve, 2400))
   await t.rejects(h.db.command({ getMore: r.cursor.id, collection: 'cur' }), { code: 43 })
   const after = (await h.db.admin().command({ serverStatus: 1 })).metrics.cursor.open.total
   t.equal(after, 0)

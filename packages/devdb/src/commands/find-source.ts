@@ -16,7 +16,7 @@ export function findSource (exec: PlanExecutor, catalog: Catalog, project: ((doc
   const limited = exec.ctx.deadline.limited
   let budget = Infinity
   return {
-    next: () => exec.next(),
+    next: (until = Infinity) => exec.nextWithin(until),
     project,
     pause: () => {
       exec.save()

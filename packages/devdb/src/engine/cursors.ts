@@ -8,10 +8,18 @@ import { Long, type Document } from 'bson'
 import { CommandError, Codes } from '../errors.js'
 import { MAX_BSON_OBJECT_SIZE } from '../wire/messages.js'
 import { calculateObjectSize } from 'bson'
+import { YIELDED } from '../plan/executor.js'
+
+/**
+ * Longest a batch is worked on before it is returned — possibly short or empty, the cursor
+ * staying open — so that one long scan (an unindexed filter, an expensive $regex) does not hold
+ * the single-threaded engine: the other connections are served between the client's getMores.
+ */
+export const BATCH_SLICE_MS = 10
 
 export interface ResultSource {
-  /** the next document, or undefined when there are no more */
-  next: () => Document | undefined
+  /** the next document, undefined when there are no more, or YIELDED once `until` (performance.now()) has passed */
+  next: (until?: number) => Document | undefined | typeof YIELDED
   /** before a getMore's batch (may throw, e.g. when the budget or the collection is gone) */
   resume?: () => void
   /** after a batch, when the cursor stays open */
@@ -25,7 +33,7 @@ export function arraySource (docs: Document[]): ResultSource {
   return { next: () => (i < docs.length ? docs[i++] : undefined) }
 }
 
-interface OpenCursor { id: number, ns: string, source: ResultSource, pending?: Document, lastUsed: number }
+interface OpenCursor { id: number, ns: string, source: ResultSource, pending?: Document, lastUsed: number, yielded?: boolean }
 
 const DEFAULT_FIRST_BATCH = 101
 const BATCH_BYTES = MAX_BSON_OBJECT_SIZE - 64 * 1024
@@ -55,7 +63,8 @@ export class CursorManager {
     const source = Array.isArray(results) ? arraySource(results) : results
     const n = batchSize === undefined ? DEFAULT_FIRST_BATCH : batchSize
     const cursor: OpenCursor = { id: 0, ns, source, lastUsed: Date.now() }
-    const batch = takeBatch(cursor, n)
+    // singleBatch must hold every result: no time slice there
+    const batch = takeBatch(cursor, n, singleBatch ? Infinity : performance.now() + BATCH_SLICE_MS)
     let id = 0
     if (!singleBatch && hasMore(cursor)) {
       id = this.newId()
@@ -73,7 +82,7 @@ export class CursorManager {
     let batch: Document[]
     try {
       c.source.resume?.()
-      batch = takeBatch(c, batchSize === undefined || batchSize === 0 ? Infinity : batchSize)
+      batch = takeBatch(c, batchSize === undefined || batchSize === 0 ? Infinity : batchSize, performance.now() + BATCH_SLICE_MS)
     } catch (e) {
       // mongod kills a cursor whose getMore failed (time limit, collection dropped…).
       this.open.delete(id)
@@ -104,13 +113,18 @@ export class CursorManager {
   }
 }
 
-/** Up to n documents, keeping the reply under the 16 MB BSON limit (always at least one; sizes of stored documents, which a projection only shrinks). */
-function takeBatch (c: OpenCursor, n: number): Document[] {
+/**
+ * Up to n documents, keeping the reply under the 16 MB BSON limit (always at least one unless
+ * the time slice ends first; sizes of stored documents, which a projection only shrinks).
+ */
+function takeBatch (c: OpenCursor, n: number, until: number): Document[] {
   const out: Document[] = []
   let bytes = 0
+  c.yielded = false
   while (out.length < n) {
-    const d = c.pending ?? c.source.next()
+    const d = c.pending ?? c.source.next(until)
     c.pending = undefined
+    if (d === YIELDED) { c.yielded = true; break }
     if (d === undefined) break
     const size = calculateObjectSize(d)
     if (out.length > 0 && bytes + size > BATCH_BYTES) { c.pending = d; break }
@@ -120,9 +134,11 @@ function takeBatch (c: OpenCursor, n: number): Document[] {
   return out
 }
 
-/** Whether documents remain: looks one ahead (kept for the next batch). */
+/** Whether documents remain: looks one ahead (kept for the next batch); a yielded scan has not ended. */
 function hasMore (c: OpenCursor): boolean {
-  if (c.pending !== undefined) return true
-  c.pending = c.source.next()
+  if (c.pending !== undefined || c.yielded === true) return true
+  const d = c.source.next(performance.now() + BATCH_SLICE_MS)
+  if (d === YIELDED) { c.yielded = true; return true }
+  c.pending = d
   return c.pending !== undefined
 }

@@ -51,7 +51,16 @@ export class PlanExecutor {
 
   /** The next result document, or undefined at the end. */
   next (): Document | undefined {
+    return this.nextWithin(Infinity) as Document | undefined
+  }
+
+  /**
+   * The next result document, undefined at the end, or YIELDED when `until` (performance.now())
+   * passed while the plan was still looking — so a long scan lets the server serve others.
+   */
+  nextWithin (until: number): Document | undefined | typeof YIELDED {
     const started = performance.now()
+    let works = 0
     try {
       while (true) {
         const buffered = this.buffered.shift()
@@ -63,7 +72,10 @@ export class PlanExecutor {
         }
         if (this.eof) return undefined
         const r = this.root.work()
-        if (r === NEED_TIME) continue
+        if (r === NEED_TIME) {
+          if ((++works & 15) === 0 && until !== Infinity && performance.now() >= until) return YIELDED
+          continue
+        }
         if (r === EOF) { this.eof = true; return undefined }
         const d = rowDoc(this.ctx, r)
         if (d === undefined) continue
@@ -84,6 +96,9 @@ export class PlanExecutor {
 
   save (): void { this.root.save() }
 }
+
+/** What nextWithin returns when its time slice ran out before the next result. */
+export const YIELDED = Symbol('yielded')
 
 function wantedRows (limit: number): number {
   return limit > 0 ? Math.min(limit, TRIAL_RESULTS) : TRIAL_RESULTS

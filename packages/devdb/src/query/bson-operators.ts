@@ -9,6 +9,7 @@ import { candidates, MISSING } from './match-path.js'
 import { keyString } from '../engine/key-string.js'
 import { collatorOf } from '../collation/collation.js'
 import type { StringCompare } from '../engine/bson-order.js'
+import { linear } from './linear-regex.js'
 
 type Pred = (doc: Document) => boolean
 type QueryOp = (selector: string, value: unknown, options: unknown) => Pred
@@ -18,12 +19,9 @@ const isNullish = (v: unknown): boolean => v === MISSING || v === null || v === 
 
 function regexTest (re: unknown, v: unknown): boolean {
   if (typeof v !== 'string') return false
-  if (re instanceof RegExp) {
-    re.lastIndex = 0
-    return re.test(v)
-  }
+  if (re instanceof RegExp) return linear(re).test(v)
   const r = re as { pattern: string, options: string }
-  return new RegExp(r.pattern, r.options.replace(/[^imsu]/g, '')).test(v)
+  return linear(new RegExp(r.pattern, r.options.replace(/[^imsu]/g, ''))).test(v)
 }
 
 const isRegexValue = (v: unknown): boolean => bsonTypeName(v) === 'regex'
@@ -132,6 +130,11 @@ function typeName (t: unknown): string {
 }
 
 export const bsonQueryOperators: Record<string, QueryOp> = {
+  // mingo copies the RegExp it is given into a plain one: match with the linear-time form
+  $regex: (selector, value) => {
+    const re = linear(value as RegExp)
+    return (doc) => candidates(doc, selector).values.some(c => typeof c === 'string' && re.test(c))
+  },
   $eq: (selector, value, options) => {
     const strCmp = collatorOf(options)
     return (doc) => matchEq(doc, selector, value, strCmp)

@@ -1,11 +1,12 @@
 /**
  * Rewrites a validated filter into the form handed to mingo: `$comment` removed and
  * `{ $regex, $options }` compiled here, because MongoDB's `x` (extended) option has no
- * JavaScript flag and mingo would reject it.
+ * JavaScript flag and mingo would reject it; every regex is made a linear-time one (RE2).
  */
 import type { Document } from 'bson'
 import { CommandError } from '../errors.js'
 import { isPlainDoc } from '../engine/paths.js'
+import { linear } from './linear-regex.js'
 
 const VALID_OPTIONS = /^[imsxu]*$/
 
@@ -19,15 +20,24 @@ export function mongoRegex (pattern: string, options: string): RegExp {
   if (options.includes('x')) {
     src = src.replace(/\\#/g, '\u0000').replace(/#[^\n]*/g, '').replace(/(?<!\\)\s+/g, '').replace(/\u0000/g, '\\#')
   }
+  let re: RegExp
   try {
-    return new RegExp(src, [...new Set(options.replace(/[xu]/g, ''))].join(''))
+    re = new RegExp(src, [...new Set(options.replace(/[xu]/g, ''))].join(''))
   } catch (e) {
     throw new CommandError(51091, 'Location51091', `Regular expression is invalid: ${e instanceof Error ? e.message : String(e)}`)
   }
+  return linear(re)
+}
+
+/** Regex values (`{ a: /x/ }`, `$in: [/x/]`, `$not: /x/`) are matched in linear time too. */
+function linearValue (v: unknown): unknown {
+  if (v instanceof RegExp) return linear(v)
+  if (Array.isArray(v) && v.some(x => x instanceof RegExp)) return v.map(x => x instanceof RegExp ? linear(x) : x)
+  return v
 }
 
 function normalizeOperand (v: unknown): unknown {
-  if (!isPlainDoc(v)) return v
+  if (!isPlainDoc(v)) return linearValue(v)
   const keys = Object.keys(v)
   if (keys.length === 0 || !keys[0].startsWith('$')) return v
   const out: Document = {}
@@ -47,7 +57,7 @@ function normalizeOperand (v: unknown): unknown {
       out.$elemMatch = opForm ? normalizeOperand(em) : normalizeFilter(em)
       continue
     }
-    out[k] = v[k]
+    out[k] = linearValue(v[k])
   }
   return out
 }
