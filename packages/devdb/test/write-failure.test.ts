@@ -65,6 +65,20 @@ t.test('writes resume when the disk has room again; the journal holds no torn re
   await store.close()
 })
 
+t.test('a transaction whose commit cannot be journaled is undone and stays uncommitted', async t => {
+  const session = client.startSession()
+  session.startTransaction()
+  await items.insertOne({ _id: 't1' as never, email: 't1@x.io' }, { session })
+  await db.collection('txlog').insertOne({ of: 't1' }, { session })
+  free = 0
+  t.equal((await mongoError(async () => await session.commitTransaction())).code, 1)
+  free = Infinity
+  t.equal(await items.findOne({ _id: 't1' as never }), null)
+  t.equal((await db.listCollections({ name: 'txlog' }).toArray()).length, 0)
+  t.equal((await mongoError(async () => await session.commitTransaction())).code, 251, 'a retried commit does not answer ok')
+  await session.endSession()
+})
+
 t.test('a snapshot taken while a failing write is in flight does not keep it', async t => {
   const dir = await tempDir(t, 'devdb-enospc-snap-')
   let storeFree = Infinity

@@ -51,6 +51,8 @@ export async function runCommand (body: Document, server: ServerState, connectio
       }
     })
   } catch (e) {
+    // An undone commit did not happen: a retried commitTransaction must not answer ok.
+    if (Object.keys(body)[0] === 'commitTransaction') server.sessions.commitUndone(body)
     return new CommandError(Codes.InternalError, 'InternalError', `journal commit failed, the write was undone: ${e instanceof Error ? e.message : String(e)}`).toReply()
   }
 }

@@ -82,6 +82,16 @@ export class Sessions {
     return this.statement(txn, execute)
   }
 
+  /** The journal write of this commitTransaction failed and its changes were undone: the transaction is aborted after all. */
+  commitUndone (cmd: Document): void {
+    const key = lsidKeyOrUndefined(cmd.lsid)
+    const txn = key === undefined ? undefined : this.sessions.get(key)?.txn
+    if (txn?.state === 'committed') {
+      txn.state = 'aborted'
+      txn.abortReason = 'its journal write failed'
+    }
+  }
+
   /** endSessions / killSessions: their open transactions are aborted. */
   endSessions (ids: unknown): void {
     if (!Array.isArray(ids)) return
