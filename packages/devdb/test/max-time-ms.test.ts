@@ -72,7 +72,7 @@ t.test('getMore runs on what is left of the find budget, then the cursor is gone
   const firstTwo = { $expr: { $and: [slowTrue, { $lt: ['$_id', 2] }] } }
   const first = await h.db.command({ find: 'slow', filter: firstTwo, batchSize: 1, maxTimeMS: 400 })
   t.equal(first.cursor.firstBatch.length, 1)
-  // A getMore yields after 10 ms of work (an empty batch, the cursor open); the driver would
+  // A getMore yields after 5 ms of work (an empty batch, the cursor open); the driver would
   // send the next one. The budget runs out across them.
   const rest: unknown[] = []
   const e = await mongoError(async () => {

@@ -15,7 +15,7 @@ import { YIELDED } from '../plan/executor.js'
  * staying open — so that one long scan (an unindexed filter, an expensive $regex) does not hold
  * the single-threaded engine: the other connections are served between the client's getMores.
  */
-export const BATCH_SLICE_MS = 10
+export const BATCH_SLICE_MS = 5
 
 export interface ResultSource {
   /** the next document, undefined when there are no more, or YIELDED once `until` (performance.now()) has passed */
