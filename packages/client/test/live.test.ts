@@ -130,6 +130,7 @@ t.test('the generated CRM client on a live server', async (t) => {
     const first = await api.companies.create({ name: 'Once' }, { idempotencyKey: key })
     t.equal((await api.companies.create({ name: 'Once' }, { idempotencyKey: key }))._id, first._id, 'an idempotent create answers the first record')
     await rejects(t, api.companies.create({ name: 'Other' }, { idempotencyKey: key }), 'CONFLICT', 409, 'the same key with another body')
+    t.equal((await api.companies.create({ name: 'Auto key' }, { idempotencyKey: true })).name, 'Auto key', 'a generated key')
     await rejects(t, api.companies.create({ name: 'Once' }), 'CONFLICT', 409, 'duplicate unique key')
   })
 

@@ -3,7 +3,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import t, { type Test } from 'tap'
-import { isSvcError, MemoryTokenStore, SvcError, Transport } from '../src/index.js'
+import { createResource, isSvcError, MemoryTokenStore, SvcError, Transport } from '../src/index.js'
 
 type Handler = (req: IncomingMessage, res: ServerResponse, n: number) => void
 
@@ -133,4 +133,16 @@ t.test('refresh: only for UNAUTHENTICATED with a refresh token; the auth routes 
   p.handle((_req, res) => { json(res, 403, { error: { code: 'FORBIDDEN', message: 'no' } }) })
   t.equal((await caught(http.request({ method: 'GET', path: '/x' }))).code, 'FORBIDDEN', '403 never refreshes')
   t.throws(() => new Transport({ baseUrl: 'ftp://x' }), TypeError)
+})
+
+t.test('idempotencyKey: true sends one random UUID on every attempt of a create', async (t) => {
+  const p = await peer(t)
+  p.handle((_req, res, n) => { n === 1 ? json(res, 503, unavailable) : json(res, 201, { _id: String(n) }) })
+  const logs = createResource(new Transport({ baseUrl: p.url, retryDelayMs: 1 }), { version: 'v1', path: 'logs', softDelete: false, audit: false, search: false, relations: [], files: [], aggregations: [], stateFields: [] }) as { create: (input: unknown, o: { idempotencyKey: true }) => Promise<unknown> }
+  t.same(await logs.create({ line: 'x' }, { idempotencyKey: true }), { _id: '2' })
+  t.same(await logs.create({ line: 'y' }, { idempotencyKey: true }), { _id: '3' })
+  const keys = p.seen.map((s) => s.headers['idempotency-key'])
+  t.match(keys[0], /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
+  t.equal(keys[1], keys[0], 'the retry carries the same key')
+  t.not(keys[2], keys[0], 'another call, another key')
 })

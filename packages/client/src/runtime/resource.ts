@@ -61,8 +61,11 @@ export function createResource (http: Transport, d: ResourceDescriptor): Record<
   const methods: Record<string, unknown> = {
     list,
     get,
-    create: async (input: unknown, opts: CreateOptions = {}) =>
-      await http.request({ method: 'POST', path: base, json: input, signal: opts.signal, ...(opts.idempotencyKey !== undefined ? { idempotencyKey: opts.idempotencyKey } : {}) }),
+    create: async (input: unknown, opts: CreateOptions = {}) => {
+      // One key for every attempt of this call: that is what makes its retries safe.
+      const key = opts.idempotencyKey === true ? globalThis.crypto.randomUUID() : opts.idempotencyKey
+      return await http.request({ method: 'POST', path: base, json: input, signal: opts.signal, ...(key !== undefined ? { idempotencyKey: key } : {}) })
+    },
     update: async (id: string, patch: unknown, opts: CallOptions = {}) => await http.request({ method: 'PUT', path: one(id), json: patch, signal: opts.signal }),
     bulkUpdate: async (filter: unknown, record: unknown, opts: CallOptions = {}) => await http.request({ method: 'PUT', path: base, json: { filter, record }, signal: opts.signal }),
     delete: async (id: string, opts: CallOptions = {}) => await http.request({ method: 'DELETE', path: one(id), signal: opts.signal }),

@@ -65,8 +65,11 @@ export interface GetOptions<R extends string> extends CallOptions {
 }
 
 export interface CreateOptions extends CallOptions {
-  /** 1–255 printable ASCII characters: a retried create answers the first record instead of a second one. */
-  idempotencyKey?: string
+  /**
+   * 1–255 printable ASCII characters, or `true` for a random UUID: the create may then be retried
+   * (the service answers a replay with the first record instead of creating a second one).
+   */
+  idempotencyKey?: string | true
 }
 
 export interface PageOptions extends CallOptions {
