@@ -68,3 +68,13 @@ t.test('file and restore methods follow the routes the server registered', async
   t.match(out, /restore \(id: string/)
   t.notMatch(out, /history \(id: string/)
 })
+
+t.test('the output is formatted: two-space indentation, no trailing spaces, single blank lines', async (t) => {
+  const out = generateClient(doc(schema('alpha', { stateMachines: { s: { initial: 'a', states: ['a', 'b'], transitions: { a: ['b'], b: [] } } }, fields: [{ name: 's', type: 'String', required: false, enum: ['a', 'b'] }] }), schema('beta')))['index.ts']
+  const lines = out.split('\n')
+  t.same(lines.filter((l) => /\s$/.test(l)), [], 'no trailing whitespace')
+  t.same(lines.filter((l) => /^( {2})*\S/.test(l) === false && l !== ''), [], 'indentation in steps of two spaces')
+  t.notMatch(out, /\t/, 'no tabs')
+  t.notMatch(out, /\n\n\n/, 'never two blank lines')
+  t.ok(out.endsWith('}\n') && !out.endsWith('\n\n'), 'one final newline')
+})
