@@ -33,6 +33,9 @@ const MUST_FAIL: Array<{ name: string, body: string, error: RegExp }> = [
   { name: 'null on a required field', body: 'return await api.deals.update(id, { title: null })', error: /'null' is not assignable to type 'string/ },
   { name: 'a file method of a schema without that file', body: 'return await api.tasks.uploadAvatar(id, new Blob([]))', error: /Property 'uploadAvatar' does not exist on type 'TasksClient'/ },
   { name: 'an unknown aggregation parameter', body: 'return await api.deals.aggregations.byStage({ minAmout: 1 })', error: /'minAmout' does not exist/ },
+  { name: 'a required aggregation parameter left out', body: 'return await api.specimens.aggregations.byGrade({})', error: /Property 'since' is missing/ },
+  { name: 'a number outside a numeric enum', body: 'return await api.specimens.create({ grade: 5 })', error: /Type '5' is not assignable to type '1 \| 2 \| 3 \| undefined'/ },
+  { name: 'a nested path that does not exist', body: "return await api.specimens.list({ filter: { 'parts.size.corners': 4 } })", error: /'parts\.size\.corners'' does not exist in type 'SpecimensFilter'/ },
   { name: 'a create asking for a later state', body: "return await api.deals.create({ title: 't', amount: 1, approval: 'approved' })", error: /'"approved"' is not assignable to type '"draft"'/ }
 ]
 
@@ -63,6 +66,13 @@ const MUST_COMPILE = `${HEAD}  type Equal<A, B> = (<T>() => T extends A ? 1 : 2)
   await api.supportTickets.transitionStatus(ticket, 'closed')
   await api.supportTickets.transitionReview(ticket, 'requested')
   await api.logs.delete(id)
+  const sp = await api.specimens.get(id, { include: ['twin', 'owner'] })
+  yes<Equal<typeof sp.twin, import('./index.js').SpecimensRecord | null>>(true)
+  yes<Equal<typeof sp.owner, import('./index.js').LogsRecord | null>>(true)
+  yes<Equal<typeof sp.phase, 'new' | 'old' | undefined>>(true) // a state field with a read ACL
+  await api.specimens.create({ grade: 3, seenAt: [new Date()], geo: { point: { lat: 1 } }, parts: [{ name: 'p', size: { sides: 3 } }] })
+  await api.specimens.list({ filter: { 'parts.size.sides': { $gte: 1 }, seenAt: { $lt: new Date() }, flags: true } })
+  await api.specimens.aggregations.byGrade({ since: new Date(), flag: false })
   const h = await api.deals.history(id, { perPage: 5 })
   return [meta, h.results[0]?.before?.title]
 }
