@@ -1,6 +1,6 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import type { Db } from 'mongodb'
-import svcCore, { svcServerOptions } from '@svc/core'
+import svcCore, { DEFAULT_VERSION, svcServerOptions } from '@svc/core'
 import svcAudit from '@svc/audit'
 import svcFiles from '@svc/files'
 import svcMcp from '@svc/mcp'
@@ -43,6 +43,7 @@ export async function buildServer (config: ServerConfig, opts: BuildServerOption
     metrics: config.metricsEnabled ? { ...(config.metricsToken !== undefined ? { token: config.metricsToken } : {}) } : false,
     // Spec: rate limits are skipped when NODE_ENV=test.
     cors: { origins: config.corsOrigins },
+    docs: { title: 'svc API', version: DEFAULT_VERSION },
     rateLimit: config.nodeEnv === 'test' ? false : { apiPerMin: config.rateLimitApiPerMin, authPerMin: config.rateLimitAuthPerMin },
     ...(config.redisUrl !== undefined ? { redis: config.redisUrl } : {})
   })

@@ -1,4 +1,5 @@
 import t from 'tap'
+import SwaggerParser from '@apidevtools/swagger-parser'
 import { getTestDb, signToken } from '@svc/testkit'
 import { buildServer } from '../src/build-server.js'
 import { loadConfig } from '../src/config.js'
@@ -84,6 +85,17 @@ t.test('the reference server wires metrics, rate limits and the client IP from i
     t.equal(res.statusCode, 200)
     t.equal(res.headers['x-content-type-options'], 'nosniff')
     t.equal(res.headers['content-security-policy'], "default-src 'none';frame-ancestors 'none'")
+  })
+
+  t.test('the Swagger document covers every plugin of the reference server and is valid 2.0', async (t) => {
+    const app = await server({ NODE_ENV: 'test', METRICS_ENABLED: 'true' })
+    const doc = (await app.inject({ method: 'GET', url: '/api-docs/swagger.json' })).json()
+    await t.resolves(SwaggerParser.validate(structuredClone(doc)), 'valid (swagger-parser)')
+    t.match(doc.info, { title: 'svc API', version: 'v1' })
+    for (const [path, method] of [['/healthz', 'get'], ['/_metrics', 'get'], ['/mcp', 'post'], ['/api/v1/notes/{id}/restore', 'post'], ['/api/v1/notes/{id}/history', 'get'], ['/api/v1/notes/{id}', 'delete'], ['/login', 'post']]) {
+      t.ok(doc.paths[path]?.[method], `${method.toUpperCase()} ${path}`)
+    }
+    t.equal((await app.inject({ method: 'GET', url: '/api-docs/' })).statusCode, 200, 'the UI')
   })
 
   t.test('TRUST_PROXY=1: the client IP is the address the proxy saw', async (t) => {

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify'
 import { Redis } from 'ioredis'
 import { Counter, Registry } from 'prom-client'
 import { installCors } from './cors.js'
+import { installDocs } from './docs/docs.js'
 import { installLoadShedding } from './load-shedding.js'
 import { installSecurityHeaders } from './security-headers.js'
 import { installHttpMetrics } from './metrics/http-metrics.js'
@@ -16,6 +17,7 @@ export type * from './types.js'
 export { UNMATCHED_ROUTE, DURATION_BUCKETS } from './metrics/http-metrics.js'
 export { connectRedis } from './redis.js'
 export { CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS } from './cors.js'
+export { toSwagger2Schema } from './docs/swagger2-schema.js'
 
 async function svcSurface (app: FastifyInstance, opts: SurfaceOptions): Promise<void> {
   const log = app.log.child({ name: '@svc/surface' })
@@ -44,6 +46,8 @@ async function svcSurface (app: FastifyInstance, opts: SurfaceOptions): Promise<
   }
   app.decorate('svcSurface', surface)
 
+  // First: the document collects the routes registered after it (this plugin's included).
+  if (opts.docs !== false) await installDocs(app, opts.docs ?? {})
   // Order matters: each hook may end the request, and the ones before it still apply.
   if (opts.securityHeaders !== false) await installSecurityHeaders(app)
   if (opts.cors !== undefined && opts.cors !== false && opts.cors.origins.length > 0) await installCors(app, opts.cors)
@@ -58,7 +62,7 @@ async function svcSurface (app: FastifyInstance, opts: SurfaceOptions): Promise<
 }
 
 /**
- * The service-wide HTTP surface: security headers, CORS, load shedding, metrics, rate limits. Infrastructure (`fp`): its hooks sit on the
+ * The service-wide HTTP surface: security headers, CORS, load shedding, metrics, API docs, rate limits. Infrastructure (`fp`): its hooks sit on the
  * host's root, so register it before @svc/core and every surface it should cover.
  */
 export default fp(svcSurface, { name: '@svc/surface', fastify: '5.x' })

@@ -1,10 +1,11 @@
 import type { Redis } from 'ioredis'
 import type { Registry } from 'prom-client'
 import type { CorsOptions } from './cors.js'
+import type { DocsOptions } from './docs/docs.js'
 import type { LoadSheddingOptions } from './load-shedding.js'
 import type { RateLimitOptions } from './rate-limit/rate-limits.js'
 
-export type { CorsOptions, LoadSheddingOptions, RateLimitOptions }
+export type { CorsOptions, DocsOptions, LoadSheddingOptions, RateLimitOptions }
 
 export interface MetricsOptions {
   /** Where the exposition is served; default `/_metrics`. */
@@ -25,6 +26,8 @@ export interface SurfaceOptions {
   securityHeaders?: boolean
   /** 503 instead of queueing when the process is saturated (@fastify/under-pressure); default on, `false` turns it off. */
   loadShedding?: LoadSheddingOptions | false
+  /** `GET /api-docs` (Swagger UI) and `GET /api-docs/swagger.json` (Swagger 2.0) from the route schemas; default on, `false` turns them off. */
+  docs?: DocsOptions | false
   /** A Redis URL (`redis://…`) or an ioredis client shared by the replicas; unset: everything is per process. */
   redis?: string | Redis
   /** Prefix of every Redis key the surface writes; default `svc:` (replicas of one service must agree). */
