@@ -43,7 +43,8 @@ export function buildCli (): Command {
     .description('create an api client and print its id')
     .requiredOption('--role <role>', 'the role the client reads as')
     .option('--name <name>', 'a label for operators')
-    .action(async (opts: { role: string, name?: string }) => { await clientsCreate(opts) })
+    .option('--owner <userId>', "the tenant it belongs to: reads only that user's records (then acl.scope); without it, every tenant's")
+    .action(async (opts: { role: string, name?: string, owner?: string }) => { await clientsCreate(opts) })
 
   const client = program.command('client').description('the typed TypeScript client (@svc/client)')
   client.command('generate')

@@ -5,7 +5,11 @@
 export interface Identity {
   /** `user` — a verified bearer JWT; `client` — an anonymous apiClient (read-only). */
   kind: 'user' | 'client'
-  /** The tenant: JWT `user_id`. Null for anonymous clients (they read through `acl.scope[role]`). */
+  /**
+   * The tenant: JWT `user_id`; for an api client, its owner (`svc clients create --owner`), whose
+   * records it reads through `acl.scope[role]`. Null for an operator client (no owner): the scope
+   * alone decides, across tenants.
+   */
   userId: string | null
   email?: string
   roles: string[]

@@ -37,7 +37,7 @@ t.test('GET /_describe is public and has the spec shape (example CRM, core only)
     tokenType: 'Bearer',
     tokenTtl: 900
   })
-  t.same(m.schemas.map((s: any) => s.path).sort(), ['companies', 'contacts', 'deals', 'notes', 'tasks'])
+  t.same(m.schemas.map((s: any) => s.path).sort(), ['companies', 'contacts', 'deals', 'notes', 'products', 'tasks'])
   for (const s of m.schemas) {
     for (const k of SCHEMA_KEYS) t.ok(k in s, `${s.path}: ${k}`)
     t.equal(s.softDelete, false, `${s.path}: soft delete not effective without @svc/softdelete`)

@@ -35,7 +35,7 @@ t.test('TypeScript, JavaScript and defineSchema files load the same way', async 
 
 t.test('the example CRM schemas load and resolve their relations', async (t) => {
   const registry = await loadRegistry({ schemaDir: EXAMPLE_SCHEMA_DIR })
-  t.same(registry.all().map((m) => m.path).sort(), ['companies', 'contacts', 'deals', 'notes', 'tasks'])
+  t.same(registry.all().map((m) => m.path).sort(), ['companies', 'contacts', 'deals', 'notes', 'products', 'tasks'])
   t.match(registry.get('v1', 'tasks')?.relations.deal, { kind: 'belongsTo', target: 'deals', fk: 'dealId' }, 'reference shorthand')
   t.match(registry.get('v1', 'contacts')?.fieldsByPath.get('address.city'), { kind: 'string' }, 'nested fields indexed by path')
 })

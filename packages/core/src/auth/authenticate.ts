@@ -48,7 +48,8 @@ export function createAuthenticate (jwt: JwtService, clients: ApiClientStore, pa
       const client = await clients.findById(clientId)
       if (client == null) throw new UnauthenticatedError('unknown client id')
       if (opts.allowClient !== true) throw new ForbiddenError('api clients are read-only')
-      const identity: Identity = { kind: 'client', userId: null, roles: [client.role], clientId: client._id }
+      // An owned client reads as its tenant (then through acl.scope); an operator client has no tenant.
+      const identity: Identity = { kind: 'client', userId: typeof client.ownerId === 'string' && client.ownerId !== '' ? client.ownerId : null, roles: [client.role], clientId: client._id }
       request.identity = identity
       return identity
     }

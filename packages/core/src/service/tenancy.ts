@@ -10,8 +10,8 @@ export type Operation = 'list' | 'get' | 'create' | 'update' | 'delete' | 'bulk'
 const READS = new Set<Operation>(['list', 'get'])
 
 /**
- * The tenant part of every filter. Users see their own `userId` only. Anonymous api clients
- * may read, restricted to `acl.scope[role]`; a schema with no scope for the client's role is
+ * The tenant part of every filter. Users see their own `userId` only. Api clients may read,
+ * restricted to `acl.scope[role]` (and to their owner's records when they have one); a schema with no scope for the client's role is
  * closed to it (403), so forgetting a scope never publishes a collection. System calls
  * (`system: true` without an identity) are unscoped and must be explicit.
  */
@@ -25,7 +25,9 @@ export function tenantFilter (model: ResourceModel, ctx: RequestContext, op: Ope
     if (!READS.has(op)) throw new ForbiddenError('api clients are read-only')
     const scopes = identity.roles.map((r) => clientScopes.get(r)).filter((s): s is Document => s !== undefined)
     if (scopes.length === 0) throw new ForbiddenError(`no public access to ${model.path} for this client`)
-    return scopes.length === 1 ? scopes[0] : { $or: scopes }
+    const scope = scopes.length === 1 ? scopes[0] : { $or: scopes }
+    // CONTRACT "Api clients": an owned client is its tenant's storefront, first scoped to the owner.
+    return identity.userId != null && identity.userId !== '' ? and({ userId: identity.userId }, scope) : scope
   }
   return documentBypass(model, identity, op) ?? { userId: requireUserId(identity) }
 }

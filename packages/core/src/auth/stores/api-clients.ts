@@ -8,6 +8,8 @@ export interface ApiClientDoc {
   _id: string
   role: string
   name?: string
+  /** The tenant (`user_id`) the client belongs to: its reads stay inside that tenant's records. */
+  ownerId?: string
   createdAt: Date
 }
 
@@ -27,9 +29,10 @@ export class ApiClientStore {
     return await this.collection.findOne({ _id: id })
   }
 
-  async create (input: { role: string, name?: string }): Promise<ApiClientDoc> {
+  async create (input: { role: string, name?: string, ownerId?: string }): Promise<ApiClientDoc> {
     const doc: ApiClientDoc = { _id: generateClientId(), role: input.role, createdAt: new Date() }
     if (input.name !== undefined) doc.name = input.name
+    if (input.ownerId !== undefined) doc.ownerId = input.ownerId
     await this.collection.insertOne(doc)
     return doc
   }
