@@ -387,6 +387,69 @@ export interface NotesClient {
   aggregations: {}
 }
 
+// ---- products (v1) ----
+
+export interface ProductsFields {
+  name: string
+  description?: string
+  price: number
+  published?: boolean
+  cost?: number
+  _id: string
+  userId: string
+  accountId?: string
+  createdAt: string
+  updatedAt: string
+  deletedAt?: string
+}
+
+export type ProductsRecord = ProductsFields
+
+export interface ProductsCreate {
+  name: string
+  description?: string
+  price: number
+  published?: boolean
+  cost?: number
+}
+
+export interface ProductsUpdate {
+  name?: string
+  description?: string | null
+  price?: number
+  published?: boolean | null
+  cost?: number | null
+}
+
+export interface ProductsFilter extends SystemFilter {
+  name?: StringFilter
+  description?: StringFilter
+  price?: NumberFilter
+  published?: BooleanFilter
+  cost?: NumberFilter
+}
+
+export type ProductsSortKey = '_id' | 'userId' | 'accountId' | 'createdAt' | 'updatedAt' | 'name' | 'description' | 'price' | 'published' | 'cost'
+
+export interface ProductsRelations {}
+
+export type ProductsRelationName = never
+
+export interface ProductsClient {
+  list<const K extends ProductsRelationName = never> (query?: ListQuery<ProductsFilter, ProductsSortKey, K>): Promise<ListPage<WithIncluded<ProductsRecord, ProductsRelations, K>>>
+  get<const K extends ProductsRelationName = never> (id: string, options?: GetOptions<K>): Promise<WithIncluded<ProductsRecord, ProductsRelations, K>>
+  create (input: ProductsCreate, options?: CreateOptions): Promise<ProductsRecord>
+  update (id: string, patch: ProductsUpdate, options?: CallOptions): Promise<ProductsRecord>
+  bulkUpdate (filter: ProductsFilter, record: ProductsUpdate, options?: CallOptions): Promise<{ numAffected: number }>
+  /** Soft delete: the tombstone (with `deletedAt`); otherwise the removed record. */
+  delete (id: string, options?: CallOptions): Promise<ProductsRecord>
+  restore (id: string, options?: CallOptions): Promise<ProductsRecord>
+  history (id: string, options?: PageOptions): Promise<ListPage<HistoryEntry<ProductsRecord>>>
+  /** `q` in MongoDB `$text` syntax over the searchable fields; relevance order unless `sort` says otherwise. */
+  search<const K extends ProductsRelationName = never> (q: string, query?: ListQuery<ProductsFilter, ProductsSortKey, K>): Promise<ListPage<WithIncluded<ProductsRecord, ProductsRelations, K>>>
+  aggregations: {}
+}
+
 // ---- tasks (v1) ----
 
 export interface TasksFields {
@@ -473,6 +536,7 @@ export interface Api extends BaseClient {
   contacts: ContactsClient
   deals: DealsClient
   notes: NotesClient
+  products: ProductsClient
   tasks: TasksClient
 }
 
@@ -481,6 +545,7 @@ const RESOURCES = {
   contacts: { version: 'v1', path: 'contacts', softDelete: true, audit: true, search: true, relations: ['company', 'deals', 'notes'], files: ['avatar'], aggregations: [], stateFields: [] },
   deals: { version: 'v1', path: 'deals', softDelete: true, audit: true, search: true, relations: ['company', 'contact', 'tasks'], files: ['contract'], aggregations: ['byStage'], stateFields: ['approval'] },
   notes: { version: 'v1', path: 'notes', softDelete: true, audit: true, search: true, relations: ['contact', 'deal'], files: [], aggregations: [], stateFields: [] },
+  products: { version: 'v1', path: 'products', softDelete: true, audit: true, search: true, relations: [], files: [], aggregations: [], stateFields: [] },
   tasks: { version: 'v1', path: 'tasks', softDelete: true, audit: true, search: true, relations: ['deal'], files: [], aggregations: [], stateFields: [] }
 }
 
