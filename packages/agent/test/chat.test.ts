@@ -176,3 +176,22 @@ t.test('an unreachable service is 503', async (t) => {
   t.equal(res.statusCode, 503)
   t.equal(res.json().error.code, 'SERVICE_UNAVAILABLE')
 })
+
+t.test('the same turn against a model speaking the Anthropic Messages protocol', async (t) => {
+  const claude = await startScriptedModel('anthropic')
+  t.teardown(claude.close)
+  const agentA = await startAgent(t, claude, { provider: 'anthropic', svcUrl: svc.url, auth: { mode: 'service', bearer: aliceBearer } })
+  claude.push(
+    { text: 'Looking.', toolCalls: [{ name: 'list_contacts', args: { filter: { status: 'customer' } } }] },
+    { toolCalls: [{ name: 'render_table', args: { columns: ['name'], rows: [['Ada']] } }] },
+    { text: 'One customer: Ada.' }
+  )
+  const res = await agentA.inject({ method: 'POST', url: '/chat', payload: { message: 'customers?' } })
+  const events = parseSse(res.body)
+  t.same(sequence(events), ['token', 'tool_call', 'tool_result', 'tool_call', 'tool_result', 'render', 'token', 'final', 'done'])
+  t.same(events.find((e) => e.event === 'tool_result')?.data.result.results.map((r: any) => r.name), ['Ada'])
+  t.equal(events.find((e) => e.event === 'final')?.data.text, 'Looking.\n\nOne customer: Ada.')
+  const toolResult = claude.requests[1].messages.at(-1).content[0]
+  t.equal(toolResult.type, 'tool_result', 'the tool result went back as a tool_result block')
+  t.match(toolResult.content, /"Ada"/)
+})
