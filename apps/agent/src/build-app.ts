@@ -39,7 +39,8 @@ export async function buildAgentApp (config: AgentConfig, opts: { logger?: Fasti
     sessionSecret: config.sessionSecret,
     cookieSecure: config.cookieSecure,
     maxToolRounds: config.maxToolRounds,
-    maxResultChars: config.maxResultChars
+    maxResultChars: config.maxResultChars,
+    slack: config.slack
   })
   return app
 }

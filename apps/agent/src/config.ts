@@ -21,6 +21,8 @@ export interface AgentConfig {
   llm: { provider: Provider, url?: string, apiKey?: string, model: string }
   maxToolRounds: number
   maxResultChars: number
+  /** The Slack channel, when SLACK_SIGNING_SECRET and SLACK_BOT_TOKEN are set. */
+  slack?: { signingSecret: string, botToken: string, apiUrl?: string }
 }
 
 export interface ConfigResult {
@@ -91,6 +93,10 @@ export function loadConfig (env: Env = process.env): ConfigResult {
   const llmUrl = url(env, 'AGENT_LLM_URL', undefined, problems)
   const maxToolRounds = int(env, 'AGENT_MAX_TOOL_ROUNDS', 8, 1, problems)
   const maxResultChars = int(env, 'AGENT_MAX_RESULT_CHARS', 16000, 500, problems)
+  const signingSecret = read(env, 'SLACK_SIGNING_SECRET')
+  const botToken = read(env, 'SLACK_BOT_TOKEN')
+  if ((signingSecret === undefined) !== (botToken === undefined)) problems.push('SLACK_SIGNING_SECRET and SLACK_BOT_TOKEN go together (the Slack channel needs both)')
+  const slackApiUrl = url(env, 'SLACK_API_URL', undefined, problems)
   if (problems.length > 0) return { config: null, problems, warnings }
   return {
     config: {
@@ -110,7 +116,8 @@ export function loadConfig (env: Env = process.env): ConfigResult {
       linkTtlSeconds,
       llm: { provider: provider as Provider, url: llmUrl, apiKey: read(env, 'AGENT_LLM_API_KEY'), model: model as string },
       maxToolRounds,
-      maxResultChars
+      maxResultChars,
+      ...(signingSecret !== undefined && botToken !== undefined ? { slack: { signingSecret, botToken, ...(slackApiUrl !== undefined ? { apiUrl: slackApiUrl } : {}) } } : {})
     },
     problems,
     warnings

@@ -32,6 +32,14 @@ t.test('every setting is read', async (t) => {
   t.match(config, { port: 0, host: '0.0.0.0', svcUrl: 'http://svc:3000', svcClientId: 'web', cookieSecure: false, maxToolRounds: 3, maxResultChars: 4000, llm: { provider: 'anthropic', url: 'http://llm:8080/v1', apiKey: 'k', model: 'm' } })
 })
 
+t.test('the Slack channel', async (t) => {
+  t.equal(loadConfig(minimal).config?.slack, undefined, 'off by default')
+  t.same(loadConfig({ ...minimal, SLACK_SIGNING_SECRET: 's', SLACK_BOT_TOKEN: 'xoxb-1' }).config?.slack, { signingSecret: 's', botToken: 'xoxb-1' })
+  t.same(loadConfig({ ...minimal, SLACK_SIGNING_SECRET: 's', SLACK_BOT_TOKEN: 'xoxb-1', SLACK_API_URL: 'http://slack.local/api' }).config?.slack, { signingSecret: 's', botToken: 'xoxb-1', apiUrl: 'http://slack.local/api' })
+  t.match(loadConfig({ ...minimal, SLACK_BOT_TOKEN: 'xoxb-1' }).problems, [/SLACK_SIGNING_SECRET and SLACK_BOT_TOKEN go together/])
+  t.match(loadConfig({ ...minimal, SLACK_API_URL: 'x' }).problems, [/SLACK_API_URL/])
+})
+
 t.test('every problem is reported at once, naming its variable', async (t) => {
   const { config, problems } = loadConfig({ PORT: 'x', SVC_URL: 'ftp://svc', AGENT_AUTH_MODE: 'nobody', AGENT_SESSION_SECRET: 'short', AGENT_COOKIE_SECURE: 'maybe', AGENT_LLM_PROVIDER: 'cohere', AGENT_LLM_URL: 'nope', AGENT_MAX_TOOL_ROUNDS: '0', AGENT_MAX_RESULT_CHARS: '10' })
   t.equal(config, null)

@@ -4,7 +4,7 @@ import cookie from '@fastify/cookie'
 import formbody from '@fastify/formbody'
 import { LRUCache } from 'lru-cache'
 import { AccessTokens } from './auth/access-tokens.js'
-import type { CookieSettings, IdentityResolver } from './auth/identity.js'
+import type { CookieSettings, Identities } from './auth/identity.js'
 import { Nonces } from './auth/nonces.js'
 import { perUserMode, type PerUserAuthOptions } from './auth/per-user-mode.js'
 import { serviceMode, type ServiceAuthOptions } from './auth/service-mode.js'
@@ -16,7 +16,9 @@ import { installErrorHandler } from './http/errors.js'
 import { linkRoutes, oauthCallbackRoute } from './http/link-routes.js'
 import { pageRoutes } from './http/page-routes.js'
 import type { Model } from './model/types.js'
+import { ConversationTurns } from './runtime/conversation-turns.js'
 import { Toolbox } from './runtime/toolbox.js'
+import { slackChannel, type SlackOptions } from './channels/slack.js'
 import { DEFAULT_MAX_RESULT_CHARS } from './tools/bound.js'
 import { McpTools, type HeaderSource } from './tools/mcp-tools.js'
 
@@ -40,6 +42,8 @@ export interface AgentOptions {
   maxClients?: number
   /** Serve the chat page at `GET /`. Default true. */
   chatPage?: boolean
+  /** The Slack channel (`POST /slack/events`), when given. */
+  slack?: SlackOptions
 }
 
 export const DEFAULT_MAX_TOOL_ROUNDS = 8
@@ -57,15 +61,15 @@ export async function svcAgent (app: FastifyInstance, opts: AgentOptions): Promi
   await app.register(formbody)
   installErrorHandler(app)
   const cookieSettings: CookieSettings = { secret, secure: opts.cookieSecure ?? true, serialize: app.serializeCookie.bind(app) }
-  let identity: IdentityResolver
+  let identities: Identities
   if (opts.auth.mode === 'per-user') {
     const auth = new SvcAuth(opts.svcUrl)
     const tokens = new AccessTokens(opts.auth.store, auth, opts.auth.accessTtlSeconds, opts.auth.refreshSkewSeconds)
     const nonces = new Nonces(opts.auth.linkTtlSeconds)
-    identity = perUserMode({ agentKey, store: opts.auth.store, tokens, nonces, linkBaseUrl: opts.auth.linkBaseUrl, cookie: cookieSettings })
+    identities = perUserMode({ agentKey, store: opts.auth.store, tokens, nonces, linkBaseUrl: opts.auth.linkBaseUrl })
     linkRoutes(app, { agentKey, nonces, store: opts.auth.store, tokens, auth, cookie: cookieSettings })
   } else {
-    identity = serviceMode(opts.auth, cookieSettings)
+    identities = serviceMode(opts.auth)
   }
   oauthCallbackRoute(app)
   if (opts.chatPage !== false) await pageRoutes(app)
@@ -84,12 +88,13 @@ export async function svcAgent (app: FastifyInstance, opts: AgentOptions): Promi
     return box
   }
   app.addHook('onClose', async () => { clients.clear() })
-  chatRoute(app, {
+  const turns = new ConversationTurns({
     model: opts.model,
-    identity,
     toolbox,
     conversations: new Conversations(opts.svcUrl),
     maxToolRounds: opts.maxToolRounds ?? DEFAULT_MAX_TOOL_ROUNDS,
     systemPrompt: opts.systemPrompt
   })
+  chatRoute(app, { identities, turns, cookie: cookieSettings })
+  if (opts.slack != null) await app.register(slackChannel, { ...opts.slack, identities, turns })
 }

@@ -1,4 +1,3 @@
-import type { FastifyRequest } from 'fastify'
 import type { HeaderSource } from '../tools/mcp-tools.js'
 
 /** Who a chat turn acts as: the channel user (for the conversation) and the service credentials. */
@@ -8,14 +7,16 @@ export interface ChatIdentity {
   /** Key of this identity's cached MCP client. */
   key: string
   headers: HeaderSource
-  /** A serialized Set-Cookie header to send with the reply (a fresh session). */
-  setCookie?: string
 }
 
-/** Resolves the identity of a chat request, or throws UNLINKED / UNAUTHENTICATED before any streaming. */
-export interface IdentityResolver {
+/**
+ * The identity of a channel user, whatever the channel (the HTTP cookie, a chat platform's signed
+ * event): the service identity in service mode, the linked account in per-user mode. Throws
+ * UNLINKED (with a link URL) or UNAUTHENTICATED before any streaming.
+ */
+export interface Identities {
   readonly mode: 'service' | 'per-user'
-  resolve: (req: FastifyRequest) => Promise<ChatIdentity>
+  forChannelUser: (channel: string, channelUserId: string) => Promise<ChatIdentity>
 }
 
 export interface CookieSettings {

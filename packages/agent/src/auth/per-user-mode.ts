@@ -1,11 +1,8 @@
-import { randomUUID } from 'node:crypto'
-import type { FastifyRequest } from 'fastify'
 import { UnauthenticatedError, UnlinkedError } from '../errors.js'
 import type { AgentStore } from '../store/types.js'
 import type { AccessTokens } from './access-tokens.js'
-import type { ChatIdentity, CookieSettings, IdentityResolver } from './identity.js'
+import type { ChatIdentity, Identities } from './identity.js'
 import type { Nonces } from './nonces.js'
-import { SESSION_COOKIE, verifySession } from './session-cookie.js'
 
 export interface PerUserAuthOptions {
   mode: 'per-user'
@@ -31,41 +28,36 @@ export interface PerUserParts {
   tokens: AccessTokens
   nonces: Nonces
   linkBaseUrl: string | (() => string)
-  cookie: CookieSettings
 }
 
 /**
- * Per-user mode: the signed session cookie names the chat user; the user's stored refresh token
- * mints the access token every tool call carries. No cookie, a bad or expired one, or no stored
- * link: 401 UNLINKED with a fresh single-use link URL.
+ * Per-user mode: the channel user's stored refresh token mints the access token every tool call
+ * carries. No stored link (or a revoked one): 401 UNLINKED with a fresh single-use link URL
+ * bound to that channel user.
  */
-export function perUserMode (parts: PerUserParts): IdentityResolver {
-  const unlinked = (channelUserId: string): never => {
-    const nonce = parts.nonces.issue('http', channelUserId)
+export function perUserMode (parts: PerUserParts): Identities {
+  const unlinked = (channel: string, channelUserId: string): never => {
+    const nonce = parts.nonces.issue(channel, channelUserId)
     const base = typeof parts.linkBaseUrl === 'function' ? parts.linkBaseUrl() : parts.linkBaseUrl
     throw new UnlinkedError('link your account to chat: open the link URL and sign in', { linkUrl: `${base.replace(/\/+$/, '')}/link/${nonce}` })
   }
   return {
     mode: 'per-user',
-    async resolve (req: FastifyRequest): Promise<ChatIdentity> {
-      const session = verifySession(parts.cookie.secret, req.cookies.svc_agent_session)
-      if (session == null) return unlinked(randomUUID())
-      const key = storeKey(parts.agentKey, 'http', session.cuid)
+    async forChannelUser (channel: string, channelUserId: string): Promise<ChatIdentity> {
+      const key = storeKey(parts.agentKey, channel, channelUserId)
       try {
         // Minted (or refreshed) before any streaming, so a revoked link answers UNLINKED.
         await parts.tokens.get(key)
       } catch (err) {
-        if (err instanceof UnauthenticatedError) return unlinked(session.cuid)
+        if (err instanceof UnauthenticatedError) return unlinked(channel, channelUserId)
         throw err
       }
       return {
-        channel: 'http',
-        channelUserId: session.cuid,
+        channel,
+        channelUserId,
         key,
         headers: async () => ({ authorization: `Bearer ${await parts.tokens.get(key)}` })
       }
     }
   }
 }
-
-export { SESSION_COOKIE }

@@ -1,8 +1,5 @@
-import { randomUUID } from 'node:crypto'
-import type { FastifyRequest } from 'fastify'
 import { UnauthenticatedError } from '../errors.js'
-import type { ChatIdentity, CookieSettings, IdentityResolver } from './identity.js'
-import { SESSION_COOKIE, SESSION_TTL_SECONDS, signSession, verifySession } from './session-cookie.js'
+import type { ChatIdentity, Identities } from './identity.js'
 
 export interface ServiceAuthOptions {
   mode: 'service'
@@ -23,11 +20,10 @@ function expiresAt (jwt: string): number | null {
 }
 
 /**
- * Service mode: one identity (`SVC_BEARER` or `SVC_CLIENT_ID`) for every turn; chat users are
- * told apart only to keep their conversations apart, by a signed session cookie minted on their
- * first turn.
+ * Service mode: one identity (`SVC_BEARER` or `SVC_CLIENT_ID`) for every turn; channel users are
+ * told apart only to keep their conversations apart.
  */
-export function serviceMode (opts: ServiceAuthOptions, cookie: CookieSettings): IdentityResolver {
+export function serviceMode (opts: ServiceAuthOptions): Identities {
   const bearer = opts.bearer ?? ''
   const clientId = opts.clientId ?? ''
   if (bearer === '' && clientId === '') throw new Error('@svc/agent: service mode needs SVC_BEARER or SVC_CLIENT_ID')
@@ -35,15 +31,9 @@ export function serviceMode (opts: ServiceAuthOptions, cookie: CookieSettings): 
   const headers: Record<string, string> = bearer !== '' ? { authorization: `Bearer ${bearer}` } : { 'x-client-id': clientId }
   return {
     mode: 'service',
-    async resolve (req: FastifyRequest): Promise<ChatIdentity> {
+    async forChannelUser (channel: string, channelUserId: string): Promise<ChatIdentity> {
       if (exp != null && exp <= Date.now()) throw new UnauthenticatedError('the agent\'s SVC_BEARER has expired; mint a new one')
-      const session = verifySession(cookie.secret, req.cookies[SESSION_COOKIE])
-      const identity: ChatIdentity = { channel: 'http', channelUserId: session?.cuid ?? randomUUID(), key: 'service', headers: () => headers }
-      if (session == null) {
-        const signed = signSession(cookie.secret, identity.channelUserId)
-        identity.setCookie = cookie.serialize(SESSION_COOKIE, signed.value, { httpOnly: true, sameSite: 'lax', secure: cookie.secure, path: '/', maxAge: SESSION_TTL_SECONDS })
-      }
-      return identity
+      return { channel, channelUserId, key: 'service', headers: () => headers }
     }
   }
 }

@@ -1,27 +1,35 @@
-import type { FastifyInstance } from 'fastify'
-import type { IdentityResolver } from '../auth/identity.js'
-import type { Conversations } from '../conversations.js'
+import { randomUUID } from 'node:crypto'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { CookieSettings, Identities } from '../auth/identity.js'
+import { SESSION_COOKIE, SESSION_TTL_SECONDS, signSession, verifySession } from '../auth/session-cookie.js'
 import { errorEnvelope, isAgentError } from '../errors.js'
-import type { Model } from '../model/types.js'
-import type { AgentEvent, HistoryMessage } from '../runtime/events.js'
-import type { Toolbox } from '../runtime/toolbox.js'
-import { runTurn } from '../runtime/turn.js'
-import type { HeaderSource } from '../tools/mcp-tools.js'
+import type { ConversationTurns } from '../runtime/conversation-turns.js'
+import type { AgentEvent } from '../runtime/events.js'
 import { openStream, writeEvent } from './sse.js'
 
 export const MAX_MESSAGE_CHARS = 8000
 
 export interface ChatRouteOptions {
-  model: Model
-  identity: IdentityResolver
-  /** The (cached) toolbox of an identity. */
-  toolbox: (key: string, headers: HeaderSource) => Toolbox
-  conversations: Conversations
-  maxToolRounds: number
-  systemPrompt?: string
+  identities: Identities
+  turns: ConversationTurns
+  cookie: CookieSettings
 }
 
 interface ChatBody { message: string, stream?: boolean }
+
+/**
+ * The HTTP channel: the signed `svc_agent_session` cookie names the channel user. Without a
+ * valid one, service mode starts a session (Set-Cookie on the reply); per-user mode answers
+ * UNLINKED, and the cookie is set when the link completes.
+ */
+function channelUser (req: FastifyRequest, opts: ChatRouteOptions): { cuid: string, setCookie?: string } {
+  const session = verifySession(opts.cookie.secret, req.cookies[SESSION_COOKIE])
+  if (session != null) return { cuid: session.cuid }
+  const cuid = randomUUID()
+  if (opts.identities.mode === 'per-user') return { cuid }
+  const signed = signSession(opts.cookie.secret, cuid)
+  return { cuid, setCookie: opts.cookie.serialize(SESSION_COOKIE, signed.value, { httpOnly: true, sameSite: 'lax', secure: opts.cookie.secure, path: '/', maxAge: SESSION_TTL_SECONDS }) }
+}
 
 export function chatRoute (app: FastifyInstance, opts: ChatRouteOptions): void {
   app.post<{ Body: ChatBody }>('/chat', {
@@ -34,30 +42,14 @@ export function chatRoute (app: FastifyInstance, opts: ChatRouteOptions): void {
       }
     }
   }, async (req, reply) => {
-    const identity = await opts.identity.resolve(req)
-    const toolbox = opts.toolbox(identity.key, identity.headers)
+    const user = channelUser(req, opts)
+    const identity = await opts.identities.forChannelUser('http', user.cuid)
     // Refusals (expired bearer, unreachable service) answer as plain errors, before any streaming.
-    await toolbox.specs()
-    const key = { channel: identity.channel, channelUserId: identity.channelUserId }
-    let stored: { id: string | null, history: HistoryMessage[] } = { id: null, history: [] }
-    try {
-      stored = await opts.conversations.load(key, identity.headers)
-    } catch (err) {
-      req.log.warn({ err }, 'conversation not loaded; answering without history')
-    }
-    const save = async (history: HistoryMessage[]): Promise<void> => {
-      try {
-        await opts.conversations.save(key, stored.id, history, identity.headers)
-      } catch (err) {
-        req.log.warn({ err }, 'conversation not saved')
-      }
-    }
-    const turn = { model: opts.model, toolbox, message: req.body.message, history: stored.history, maxToolRounds: opts.maxToolRounds, systemPrompt: opts.systemPrompt }
+    const turn = await opts.turns.prepare(identity, req.log)
 
     if (req.body.stream === false) {
-      const result = await runTurn({ ...turn, emit: () => {} })
-      await save(result.history)
-      if (identity.setCookie != null) reply.header('set-cookie', identity.setCookie)
+      const result = await turn.run(req.body.message, () => {})
+      if (user.setCookie != null) reply.header('set-cookie', user.setCookie)
       return result
     }
 
@@ -65,11 +57,10 @@ export function chatRoute (app: FastifyInstance, opts: ChatRouteOptions): void {
     const raw = reply.raw
     const aborted = new AbortController()
     raw.on('close', () => { if (!raw.writableFinished) aborted.abort() })
-    openStream(raw, identity.setCookie)
+    openStream(raw, user.setCookie)
     const emit = (event: AgentEvent): void => { writeEvent(raw, event) }
     try {
-      const result = await runTurn({ ...turn, emit, signal: aborted.signal })
-      await save(result.history)
+      const result = await turn.run(req.body.message, emit, aborted.signal)
       emit({ type: 'final', text: result.text, history: result.history, ...(result.roundsCapped === true ? { roundsCapped: true } : {}) })
       emit({ type: 'done', ok: true })
     } catch (err) {

@@ -58,8 +58,11 @@ export function linkRoutes (app: FastifyInstance, opts: LinkRouteOptions): void 
     const key = storeKey(opts.agentKey, pending.channel, pending.channelUserId)
     await opts.store.set(key, { refreshToken: session.refreshToken, userId: session.userId ?? '', linkedAt: new Date().toISOString() })
     opts.tokens.seed(key, session.accessToken)
-    const signed = signSession(opts.cookie.secret, pending.channelUserId)
-    reply.header('set-cookie', opts.cookie.serialize(SESSION_COOKIE, signed.value, { httpOnly: true, sameSite: 'lax', secure: opts.cookie.secure, path: '/', maxAge: SESSION_TTL_SECONDS }))
+    // Only the HTTP channel's users chat with the cookie; other channels carry their own signed identity.
+    if (pending.channel === 'http') {
+      const signed = signSession(opts.cookie.secret, pending.channelUserId)
+      reply.header('set-cookie', opts.cookie.serialize(SESSION_COOKIE, signed.value, { httpOnly: true, sameSite: 'lax', secure: opts.cookie.secure, path: '/', maxAge: SESSION_TTL_SECONDS }))
+    }
     return answer(req, reply, 200, linkedPage(), { linked: true })
   })
 }
