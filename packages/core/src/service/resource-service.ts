@@ -28,6 +28,9 @@ const hardDelete: DeleteStrategy = async ({ collection, filter, maxTimeMS }) => 
   return before == null ? null : { before, after: null }
 }
 
+/** The largest page any list answers (spec: page size maximum 200). */
+const MAX_LIMIT = 200
+
 function ownerOf (result: WriteResult): string | undefined {
   const owner = result.after?.userId ?? result.before?.userId
   return typeof owner === 'string' ? owner : undefined
@@ -154,13 +157,7 @@ export class ResourceService {
    * every scope (list passes its own; a relation list passes the relation's target filter).
    */
   async findPage (ctx: RequestContext, query: ListQuery, scoped: Document): Promise<ListResult> {
-    screenQuery(this.model, ctx, query.filter, query.sort)
-    const includes = this.relations.parse(query.include)
-    const text = textClause(this.model, query.q, this.readableFields(ctx))
-    const base = and(buildFilter(this.model, query.filter), scoped)
-    // `$text` stays top level (MongoDB refuses it under $or/$nor; devdb under $and too).
-    const filter = text === undefined ? base : { $text: text, ...base }
-    const sort = searchSort(this.model, query.sort, text !== undefined)
+    const { filter, sort, includes } = this.#plan(ctx, query, scoped)
     const { page, perPage, skip } = buildPaging(query.page, query.perPage, this.#deps.pageSize)
     const { maxTimeMS } = this
     const [docs, totalResults] = await Promise.all([
@@ -169,6 +166,32 @@ export class ResourceService {
     ])
     const related = await this.relations.populate(ctx, docs, includes)
     return listEnvelope(docs.map((d, i) => ({ ...this.present(ctx, d), ...related[i] })), totalResults, page, perPage)
+  }
+
+  /**
+   * The list's records by offset (`skip`, `limit` up to 200) and without a count: GraphQL
+   * `<path>Many` and `<path>Search` answer a plain array, so they never pay for `countDocuments`.
+   */
+  async findMany (ctx: RequestContext, query: ListQuery & { skip?: number, limit?: number } = {}): Promise<RecordJson[]> {
+    const { filter, sort, includes } = this.#plan(ctx, query, this.scopeFilter(ctx, 'list', query))
+    const limit = query.limit ?? this.#deps.pageSize
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) throw new ValidationError(`limit must be an integer between 1 and ${MAX_LIMIT}`, { field: 'limit' })
+    const skip = query.skip ?? 0
+    if (!Number.isInteger(skip) || skip < 0 || skip > 1e9) throw new ValidationError('skip must be an integer between 0 and 1e9', { field: 'skip' })
+    const docs = await this.collection.find(filter, { sort, skip, limit, batchSize: limit, maxTimeMS: this.maxTimeMS }).toArray()
+    const related = await this.relations.populate(ctx, docs, includes)
+    return docs.map((d, i) => ({ ...this.present(ctx, d), ...related[i] }))
+  }
+
+  /** Filter, sort and includes of a list query inside `scoped`, after the caller's ACL screened them. */
+  #plan (ctx: RequestContext, query: ListQuery, scoped: Document): { filter: Document, sort: ReturnType<typeof searchSort>, includes: string[] } {
+    screenQuery(this.model, ctx, query.filter, query.sort)
+    const includes = this.relations.parse(query.include)
+    const text = textClause(this.model, query.q, this.readableFields(ctx))
+    const base = and(buildFilter(this.model, query.filter), scoped)
+    // `$text` stays top level (MongoDB refuses it under $or/$nor; devdb under $and too).
+    const filter = text === undefined ? base : { $text: text, ...base }
+    return { filter, sort: searchSort(this.model, query.sort, text !== undefined), includes }
   }
 
   async get (ctx: RequestContext, id: string, options: ReadOptions = {}): Promise<RecordJson> {
