@@ -3,6 +3,7 @@ import type { Db } from 'mongodb'
 import svcCore, { DEFAULT_VERSION, svcServerOptions } from '@svc/core'
 import svcAudit from '@svc/audit'
 import svcFiles from '@svc/files'
+import svcGraphql from '@svc/graphql'
 import svcMcp from '@svc/mcp'
 import svcSoftDelete from '@svc/softdelete'
 import svcSurface from '@svc/surface'
@@ -73,6 +74,9 @@ export async function buildServer (config: ServerConfig, opts: BuildServerOption
     // Credentials come from the AWS SDK's default chain (AWS_ACCESS_KEY_ID…, profiles, instance roles).
     ...(bucket !== undefined && region !== undefined ? { s3: { bucket, region, ...(endpoint !== undefined ? { endpoint } : {}) } } : {})
   })
+  // GraphQL at POST /graphql, generated now from the registry: after soft delete and audit,
+  // whose operations it includes. GraphiQL and introspection outside production only.
+  await app.register(svcGraphql, { production: config.nodeEnv === 'production' })
   // MCP tools for AI agents at POST /mcp; built on ready from the registry and the plugins above.
   await app.register(svcMcp, { production: config.nodeEnv === 'production' })
   const { smtp } = config

@@ -1,0 +1,44 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import mercurius, { type MercuriusLoaders } from 'mercurius'
+import { NoSchemaIntrospectionCustomRule } from 'graphql'
+import type { RequestContext } from '@svc/core'
+import { errorFormatter } from '../errors.js'
+import { costGuard } from '../limits.js'
+import type { Built } from '../schema/build.js'
+
+export interface GraphqlRouteOptions {
+  path: string
+  built: Built
+  production: boolean
+  graphiql: boolean
+  introspection: boolean
+  maxDepth: number
+  maxCost: number
+}
+
+/**
+ * Same credentials as REST: a bearer token (a user) or `X-Client-Id` (a read-only api client).
+ * A request with neither reaches the resolvers without an identity, so each operation answers
+ * UNAUTHENTICATED like REST while introspection (outside production) stays open; a bad
+ * credential is refused for the whole request (401).
+ */
+async function authenticate (app: FastifyInstance, request: FastifyRequest): Promise<void> {
+  if (request.headers.authorization === undefined && request.headers['x-client-id'] === undefined) return
+  await app.svc.auth.authenticate(request, { allowClient: true })
+}
+
+/** mercurius in its own encapsulated context: its error handler and auth hook stay on its routes. */
+export async function graphqlRoute (app: FastifyInstance, opts: GraphqlRouteOptions): Promise<void> {
+  app.addHook('onRequest', async (request) => { await authenticate(app, request) })
+  await app.register(mercurius, {
+    schema: opts.built.schema,
+    loaders: opts.built.loaders as MercuriusLoaders,
+    path: opts.path,
+    graphiql: opts.graphiql,
+    queryDepth: opts.maxDepth,
+    validationRules: opts.introspection ? [] : [NoSchemaIntrospectionCustomRule],
+    errorFormatter: errorFormatter(opts.production),
+    context: (request): { svc: RequestContext } => ({ svc: { identity: request.identity, surface: 'graphql', req: request, requestId: request.id } })
+  })
+  app.graphql.addHook('preExecution', costGuard(opts.built.schema, opts.maxCost, app.svc.config.pageSize))
+}

@@ -1,0 +1,49 @@
+import fp from 'fastify-plugin'
+import type { FastifyInstance } from 'fastify'
+import { graphqlRoute } from './http/graphql-route.js'
+import { buildSchema } from './schema/build.js'
+import type { GraphqlOptions } from './types.js'
+
+export type { GraphqlOptions, GqlContext } from './types.js'
+export { buildSchema } from './schema/build.js'
+
+const DEFAULT_MAX_DEPTH = 10
+const DEFAULT_MAX_COST = 20_000
+
+function positiveInt (name: string, v: number): number {
+  if (!Number.isInteger(v) || v < 1) throw new Error(`@svc/graphql: option \`${name}\` must be a positive integer`)
+  return v
+}
+
+async function svcGraphql (app: FastifyInstance, opts: GraphqlOptions): Promise<void> {
+  const path = opts.path ?? '/graphql'
+  if (!/^\/[\w\-/.]*$/.test(path)) throw new Error('@svc/graphql: option `path` must be a URL path such as /graphql')
+  const production = opts.production ?? process.env.NODE_ENV === 'production'
+  const maxDepth = positiveInt('maxDepth', opts.maxDepth ?? DEFAULT_MAX_DEPTH)
+  const maxCost = positiveInt('maxCost', opts.maxCost ?? DEFAULT_MAX_COST)
+
+  // Built now: mercurius needs the schema at registration. Soft delete and audit decide which
+  // arguments and operations exist, so they must be registered first (checked on ready).
+  const built = buildSchema(app.svc)
+  const seen = { softDelete: app.svc.softDelete !== undefined, audit: app.svc.audit !== undefined }
+  app.addHook('onReady', async () => {
+    for (const [name, loaded] of Object.entries(seen)) {
+      if (!loaded && app.svc[name as 'softDelete' | 'audit'] !== undefined) throw new Error(`@svc/graphql: register @svc/${name.toLowerCase()} before @svc/graphql (its operations and arguments are generated at registration)`)
+    }
+  })
+  app.svc.features.graphql = true
+  app.svc.manifest.contribute((model) => ({ graphql: built.names.get(model.key) ?? { queries: [], mutations: [] } }))
+
+  await app.register(graphqlRoute, {
+    path,
+    built,
+    production,
+    graphiql: opts.graphiql ?? !production,
+    introspection: opts.introspection ?? !production,
+    maxDepth,
+    maxCost
+  })
+}
+
+export default fp(svcGraphql, { name: '@svc/graphql', fastify: '5.x', dependencies: ['@svc/core'] })
+export { svcGraphql }

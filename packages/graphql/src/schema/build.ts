@@ -1,0 +1,35 @@
+import { GraphQLObjectType, GraphQLSchema } from 'graphql'
+import type { MercuriusLoaders } from 'mercurius'
+import type { ResourceModel, SvcContext } from '@svc/core'
+import { readQueries, searchQuery } from '../operations/queries.js'
+import { relationFields, relationLoaders } from '../operations/relations.js'
+import type { GqlContext } from '../types.js'
+import { Catalog, type Fields } from './catalog.js'
+
+export interface Built {
+  schema: GraphQLSchema
+  loaders: MercuriusLoaders<GqlContext>
+  /** Operation names per schema key, for `_describe`. */
+  names: Map<string, { queries: string[], mutations: string[] }>
+}
+
+/** The whole GraphQL schema from the finished registry and the plugins loaded before this one. */
+export function buildSchema (svc: SvcContext): Built {
+  const catalog = new Catalog(svc, relationFields)
+  const queries: Fields = {}
+  const names = new Map<string, { queries: string[], mutations: string[] }>()
+  const add = (model: ResourceModel, into: Fields, kind: 'queries' | 'mutations', fields: Fields): void => {
+    Object.assign(into, fields)
+    const entry = names.get(model.key) ?? { queries: [], mutations: [] }
+    entry[kind].push(...Object.keys(fields))
+    names.set(model.key, entry)
+  }
+  for (const t of catalog.all()) {
+    add(t.model, queries, 'queries', readQueries(catalog, t))
+    add(t.model, queries, 'queries', searchQuery(catalog, t))
+  }
+  const schema = new GraphQLSchema({
+    query: new GraphQLObjectType({ name: 'Query', fields: queries })
+  })
+  return { schema, loaders: relationLoaders(catalog), names }
+}

@@ -1,0 +1,26 @@
+import type { MercuriusContext } from 'mercurius'
+import type { RequestContext } from '@svc/core'
+
+/** Options of the @svc/graphql plugin. */
+export interface GraphqlOptions {
+  /** Where the endpoint is mounted; default `/graphql`. */
+  path?: string
+  /** Serve GraphiQL at `/graphiql`; default: outside production only. */
+  graphiql?: boolean
+  /** Answer introspection queries (`__schema`, `__type`); default: outside production only. */
+  introspection?: boolean
+  /** Deepest selection nesting a query may have; default 10. */
+  maxDepth?: number
+  /**
+   * Largest cost a query may have: each selected field costs 1, times the `limit` of every list
+   * above it (default page size for lists without one); default 20000.
+   */
+  maxCost?: number
+  /** Hide the messages of unexpected (500) errors; default `NODE_ENV === 'production'`, like core. */
+  production?: boolean
+}
+
+/** What every resolver receives: mercurius' context plus the caller's service context. */
+export interface GqlContext extends MercuriusContext {
+  svc: RequestContext
+}

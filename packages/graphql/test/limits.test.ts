@@ -1,0 +1,46 @@
+import t from 'tap'
+import { buildApp, fails, gql, makeUser, ok } from './helper.js'
+
+const user = makeUser()
+
+t.test('depth, cost, introspection and GraphiQL outside production', async (t) => {
+  const { app } = await buildApp(t, { graphql: { maxCost: 500 } })
+  // 20 levels: company → contacts → company → …
+  let nested = 'name'
+  for (let i = 0; i < 10; i++) nested = `contacts { company { ${nested} } }`
+  const deep = await gql(app, user.headers, `{ companiesMany { ${nested} } }`)
+  t.equal(deep.status, 400, 'a 20-level query is refused before running')
+  t.equal(deep.errors?.[0].extensions.code, 'VALIDATION')
+  t.match(deep.errors?.[0].message, /depth/)
+
+  const costly = await fails(app, user.headers, '{ companiesMany(limit: 200) { name contacts { firstName lastName email } } }')
+  t.equal(costly.code, 'VALIDATION')
+  t.equal(costly.status, 400)
+  t.match(costly.details, { maxCost: 500 })
+  t.ok(costly.details.cost > 500, `cost ${String(costly.details.cost)} counted per list item`)
+  const viaVariable = await fails(app, user.headers, 'query ($n: Int) { companiesMany(limit: $n) { name contacts { firstName } } }', { n: 200 })
+  t.equal(viaVariable.code, 'VALIDATION', 'a limit given as a variable counts too')
+  const fragment = await fails(app, user.headers, 'query { companiesMany(limit: 200) { ...F } } fragment F on Companies { name contacts { firstName lastName } ... on Companies { industry } }')
+  t.equal(fragment.code, 'VALIDATION', 'fragments are counted')
+  await ok(app, user.headers, '{ companiesMany(limit: 10) { name contacts { firstName } } }')
+
+  const schema = await ok(app, {}, '{ __schema { types { name } } }')
+  t.ok(schema.__schema.types.length > 0, 'introspection open outside production, without credentials')
+  t.equal((await app.inject({ method: 'GET', url: '/graphiql' })).statusCode, 200)
+})
+
+t.test('production: no introspection, no GraphiQL, unless enabled', async (t) => {
+  const { app } = await buildApp(t, { graphql: { production: true } })
+  const refused = await gql(app, user.headers, '{ __schema { types { name } } }')
+  t.equal(refused.status, 400)
+  t.equal(refused.errors?.[0].extensions.code, 'VALIDATION')
+  t.equal((await app.inject({ method: 'GET', url: '/graphiql' })).statusCode, 404)
+  const { app: open } = await buildApp(t, { graphql: { production: true, introspection: true, graphiql: true } })
+  await ok(open, user.headers, '{ __schema { types { name } } }')
+  t.equal((await open.inject({ method: 'GET', url: '/graphiql' })).statusCode, 200)
+})
+
+t.test('options are checked at registration', async (t) => {
+  await t.rejects(buildApp(t, { graphql: { maxDepth: 0 } }), /maxDepth/)
+  await t.rejects(buildApp(t, { graphql: { path: 'graphql' } }), /path/)
+})
