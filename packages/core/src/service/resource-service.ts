@@ -6,12 +6,13 @@ import type { ResourceModel } from '../schema/model.js'
 import { parseId, toJson } from '../values/convert.js'
 import { listEnvelope } from './list-envelope.js'
 import type { RecordEvents } from './events.js'
-import { buildFilter, buildPaging } from './filter.js'
+import { buildFilter, buildPaging, buildSort } from './filter.js'
 import { prepareInput, type PreparedInput } from './input.js'
 import { upsertSeed } from './bulk-upsert.js'
 import { readableFields, screenQuery, screenWrite } from './acl.js'
 import { legalSeed, refuseBulkState, stampInitial } from './state-machine.js'
 import { createRecord, deleteRecord, transitionRecord, updateRecord, type WriteHost } from './write-path.js'
+import { createRecords, deleteMatching } from './bulk-writes.js'
 import { presentRecord } from './present.js'
 import { updateMatching } from './bulk-update.js'
 import { runPurgeHooks, type PurgeHook } from './purge.js'
@@ -246,6 +247,30 @@ export class ResourceService {
     return await updateRecord(this.#host(ctx), ctx, id, patch)
   }
 
+  /** Several creates at once without hooks (GraphQL `<path>CreateMany`); all validated before any is inserted. */
+  async createMany (ctx: RequestContext, inputs: unknown[]): Promise<RecordJson[]> {
+    return await createRecords(this.#host(ctx), ctx, inputs)
+  }
+
+  /**
+   * Updates the first record of the caller matching `filter` (in `sort` order, after `skip`)
+   * without hooks (GraphQL `<path>UpdateOne`); state fields still move only along their table.
+   */
+  async updateOne (ctx: RequestContext, query: { filter?: Record<string, unknown>, sort?: string | string[], skip?: number }, patch: unknown): Promise<RecordJson> {
+    const scoped = this.scopeFilter(ctx, 'update')
+    screenQuery(this.model, ctx, query.filter, query.sort)
+    const skip = query.skip ?? 0
+    if (!Number.isInteger(skip) || skip < 0 || skip > 1e9) throw new ValidationError('skip must be an integer between 0 and 1e9', { field: 'skip' })
+    const first = await this.collection.findOne(and(buildFilter(this.model, query.filter), scoped), { sort: buildSort(this.model, query.sort), skip, projection: { _id: 1 }, maxTimeMS: this.maxTimeMS })
+    if (first == null) throw new NotFoundError(`no ${this.model.path} record matches the filter`)
+    return await updateRecord(this.#host(ctx), ctx, String(first._id), patch, { hooks: false })
+  }
+
+  /** Deletes every record of the caller matching `filter` without hooks (GraphQL `<path>RemoveMany`); one bulk event. */
+  async deleteMany (ctx: RequestContext, filter: Record<string, unknown>): Promise<{ numAffected: number }> {
+    return await deleteMatching(this.#host(ctx), ctx, filter)
+  }
+
   /** Moves one state field (GraphQL `<path>Transition<Field>`, MCP): fires `onEnter` only, no update hooks. */
   async transition (ctx: RequestContext, id: string, field: string, to: unknown): Promise<RecordJson> {
     return await transitionRecord(this.#host(ctx), ctx, id, field, to)
@@ -275,9 +300,10 @@ export class ResourceService {
 
   /**
    * Bulk PUT: sets `record`'s fields on every record of the caller matching `filter`; when none
-   * matches, inserts one if that is safe (see upsertSeed). Fires no hooks; one bulk event.
+   * matches, inserts one if that is safe (see upsertSeed) unless `upsert: false` (GraphQL
+   * `<path>UpdateMany`). Fires no hooks; one bulk event.
    */
-  async bulkPut (ctx: RequestContext, filter: Record<string, unknown>, record: unknown): Promise<{ numAffected: number }> {
+  async bulkPut (ctx: RequestContext, filter: Record<string, unknown>, record: unknown, opts: { upsert?: boolean } = {}): Promise<{ numAffected: number }> {
     const scoped = this.scopeFilter(ctx, 'bulk')
     screenQuery(this.model, ctx, filter, undefined)
     refuseBulkState(this.model, record)
@@ -287,7 +313,7 @@ export class ResourceService {
     const stampedAt = new Date()
     const update: Document = { $set: { ...set, updatedAt: stampedAt } }
     if (unset.length > 0) update.$unset = Object.fromEntries(unset.map((k) => [k, '']))
-    const seed = ctx.identity?.kind === 'user' && legalSeed(this.model, userFilter) ? upsertSeed(this.model, userFilter, set, stamp(ctx)) : null
+    const seed = opts.upsert !== false && ctx.identity?.kind === 'user' && legalSeed(this.model, userFilter) ? upsertSeed(this.model, userFilter, set, stamp(ctx)) : null
     if (seed != null) stampInitial(this.model, seed, userFilter)
     if (seed != null) update.$setOnInsert = seed
     const { res, records } = await updateMatching(this.collection, and(userFilter, scoped), update, { upsert: seed != null, stamp: stampedAt, maxTimeMS: this.maxTimeMS, images: this.#bulkRecords })

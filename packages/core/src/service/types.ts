@@ -63,8 +63,11 @@ export interface WriteResult {
   /** Bulk writes: the caller's (cast) filter and the count. */
   filter?: Record<string, unknown>
   numAffected?: number
-  /** Bulk writes, only when a plugin called `wantBulkRecords()`: each changed record's images. */
-  records?: Array<{ before: RecordJson, after: RecordJson }>
+  /**
+   * Bulk writes: each changed record's images (bulk updates only when a plugin called
+   * `wantBulkRecords()`; bulk deletes always, `after` null for a removal).
+   */
+  records?: Array<{ before: RecordJson, after: RecordJson | null }>
   /** Set when the operation is not the event's action: restore publishes `updated` with `operation: 'restore'`. */
   operation?: string
   /** `transitioned` results (published right after the `updated` of the same PUT): which state field moved. */
