@@ -1,6 +1,7 @@
 import { GraphQLObjectType, GraphQLSchema } from 'graphql'
 import type { MercuriusLoaders } from 'mercurius'
 import type { ResourceModel, SvcContext } from '@svc/core'
+import { restoreMutation, transitionMutations, writeMutations } from '../operations/mutations.js'
 import { readQueries, searchQuery } from '../operations/queries.js'
 import { relationFields, relationLoaders } from '../operations/relations.js'
 import type { GqlContext } from '../types.js'
@@ -17,6 +18,7 @@ export interface Built {
 export function buildSchema (svc: SvcContext): Built {
   const catalog = new Catalog(svc, relationFields)
   const queries: Fields = {}
+  const mutations: Fields = {}
   const names = new Map<string, { queries: string[], mutations: string[] }>()
   const add = (model: ResourceModel, into: Fields, kind: 'queries' | 'mutations', fields: Fields): void => {
     Object.assign(into, fields)
@@ -27,9 +29,13 @@ export function buildSchema (svc: SvcContext): Built {
   for (const t of catalog.all()) {
     add(t.model, queries, 'queries', readQueries(catalog, t))
     add(t.model, queries, 'queries', searchQuery(catalog, t))
+    add(t.model, mutations, 'mutations', writeMutations(catalog, t))
+    add(t.model, mutations, 'mutations', restoreMutation(catalog, t))
+    add(t.model, mutations, 'mutations', transitionMutations(t))
   }
   const schema = new GraphQLSchema({
-    query: new GraphQLObjectType({ name: 'Query', fields: queries })
+    query: new GraphQLObjectType({ name: 'Query', fields: queries }),
+    ...(Object.keys(mutations).length > 0 ? { mutation: new GraphQLObjectType({ name: 'Mutation', fields: mutations }) } : {})
   })
   return { schema, loaders: relationLoaders(catalog), names }
 }
