@@ -3,6 +3,7 @@ import type { MercuriusLoaders } from 'mercurius'
 import type { ResourceModel, SvcContext } from '@svc/core'
 import { restoreMutation, transitionMutations, writeMutations } from '../operations/mutations.js'
 import { readQueries, searchQuery } from '../operations/queries.js'
+import { aggregationQueries, audited, historyQuery } from '../operations/reports.js'
 import { relationFields, relationLoaders } from '../operations/relations.js'
 import type { GqlContext } from '../types.js'
 import { Catalog, type Fields } from './catalog.js'
@@ -29,10 +30,15 @@ export function buildSchema (svc: SvcContext): Built {
   for (const t of catalog.all()) {
     add(t.model, queries, 'queries', readQueries(catalog, t))
     add(t.model, queries, 'queries', searchQuery(catalog, t))
+    add(t.model, queries, 'queries', aggregationQueries(t, (name) => Object.hasOwn(queries, name)))
     add(t.model, mutations, 'mutations', writeMutations(catalog, t))
     add(t.model, mutations, 'mutations', restoreMutation(catalog, t))
     add(t.model, mutations, 'mutations', transitionMutations(t))
   }
+  const history = historyQuery(catalog)
+  Object.assign(queries, history)
+  // One root field serves every audited schema; each lists it, as its history operation.
+  for (const t of audited(catalog)) names.get(t.model.key)?.queries.push(...Object.keys(history))
   const schema = new GraphQLSchema({
     query: new GraphQLObjectType({ name: 'Query', fields: queries }),
     ...(Object.keys(mutations).length > 0 ? { mutation: new GraphQLObjectType({ name: 'Mutation', fields: mutations }) } : {})
