@@ -41,7 +41,8 @@ async function svcGraphql (app: FastifyInstance, opts: GraphqlOptions): Promise<
     graphiql: opts.graphiql ?? !production,
     introspection: opts.introspection ?? !production,
     maxDepth,
-    maxCost
+    maxCost,
+    persistedQueries: opts.persistedQueries ?? true
   })
 }
 

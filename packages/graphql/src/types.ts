@@ -16,6 +16,11 @@ export interface GraphqlOptions {
    * above it (default page size for lists without one); default 20000.
    */
   maxCost?: number
+  /**
+   * Automatic persisted queries (the Apollo protocol: a client sends a query's SHA-256 first and
+   * the query only when the server does not know it yet), cached per process; default true.
+   */
+  persistedQueries?: boolean
   /** Hide the messages of unexpected (500) errors; default `NODE_ENV === 'production'`, like core. */
   production?: boolean
 }

@@ -1,4 +1,5 @@
 import t from 'tap'
+import { createHash } from 'node:crypto'
 import { buildApp, fails, gql, makeUser, ok } from './helper.js'
 
 const user = makeUser()
@@ -43,4 +44,18 @@ t.test('production: no introspection, no GraphiQL, unless enabled', async (t) =>
 t.test('options are checked at registration', async (t) => {
   await t.rejects(buildApp(t, { graphql: { maxDepth: 0 } }), /maxDepth/)
   await t.rejects(buildApp(t, { graphql: { path: 'graphql' } }), /path/)
+})
+
+t.test('automatic persisted queries: hash first, the query once, then the hash alone', async (t) => {
+  const { app } = await buildApp(t)
+  const query = '{ companiesMany { name } }'
+  const persistedQuery = { version: 1, sha256Hash: createHash('sha256').update(query).digest('hex') }
+  const post = async (payload: Record<string, unknown>): Promise<any> => (await app.inject({ method: 'POST', url: '/graphql', headers: user.headers, payload })).json()
+  const unknown = await post({ extensions: { persistedQuery } })
+  t.equal(unknown.errors[0].message, 'PersistedQueryNotFound', 'the message APQ clients look for')
+  t.same((await post({ query, extensions: { persistedQuery } })).data, { companiesMany: [] })
+  t.same((await post({ extensions: { persistedQuery } })).data, { companiesMany: [] }, 'served from the hash')
+  const { app: off } = await buildApp(t, { graphql: { persistedQueries: false } })
+  const refused = (await off.inject({ method: 'POST', url: '/graphql', headers: user.headers, payload: { extensions: { persistedQuery } } })).json()
+  t.equal(refused.errors[0].extensions.code, 'VALIDATION', 'off: a hash alone is no query')
 })

@@ -6,6 +6,9 @@ import { errorFormatter } from '../errors.js'
 import { costGuard } from '../limits.js'
 import type { Built } from '../schema/build.js'
 
+/** Queries an automatic-persisted-query cache keeps (least recently used go first). */
+const APQ_CACHE_SIZE = 1024
+
 export interface GraphqlRouteOptions {
   path: string
   built: Built
@@ -14,6 +17,7 @@ export interface GraphqlRouteOptions {
   introspection: boolean
   maxDepth: number
   maxCost: number
+  persistedQueries: boolean
 }
 
 /**
@@ -38,6 +42,7 @@ export async function graphqlRoute (app: FastifyInstance, opts: GraphqlRouteOpti
     queryDepth: opts.maxDepth,
     validationRules: opts.introspection ? [] : [NoSchemaIntrospectionCustomRule],
     errorFormatter: errorFormatter(opts.production),
+    ...(opts.persistedQueries ? { persistedQueryProvider: mercurius.persistedQueryDefaults.automatic(APQ_CACHE_SIZE) } : {}),
     context: (request): { svc: RequestContext } => ({ svc: { identity: request.identity, surface: 'graphql', req: request, requestId: request.id } })
   })
   app.graphql.addHook('preExecution', costGuard(opts.built.schema, opts.maxCost, app.svc.config.pageSize))
