@@ -51,8 +51,8 @@ export async function runCommand (body: Document, server: ServerState, connectio
       }
     })
   } catch (e) {
-    // An undone commit did not happen: a retried commitTransaction must not answer ok.
-    if (Object.keys(body)[0] === 'commitTransaction') server.sessions.commitUndone(body)
+    // An undone write did not happen: a retried commitTransaction or retryable write must not answer ok.
+    if (body.txnNumber !== undefined) server.sessions.writeUndone(body)
     return new CommandError(Codes.InternalError, 'InternalError', `journal commit failed, the write was undone: ${e instanceof Error ? e.message : String(e)}`).toReply()
   }
 }
@@ -79,13 +79,13 @@ function dispatch (body: Document, server: ServerState, connectionId: number, jo
     return server.sessions.run(body, name, journal, (catalog, txnJournal) =>
       handler(body, { server: { ...server, catalog }, db, connectionId, journal: txnJournal, deadline }))
   }
-  // A retryable write (txnNumber without autocommit) runs as a plain write: devdb never fails over,
-  // so the driver retries only after a network error (see README "Transactions").
   const handler = lookup(name)
   server.opcounters.command++
   // getMore runs on its cursor's remaining budget (its own maxTimeMS is refused there).
   const deadline = name === 'getMore' ? NO_DEADLINE : new Deadline(parseMaxTimeMS(body))
   const ctx: CommandContext = { server, db, connectionId, journal, deadline }
+  // A retryable write (txnNumber without autocommit) is executed once per txnNumber.
+  if (body.txnNumber !== undefined) return server.sessions.retryableWrite(body, name, () => handler(body, ctx))
   return handler(body, ctx)
 }
 

@@ -28,7 +28,15 @@ const IN_TRANSACTION = new Set(['find', 'getMore', 'killCursors', 'insert', 'upd
 /** Runs a command's handler against `catalog`, with its writes going to `journal`. */
 export type Execute = (catalog: Catalog, journal: JournalEntry[]) => Document
 
-interface Session { txnNumber: bigint, txn?: Transaction }
+interface Session {
+  txnNumber: bigint
+  txn?: Transaction
+  /** the reply of the session's last retryable write, answered again to a retry of it */
+  retried?: { txnNumber: bigint, reply: Document }
+}
+
+/** Commands the driver retries with a txnNumber (retryable writes). */
+const RETRYABLE = new Set(['insert', 'update', 'delete', 'findAndModify', 'findandmodify'])
 
 export class Sessions {
   private readonly sessions = new Map<string, Session>()
@@ -82,11 +90,39 @@ export class Sessions {
     return this.statement(txn, execute)
   }
 
-  /** The journal write of this commitTransaction failed and its changes were undone: the transaction is aborted after all. */
-  commitUndone (cmd: Document): void {
+  /**
+   * A retryable write (txnNumber without autocommit): executed once per txnNumber — a retry of
+   * the same number gets the first execution's reply, an older number TransactionTooOld (225).
+   */
+  retryableWrite (cmd: Document, name: string, execute: () => Document): Document {
+    if (!RETRYABLE.has(name)) return execute()
+    const sessionId = lsidKey(cmd.lsid)
+    const txnNumber = txnNumberOf(cmd)
+    let session = this.sessions.get(sessionId)
+    if (session !== undefined && txnNumber < session.txnNumber) {
+      throw new CommandError(225, 'TransactionTooOld', `Retryable write with txnNumber ${txnNumber} is prohibited on session ${sessionId} because a newer retryable write with txnNumber ${session.txnNumber} has already started on this session.`)
+    }
+    if (session?.retried !== undefined && session.retried.txnNumber === txnNumber) return session.retried.reply
+    if (session?.txn?.state === 'inProgress') this.end(session.txn, 'aborted', 'a newer txnNumber was used')
+    session = { txnNumber }
+    this.sessions.set(sessionId, session)
+    const reply = execute()
+    session.retried = { txnNumber, reply }
+    return reply
+  }
+
+  /**
+   * The journal write of this command failed and its changes were undone: a commit did not
+   * happen after all (the transaction is aborted), a retryable write did not happen (a retry
+   * runs it again).
+   */
+  writeUndone (cmd: Document): void {
     const key = lsidKeyOrUndefined(cmd.lsid)
-    const txn = key === undefined ? undefined : this.sessions.get(key)?.txn
-    if (txn?.state === 'committed') {
+    const session = key === undefined ? undefined : this.sessions.get(key)
+    if (session === undefined) return
+    session.retried = undefined
+    const txn = session.txn
+    if (txn?.state === 'committed' && Object.keys(cmd)[0] === 'commitTransaction') {
       txn.state = 'aborted'
       txn.abortReason = 'its journal write failed'
     }
