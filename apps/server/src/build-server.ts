@@ -6,6 +6,7 @@ import svcFiles from '@svc/files'
 import svcGraphql from '@svc/graphql'
 import svcMcp from '@svc/mcp'
 import svcSoftDelete from '@svc/softdelete'
+import svcWebhooks from '@svc/webhooks'
 import svcSurface from '@svc/surface'
 import type { ServerConfig } from './config.js'
 import { healthRoute } from './health.js'
@@ -73,6 +74,12 @@ export async function buildServer (config: ServerConfig, opts: BuildServerOption
     ...(config.filesSigningSecret !== undefined ? { signingSecret: config.filesSigningSecret } : {}),
     // Credentials come from the AWS SDK's default chain (AWS_ACCESS_KEY_ID…, profiles, instance roles).
     ...(bucket !== undefined && region !== undefined ? { s3: { bucket, region, ...(endpoint !== undefined ? { endpoint } : {}) } } : {})
+  })
+  // Tenants' webhook subscriptions and signed, retried deliveries from an outbox (lease-based worker).
+  await app.register(svcWebhooks, {
+    retrySchedule: config.webhookRetrySchedule,
+    // CONTRACT: NODE_ENV=test relaxes the private-address check (local receivers in tests).
+    allowPrivateUrls: config.nodeEnv === 'test'
   })
   // GraphQL at POST /graphql, generated now from the registry: after soft delete and audit,
   // whose operations it includes. GraphiQL and introspection outside production only.

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { isIP } from 'node:net'
 import { parseDuration } from '@svc/core'
+import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from '@svc/webhooks'
 
 const TWO_HOURS = 2 * 60 * 60
 const NODE_ENVS = ['development', 'test', 'production'] as const
@@ -42,6 +43,8 @@ export interface ServerConfig {
   softDeleteRetentionDays?: number
   /** How often this process runs the retention sweep (SOFT_DELETE_SWEEP_SECONDS). */
   softDeleteSweepSeconds: number
+  /** Seconds between webhook delivery attempts (WEBHOOK_RETRY_SCHEDULE). */
+  webhookRetrySchedule: number[]
   redisUrl?: string
   smtp: { host?: string, port: number, user?: string, pass?: string, from?: string }
   s3: { bucket?: string, region?: string, endpoint?: string }
@@ -150,6 +153,15 @@ export function loadConfig (env: Env = process.env): ConfigResult {
   const rateLimitAuthPerMin = int('RATE_LIMIT_AUTH_PER_MIN', 10, 1, 1_000_000)
   const retention = positive('SOFT_DELETE_RETENTION_DAYS', 36_500)
   const sweepSeconds = positive('SOFT_DELETE_SWEEP_SECONDS', 7 * 24 * 60 * 60) ?? 3600
+  let webhookRetrySchedule = DEFAULT_RETRY_SCHEDULE
+  const rawSchedule = read(env, 'WEBHOOK_RETRY_SCHEDULE')
+  if (rawSchedule !== undefined) {
+    try {
+      webhookRetrySchedule = parseRetrySchedule(rawSchedule)
+    } catch (err) {
+      problems.push((err as Error).message)
+    }
+  }
   const smtpPort = int('SMTP_PORT', 587, 1, 65535)
   const mailFrom = read(env, 'MAIL_FROM')
   if (production && read(env, 'SMTP_HOST') === undefined) {
@@ -206,6 +218,7 @@ export function loadConfig (env: Env = process.env): ConfigResult {
       trustProxy,
       softDeleteRetentionDays: retention,
       softDeleteSweepSeconds: sweepSeconds,
+      webhookRetrySchedule,
       redisUrl: read(env, 'REDIS_URL'),
       smtp: { host: read(env, 'SMTP_HOST'), port: smtpPort, user: read(env, 'SMTP_USER'), pass: read(env, 'SMTP_PASS'), from: mailFrom },
       s3

@@ -17,6 +17,7 @@ t.test('defaults per CONTRACT.md in development', async (t) => {
     logLevel: 'info',
     softDeleteRetentionDays: undefined,
     softDeleteSweepSeconds: 3600,
+    webhookRetrySchedule: [1, 5, 30, 300, 3600],
     uploadsDir: './uploads',
     publicBaseUrl: 'http://127.0.0.1:3000',
     metricsEnabled: false,
@@ -44,6 +45,8 @@ t.test('values are read and converted', async (t) => {
   t.equal(loadConfig({ LOG_LEVEL: 'debug' }).config?.logLevel, 'debug', 'LOG_LEVEL')
   t.equal(loadConfig({ SOFT_DELETE_RETENTION_DAYS: '0.25' }).config?.softDeleteRetentionDays, 0.25, 'fractional SOFT_DELETE_RETENTION_DAYS')
   t.equal(loadConfig({ SOFT_DELETE_SWEEP_SECONDS: '1.5' }).config?.softDeleteSweepSeconds, 1.5, 'fractional SOFT_DELETE_SWEEP_SECONDS')
+  t.same(loadConfig({ WEBHOOK_RETRY_SCHEDULE: '0.5, 2,10' }).config?.webhookRetrySchedule, [0.5, 2, 10], 'WEBHOOK_RETRY_SCHEDULE')
+  t.match(loadConfig({ WEBHOOK_RETRY_SCHEDULE: '1,x' }).problems, [/WEBHOOK_RETRY_SCHEDULE must be comma-separated non-negative seconds/], 'a bad WEBHOOK_RETRY_SCHEDULE is a start-up problem')
   t.match(loadConfig({ QUERY_TIMEOUT_MS: '0' }).problems, [/QUERY_TIMEOUT_MS must be a whole number between 1 and 600000/])
 })
 
