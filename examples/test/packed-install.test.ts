@@ -20,6 +20,10 @@ function cleanEnv (): NodeJS.ProcessEnv {
   return env
 }
 
+// npm installs every publishable package's dependencies from the registry (a fresh CI machine has
+// no npm cache): minutes, not seconds, so this file gets more than the suite's 300 s per file.
+t.setTimeout(900_000)
+
 t.test('packed tarballs install with npm and run the README snippet with plain node', async (t) => {
   const publishable = (await workspacePackages(REPO_ROOT)).filter((p) => !p.private)
   t.ok(publishable.some((p) => p.name === '@svc/core') && publishable.some((p) => p.name === '@svc/devdb'), `publishable: ${publishable.map((p) => p.name).join(', ')}`)
