@@ -51,7 +51,8 @@ export function buildCli (): Command {
     .description('write a typed client for the loaded schemas (SCHEMA_DIR) into DIR')
     .requiredOption('--out <dir>', 'directory to write index.ts into (created if missing)')
     .option('--base-url <url>', 'default baseUrl baked into the client')
-    .action(async (opts: { out: string, baseUrl?: string }) => {
+    .option('--api-version <version>', 'the API version to generate for (schema/versions/<version>)', 'v1')
+    .action(async (opts: { out: string, baseUrl?: string, apiVersion?: string }) => {
       for (const file of await clientGenerate(opts)) process.stdout.write(`${file}\n`)
     })
 

@@ -1,7 +1,7 @@
 // `svc client generate`: the checked-in examples/client is what the command writes for ./schema
 // (CI fails when a schema change was not regenerated), and the command's wiring end to end.
 import { execFile } from 'node:child_process'
-import { mkdtempSync, readFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -29,6 +29,8 @@ t.test('an invalid environment is refused before anything is written', async (t)
   const out = join(mkdtempSync(join(tmpdir(), 'svc-client-')), 'never')
   await t.rejects(clientGenerate({ out }, { ...ENV, ACCESS_TOKEN_TTL: '5h' }), /invalid configuration \(1 problem\):\n {2}- ACCESS_TOKEN_TTL/)
   await t.rejects(clientGenerate({ out }, { ...ENV, SCHEMA_DIR: join(ROOT, 'no-such-dir') }), /no-such-dir/)
+  await t.rejects(clientGenerate({ out, apiVersion: 'v9' }, ENV), /no schema of version 'v9'/)
+  t.notOk(existsSync(out), 'no output directory was created')
 })
 
 t.test('the CLI writes the client with a baked-in base URL and prints the file', async (t) => {

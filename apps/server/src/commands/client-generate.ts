@@ -28,11 +28,14 @@ export async function describeLoadedSchemas (config: ServerConfig): Promise<Desc
   }
 }
 
-/** `svc client generate --out DIR [--base-url URL]`: writes the typed client and prints each file written. */
-export async function clientGenerate (opts: { out: string, baseUrl?: string }, env: NodeJS.ProcessEnv = process.env): Promise<string[]> {
+/** `svc client generate --out DIR [--base-url URL] [--api-version V]`: writes the typed client and answers each file written. */
+export async function clientGenerate (opts: { out: string, baseUrl?: string, apiVersion?: string }, env: NodeJS.ProcessEnv = process.env): Promise<string[]> {
   const { config, problems } = loadConfig(env)
   if (config == null) throw new Error(formatProblems(problems).replace(/^svc: /, '').trimEnd())
-  const files = generateClient(await describeLoadedSchemas(config), opts.baseUrl !== undefined ? { baseUrl: opts.baseUrl } : {})
+  const files = generateClient(await describeLoadedSchemas(config), {
+    ...(opts.baseUrl !== undefined ? { baseUrl: opts.baseUrl } : {}),
+    ...(opts.apiVersion !== undefined ? { version: opts.apiVersion } : {})
+  })
   const out = resolve(opts.out)
   await mkdir(out, { recursive: true })
   const written: string[] = []
