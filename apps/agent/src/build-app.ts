@@ -40,7 +40,8 @@ export async function buildAgentApp (config: AgentConfig, opts: { logger?: Fasti
     cookieSecure: config.cookieSecure,
     maxToolRounds: config.maxToolRounds,
     maxResultChars: config.maxResultChars,
-    slack: config.slack
+    slack: config.slack,
+    learning: config.learning
   })
   return app
 }

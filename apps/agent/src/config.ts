@@ -21,6 +21,8 @@ export interface AgentConfig {
   llm: { provider: Provider, url?: string, apiKey?: string, model: string }
   maxToolRounds: number
   maxResultChars: number
+  /** Recall persona and memories (the learning layer) into each turn. */
+  learning: boolean
   /** The Slack channel, when SLACK_SIGNING_SECRET and SLACK_BOT_TOKEN are set. */
   slack?: { signingSecret: string, botToken: string, apiUrl?: string }
 }
@@ -93,6 +95,8 @@ export function loadConfig (env: Env = process.env): ConfigResult {
   const llmUrl = url(env, 'AGENT_LLM_URL', undefined, problems)
   const maxToolRounds = int(env, 'AGENT_MAX_TOOL_ROUNDS', 8, 1, problems)
   const maxResultChars = int(env, 'AGENT_MAX_RESULT_CHARS', 16000, 500, problems)
+  const learning = read(env, 'AGENT_LEARNING') ?? 'false'
+  if (learning !== 'true' && learning !== 'false') problems.push(`AGENT_LEARNING must be true or false (got '${learning}')`)
   const signingSecret = read(env, 'SLACK_SIGNING_SECRET')
   const botToken = read(env, 'SLACK_BOT_TOKEN')
   if ((signingSecret === undefined) !== (botToken === undefined)) problems.push('SLACK_SIGNING_SECRET and SLACK_BOT_TOKEN go together (the Slack channel needs both)')
@@ -117,6 +121,7 @@ export function loadConfig (env: Env = process.env): ConfigResult {
       llm: { provider: provider as Provider, url: llmUrl, apiKey: read(env, 'AGENT_LLM_API_KEY'), model: model as string },
       maxToolRounds,
       maxResultChars,
+      learning: learning === 'true',
       ...(signingSecret !== undefined && botToken !== undefined ? { slack: { signingSecret, botToken, ...(slackApiUrl !== undefined ? { apiUrl: slackApiUrl } : {}) } } : {})
     },
     problems,

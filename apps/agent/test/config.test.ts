@@ -32,6 +32,12 @@ t.test('every setting is read', async (t) => {
   t.match(config, { port: 0, host: '0.0.0.0', svcUrl: 'http://svc:3000', svcClientId: 'web', cookieSecure: false, maxToolRounds: 3, maxResultChars: 4000, llm: { provider: 'anthropic', url: 'http://llm:8080/v1', apiKey: 'k', model: 'm' } })
 })
 
+t.test('the learning layer', async (t) => {
+  t.equal(loadConfig(minimal).config?.learning, false)
+  t.equal(loadConfig({ ...minimal, AGENT_LEARNING: 'true' }).config?.learning, true)
+  t.match(loadConfig({ ...minimal, AGENT_LEARNING: 'yes' }).problems, [/AGENT_LEARNING must be true or false/])
+})
+
 t.test('the Slack channel', async (t) => {
   t.equal(loadConfig(minimal).config?.slack, undefined, 'off by default')
   t.same(loadConfig({ ...minimal, SLACK_SIGNING_SECRET: 's', SLACK_BOT_TOKEN: 'xoxb-1' }).config?.slack, { signingSecret: 's', botToken: 'xoxb-1' })

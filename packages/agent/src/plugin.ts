@@ -11,6 +11,7 @@ import { serviceMode, type ServiceAuthOptions } from './auth/service-mode.js'
 import { SvcAuth } from './auth/svc-auth.js'
 import { sessionKey } from './auth/session-cookie.js'
 import { Conversations } from './conversations.js'
+import { Recall } from './recall.js'
 import { chatRoute } from './http/chat-route.js'
 import { installErrorHandler } from './http/errors.js'
 import { linkRoutes, oauthCallbackRoute } from './http/link-routes.js'
@@ -44,6 +45,8 @@ export interface AgentOptions {
   chatPage?: boolean
   /** The Slack channel (`POST /slack/events`), when given. */
   slack?: SlackOptions
+  /** Recall the persona and memories (the learning layer's schemas) into each turn's prompt. Default false. */
+  learning?: boolean
 }
 
 export const DEFAULT_MAX_TOOL_ROUNDS = 8
@@ -93,7 +96,8 @@ export async function svcAgent (app: FastifyInstance, opts: AgentOptions): Promi
     toolbox,
     conversations: new Conversations(opts.svcUrl),
     maxToolRounds: opts.maxToolRounds ?? DEFAULT_MAX_TOOL_ROUNDS,
-    systemPrompt: opts.systemPrompt
+    systemPrompt: opts.systemPrompt,
+    ...(opts.learning === true ? { recall: new Recall(opts.svcUrl) } : {})
   })
   chatRoute(app, { identities, turns, cookie: cookieSettings })
   if (opts.slack != null) await app.register(slackChannel, { ...opts.slack, identities, turns })

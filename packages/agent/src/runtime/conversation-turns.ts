@@ -2,10 +2,11 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { ChatIdentity } from '../auth/identity.js'
 import type { Conversations } from '../conversations.js'
 import type { Model } from '../model/types.js'
+import type { Recall } from '../recall.js'
 import type { HeaderSource } from '../tools/mcp-tools.js'
 import type { AgentEvent, HistoryMessage, TurnResult } from './events.js'
 import type { Toolbox } from './toolbox.js'
-import { runTurn } from './turn.js'
+import { DEFAULT_SYSTEM_PROMPT, runTurn } from './turn.js'
 
 export interface TurnsOptions {
   model: Model
@@ -14,6 +15,8 @@ export interface TurnsOptions {
   conversations: Conversations
   maxToolRounds: number
   systemPrompt?: string
+  /** The learning layer: persona and memories recalled into each turn's prompt. */
+  recall?: Recall
 }
 
 export interface PreparedTurn {
@@ -39,9 +42,17 @@ export class ConversationTurns {
     } catch (err) {
       log.warn({ err }, 'conversation not loaded; answering without history')
     }
+    let systemPrompt = this.opts.systemPrompt ?? DEFAULT_SYSTEM_PROMPT
+    if (this.opts.recall != null) {
+      try {
+        systemPrompt = await this.opts.recall.prompt(systemPrompt, identity.channelUserId, identity.headers)
+      } catch (err) {
+        log.warn({ err }, 'memory not recalled; answering without it')
+      }
+    }
     return {
       run: async (message, emit, signal) => {
-        const result = await runTurn({ model: this.opts.model, toolbox, message, history: stored.history, maxToolRounds: this.opts.maxToolRounds, systemPrompt: this.opts.systemPrompt, emit, signal })
+        const result = await runTurn({ model: this.opts.model, toolbox, message, history: stored.history, maxToolRounds: this.opts.maxToolRounds, systemPrompt, emit, signal })
         try {
           await this.opts.conversations.save(key, stored.id, result.history, identity.headers)
         } catch (err) {

@@ -1,1 +1,2 @@
 export { agentConversationsSchema } from './conversations.js'
+export { agentMemorySchema, agentPersonaSchema, skillsSchema, customerProfilesSchema, learningSchemas } from './learning.js'
