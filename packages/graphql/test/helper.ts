@@ -18,6 +18,8 @@ export interface BuildOptions {
   graphql?: GraphqlOptions
   /** A database the test opened itself (e.g. on a client with command monitoring). */
   db?: Db
+  /** Registered before core (infrastructure such as @svc/surface's hooks). */
+  first?: (app: FastifyInstance) => Promise<void>
 }
 
 export interface TestApp { app: FastifyInstance, db: Db }
@@ -26,6 +28,7 @@ export interface TestApp { app: FastifyInstance, db: Db }
 export async function buildApp (t: Teardownable, opts: BuildOptions = {}): Promise<TestApp> {
   const db = opts.db ?? (await getTestDb(t)).db
   const app = Fastify({ logger: false })
+  await opts.first?.(app)
   await app.register(svcCore, { db, jwtSecret: JWT_SECRET, bcryptRounds: 4, schemas: opts.schemas ?? crmSchemas(), ...opts.core })
   if (opts.softDelete !== false) await app.register(svcSoftDelete, { sweepIntervalMs: 0 })
   if (opts.audit !== false) await app.register(svcAudit, { retryIntervalMs: 0 })
