@@ -15,6 +15,11 @@ function positiveInt (name: string, v: number): number {
   return v
 }
 
+function nonNegativeInt (name: string, v: number): number {
+  if (!Number.isInteger(v) || v < 0) throw new Error(`@svc/graphql: option \`${name}\` must be an integer >= 0`)
+  return v
+}
+
 async function svcGraphql (app: FastifyInstance, opts: GraphqlOptions): Promise<void> {
   const path = opts.path ?? '/graphql'
   if (!/^\/[\w\-/.]*$/.test(path)) throw new Error('@svc/graphql: option `path` must be a URL path such as /graphql')
@@ -42,7 +47,8 @@ async function svcGraphql (app: FastifyInstance, opts: GraphqlOptions): Promise<
     introspection: opts.introspection ?? !production,
     maxDepth,
     maxCost,
-    persistedQueries: opts.persistedQueries ?? true
+    persistedQueries: opts.persistedQueries ?? true,
+    jit: nonNegativeInt('jit', opts.jit ?? 1)
   })
 }
 

@@ -21,6 +21,11 @@ export interface GraphqlOptions {
    * the query only when the server does not know it yet), cached per process; default true.
    */
   persistedQueries?: boolean
+  /**
+   * Compile a query to JavaScript (graphql-jit, through mercurius) once it has been seen this
+   * many times; `0` never compiles. Default 1: the second request of a query shape on runs compiled.
+   */
+  jit?: number
   /** Hide the messages of unexpected (500) errors; default `NODE_ENV === 'production'`, like core. */
   production?: boolean
 }

@@ -120,3 +120,22 @@ t.test('malformed queries are VALIDATION (400) without a stack', async (t) => {
   t.equal(body.statusCode, 400)
   t.notMatch(body.body, /at .*\.(js|ts):\d+/)
 })
+
+t.test('a repeated query runs JIT-compiled with the same answers, errors included', async (t) => {
+  const queries = [
+    `{ contactsById(_id: "${ada._id as string}") { _id firstName fullName createdAt company { name } } }`,
+    '{ contactsMany(filter: { _operators: { score: { gte: 1 } } }, sort: [score_DESC]) { firstName score } }',
+    `{ contactsById(_id: "${bobs._id as string}") { _id } }`,
+    '{ contactsMany(limit: 500) { _id } }'
+  ]
+  for (const q of queries) {
+    const first = await gql(app, alice.headers, q)
+    for (let i = 0; i < 2; i++) {
+      const again = await gql(app, alice.headers, q)
+      t.same({ status: again.status, data: again.data, errors: again.errors }, { status: first.status, data: first.data, errors: first.errors }, q)
+    }
+  }
+  const { app: interpreted } = await buildApp(t, { graphql: { jit: 0 } })
+  await ok(interpreted, alice.headers, '{ contactsMany { _id } }')
+  await t.rejects(buildApp(t, { graphql: { jit: -1 } }), /jit/)
+})

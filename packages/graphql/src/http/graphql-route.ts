@@ -18,6 +18,7 @@ export interface GraphqlRouteOptions {
   maxDepth: number
   maxCost: number
   persistedQueries: boolean
+  jit: number
 }
 
 /**
@@ -40,6 +41,7 @@ export async function graphqlRoute (app: FastifyInstance, opts: GraphqlRouteOpti
     path: opts.path,
     graphiql: opts.graphiql,
     queryDepth: opts.maxDepth,
+    jit: opts.jit,
     validationRules: opts.introspection ? [] : [NoSchemaIntrospectionCustomRule],
     errorFormatter: errorFormatter(opts.production),
     ...(opts.persistedQueries ? { persistedQueryProvider: mercurius.persistedQueryDefaults.automatic(APQ_CACHE_SIZE) } : {}),
