@@ -198,6 +198,22 @@ t.test('protocol errors: unknown transaction number, commit and abort rules', as
   t.equal(await seen.findOne({ _id: 'z' }), null)
 })
 
+t.test('serverStatus counts transactions as mongod names them', async t => {
+  const status = async (): Promise<Record<string, number>> => (await h.db.admin().command({ serverStatus: 1 })).transactions
+  const before = await status()
+  const s = h.client.startSession()
+  s.startTransaction()
+  await accounts.findOne({}, { session: s })
+  t.equal((await status()).currentOpen, before.currentOpen + 1)
+  await s.commitTransaction()
+  s.startTransaction()
+  await accounts.findOne({}, { session: s })
+  await s.abortTransaction()
+  await s.endSession()
+  const after = await status()
+  t.same(after, { currentOpen: before.currentOpen, totalStarted: before.totalStarted + 2, totalCommitted: before.totalCommitted + 1, totalAborted: before.totalAborted + 1 })
+})
+
 t.test('retryable writes: the driver sends txnNumber and devdb accepts it', async t => {
   const started: CommandStartedEvent[] = []
   const c = new MongoClient(h.server.uri, { monitorCommands: true })

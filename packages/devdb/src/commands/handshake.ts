@@ -115,6 +115,7 @@ export const handshakeCommands: Record<string, Handler> = {
       opcounters: { ...s.opcounters },
       metrics: { cursor: { open: { total: s.cursors.size } }, queryExecutor: { scanned: s.catalog.stats.scanned, scannedObjects: s.catalog.stats.scannedObjects } },
       mem: { bits: 64, resident: Math.round(process.memoryUsage().rss / 1048576) },
+      transactions: s.sessions.status,
       devdb: { storage: storageHealth(s) },
       ok: 1
     }

@@ -45,8 +45,12 @@ export class Sessions {
 
   constructor (private readonly catalog: Catalog, private readonly lifetimeMs = TRANSACTION_LIFETIME_MS) {}
 
-  /** Open transactions (serverStatus). */
-  get open (): number { return this.catalog.openTransactions }
+  /** serverStatus `transactions` counters, named as mongod's */
+  readonly stats = { totalStarted: 0, totalCommitted: 0, totalAborted: 0 }
+
+  get status (): Document {
+    return { currentOpen: this.catalog.openTransactions, ...this.stats }
+  }
 
   /**
    * A command of a transaction (`autocommit: false`, or commit/abort). `journal` is the command's
@@ -68,7 +72,7 @@ export class Sessions {
       if (session !== undefined && txnNumber === session.txnNumber) {
         throw new CommandError(Codes.ConflictingOperationInProgress, 'ConflictingOperationInProgress', `Cannot start a transaction with txnNumber ${txnNumber} on session ${sessionId} because it has already started`)
       }
-      if (session?.txn?.state === 'inProgress') this.end(session.txn, 'aborted', 'a newer transaction started')
+      if (session?.txn?.state === 'inProgress') this.end(session.txn, 'aborted')
       session = { txnNumber, txn: this.begin(sessionId, txnNumber) }
       this.sessions.set(sessionId, session)
     } else if (cmd.startTransaction !== undefined) {
@@ -82,7 +86,7 @@ export class Sessions {
     if (name === 'abortTransaction') {
       if (txn.state === 'committed') throw new CommandError(256, 'TransactionCommitted', `Transaction with { txnNumber: ${txnNumber} } has been committed.`)
       if (txn.state === 'aborted') throw noSuchTransaction(`Transaction with { txnNumber: ${txnNumber} } has been aborted.`)
-      this.end(txn, 'aborted', 'abortTransaction')
+      this.end(txn, 'aborted')
       return { ok: 1 }
     }
     if (txn.state === 'committed') throw new CommandError(256, 'TransactionCommitted', `Transaction with { txnNumber: ${txnNumber} } has been committed.`)
@@ -103,7 +107,7 @@ export class Sessions {
       throw new CommandError(225, 'TransactionTooOld', `Retryable write with txnNumber ${txnNumber} is prohibited on session ${sessionId} because a newer retryable write with txnNumber ${session.txnNumber} has already started on this session.`)
     }
     if (session?.retried !== undefined && session.retried.txnNumber === txnNumber) return session.retried.reply
-    if (session?.txn?.state === 'inProgress') this.end(session.txn, 'aborted', 'a newer txnNumber was used')
+    if (session?.txn?.state === 'inProgress') this.end(session.txn, 'aborted')
     session = { txnNumber }
     this.sessions.set(sessionId, session)
     const reply = execute()
@@ -124,7 +128,8 @@ export class Sessions {
     const txn = session.txn
     if (txn?.state === 'committed' && Object.keys(cmd)[0] === 'commitTransaction') {
       txn.state = 'aborted'
-      txn.abortReason = 'its journal write failed'
+      this.stats.totalCommitted--
+      this.stats.totalAborted++
     }
   }
 
@@ -134,13 +139,14 @@ export class Sessions {
     for (const lsid of ids) {
       const key = lsidKeyOrUndefined(lsid)
       const s = key === undefined ? undefined : this.sessions.get(key)
-      if (s?.txn?.state === 'inProgress') this.end(s.txn, 'aborted', 'session ended')
+      if (s?.txn?.state === 'inProgress') this.end(s.txn, 'aborted')
       if (key !== undefined) this.sessions.delete(key)
     }
   }
 
   private begin (sessionId: string, txnNumber: bigint): Transaction {
     this.catalog.openTransactions++
+    this.stats.totalStarted++
     return new Transaction(sessionId, txnNumber, this.catalog.writeSeq, this.catalog.fork())
   }
 
@@ -151,23 +157,23 @@ export class Sessions {
       reply = execute(txn.view, local)
     } catch (e) {
       // mongod aborts a transaction whose statement fails
-      this.end(txn, 'aborted', 'a statement failed')
+      this.end(txn, 'aborted')
       throw e
     }
     if (reply.ok !== 1 || reply.writeErrors !== undefined) {
-      this.end(txn, 'aborted', 'a statement failed')
+      this.end(txn, 'aborted')
       return reply
     }
     for (const e of local) {
       if (e.t !== 'put' && e.t !== 'del' && e.t !== 'createCollection') {
-        this.end(txn, 'aborted', 'a statement failed')
+        this.end(txn, 'aborted')
         throw notInTransaction(e.t)
       }
       if (e.t === 'createCollection') continue
       const key = docKey(`${e.db}.${e.coll}`, e.t === 'put' ? e.doc._id : e.id)
       const holder = this.locks.get(key)
       if ((holder !== undefined && holder !== txn) || (this.catalog.lastWrite.get(key) ?? 0) > txn.snapshotSeq) {
-        this.end(txn, 'aborted', 'write conflict')
+        this.end(txn, 'aborted')
         throw writeConflict()
       }
       this.locks.set(key, txn)
@@ -183,18 +189,19 @@ export class Sessions {
     try {
       applyCommit(this.catalog, txn)
     } catch (e) {
-      this.end(txn, 'aborted', 'commit failed')
+      this.end(txn, 'aborted')
       throw e
     }
     journal.push(...txn.entries)
-    this.end(txn, 'committed', '')
+    this.end(txn, 'committed')
     return { ok: 1 }
   }
 
-  private end (txn: Transaction, state: 'committed' | 'aborted', reason: string): void {
+  private end (txn: Transaction, state: 'committed' | 'aborted'): void {
     if (txn.state !== 'inProgress') return
     txn.state = state
-    txn.abortReason = reason
+    if (state === 'committed') this.stats.totalCommitted++
+    else this.stats.totalAborted++
     for (const key of txn.written) if (this.locks.get(key) === txn) this.locks.delete(key)
     this.catalog.openTransactions--
     if (this.catalog.openTransactions === 0) this.catalog.lastWrite.clear()
@@ -205,7 +212,7 @@ export class Sessions {
     if (this.catalog.openTransactions === 0) return
     const now = Date.now()
     for (const s of this.sessions.values()) {
-      if (s.txn?.state === 'inProgress' && s.txn.expired(now, this.lifetimeMs)) this.end(s.txn, 'aborted', 'transaction lifetime exceeded')
+      if (s.txn?.state === 'inProgress' && s.txn.expired(now, this.lifetimeMs)) this.end(s.txn, 'aborted')
     }
   }
 }

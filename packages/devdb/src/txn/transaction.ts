@@ -15,8 +15,6 @@ export class Transaction {
   /** docKeys written (each locked by this transaction until it ends) */
   readonly written = new Set<string>()
   readonly startedAt = Date.now()
-  /** why it was aborted, for the NoSuchTransaction message */
-  abortReason = ''
 
   constructor (
     readonly session: string,
