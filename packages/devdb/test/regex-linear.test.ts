@@ -20,6 +20,14 @@ t.test("^(a+)+$ over 10,000 values of 40 characters: right answer, other connect
   t.teardown(async () => { await second.close() })
   const byId = second.db('test').collection<{ _id: number, v: string }>('values')
   await byId.findOne({ _id: 1 }) // warm the connection
+  // what a read costs on this machine right now, with nothing else running on the server
+  const idle: number[] = []
+  for (let i = 0; i < 9; i++) {
+    const s = performance.now()
+    await byId.findOne({ _id: 3 })
+    idle.push(performance.now() - s)
+  }
+  const idleMedian = idle.sort((a, b) => a - b)[4]
   let running = true
   const latencies: number[] = []
   const prober = (async () => {
@@ -43,7 +51,9 @@ t.test("^(a+)+$ over 10,000 values of 40 characters: right answer, other connect
   const worst = latencies[latencies.length - 1]
   t.comment(`find with ^(a+)+$ over ${N} values: ${Math.round(elapsed)} ms; concurrent finds by _id: ${latencies.length}, median ${median.toFixed(1)} ms, slowest ${worst.toFixed(1)} ms`)
   t.ok(latencies.length >= 3, 'the second connection was served while the scan ran')
-  t.ok(median < 50, 'a find by _id answers within 50 ms while the regex scan runs')
+  // 50 ms on a quiet machine; on a loaded one, plus what an idle read costs there (a read waits at
+  // most one batch slice, not for the scan)
+  t.ok(median < 50 + 2 * idleMedian, `a find by _id answers within 50 ms (+2 × ${idleMedian.toFixed(1)} ms idle read) while the regex scan runs`)
   // loose bound for a loaded machine; without yielding the slowest read waits for the whole scan
   t.ok(worst < Math.max(150, elapsed / 2), 'no read waited for the whole scan')
 })

@@ -16,7 +16,7 @@ export function findSource (exec: PlanExecutor, catalog: Catalog, project: ((doc
   const limited = exec.ctx.deadline.limited
   let budget = Infinity
   return {
-    next: (until = Infinity) => exec.nextWithin(until),
+    next: (slice) => exec.nextWithin(slice),
     project,
     pause: () => {
       exec.save()

@@ -8,18 +8,25 @@ import { Long, type Document } from 'bson'
 import { CommandError, Codes } from '../errors.js'
 import { MAX_BSON_OBJECT_SIZE } from '../wire/messages.js'
 import { calculateObjectSize } from 'bson'
-import { YIELDED } from '../plan/executor.js'
+import { YIELDED, type TimeSlice } from '../plan/executor.js'
 
 /**
- * Longest a batch is worked on before it is returned — possibly short or empty, the cursor
- * staying open — so that one long scan (an unindexed filter, an expensive $regex) does not hold
- * the single-threaded engine: the other connections are served between the client's getMores.
+ * A batch that has worked BATCH_SLICE_WORKS units (keys or documents examined without a result)
+ * and BATCH_SLICE_MS is returned — possibly short or empty, the cursor staying open — so that one
+ * long scan (an unindexed filter, an expensive $regex) does not hold the single-threaded engine:
+ * the other connections are served between the client's getMores. The minimum of works keeps
+ * ordinary batches (and small blocking sorts) whole on a slow machine.
  */
 export const BATCH_SLICE_MS = 5
+export const BATCH_SLICE_WORKS = 256
+
+function slice (): TimeSlice {
+  return { until: performance.now() + BATCH_SLICE_MS, minWorks: BATCH_SLICE_WORKS, works: 0 }
+}
 
 export interface ResultSource {
-  /** the next document, undefined when there are no more, or YIELDED once `until` (performance.now()) has passed */
-  next: (until?: number) => Document | undefined | typeof YIELDED
+  /** the next document, undefined when there are no more, or YIELDED once the slice is used up */
+  next: (slice?: TimeSlice) => Document | undefined | typeof YIELDED
   /** before a getMore's batch (may throw, e.g. when the budget or the collection is gone) */
   resume?: () => void
   /** after a batch, when the cursor stays open */
@@ -64,7 +71,7 @@ export class CursorManager {
     const n = batchSize === undefined ? DEFAULT_FIRST_BATCH : batchSize
     const cursor: OpenCursor = { id: 0, ns, source, lastUsed: Date.now() }
     // singleBatch must hold every result: no time slice there
-    const batch = takeBatch(cursor, n, singleBatch ? Infinity : performance.now() + BATCH_SLICE_MS)
+    const batch = takeBatch(cursor, n, singleBatch ? undefined : slice())
     let id = 0
     if (!singleBatch && hasMore(cursor)) {
       id = this.newId()
@@ -82,7 +89,7 @@ export class CursorManager {
     let batch: Document[]
     try {
       c.source.resume?.()
-      batch = takeBatch(c, batchSize === undefined || batchSize === 0 ? Infinity : batchSize, performance.now() + BATCH_SLICE_MS)
+      batch = takeBatch(c, batchSize === undefined || batchSize === 0 ? Infinity : batchSize, slice())
     } catch (e) {
       // mongod kills a cursor whose getMore failed (time limit, collection dropped…).
       this.open.delete(id)
@@ -117,12 +124,12 @@ export class CursorManager {
  * Up to n documents, keeping the reply under the 16 MB BSON limit (always at least one unless
  * the time slice ends first; sizes of stored documents, which a projection only shrinks).
  */
-function takeBatch (c: OpenCursor, n: number, until: number): Document[] {
+function takeBatch (c: OpenCursor, n: number, budget: TimeSlice | undefined): Document[] {
   const out: Document[] = []
   let bytes = 0
   c.yielded = false
   while (out.length < n) {
-    const d = c.pending ?? c.source.next(until)
+    const d = c.pending ?? c.source.next(budget)
     c.pending = undefined
     if (d === YIELDED) { c.yielded = true; break }
     if (d === undefined) break
@@ -137,7 +144,7 @@ function takeBatch (c: OpenCursor, n: number, until: number): Document[] {
 /** Whether documents remain: looks one ahead (kept for the next batch); a yielded scan has not ended. */
 function hasMore (c: OpenCursor): boolean {
   if (c.pending !== undefined || c.yielded === true) return true
-  const d = c.source.next(performance.now() + BATCH_SLICE_MS)
+  const d = c.source.next(slice())
   if (d === YIELDED) { c.yielded = true; return true }
   c.pending = d
   return c.pending !== undefined

@@ -51,16 +51,16 @@ export class PlanExecutor {
 
   /** The next result document, or undefined at the end. */
   next (): Document | undefined {
-    return this.nextWithin(Infinity) as Document | undefined
+    return this.nextWithin(undefined) as Document | undefined
   }
 
   /**
-   * The next result document, undefined at the end, or YIELDED when `until` (performance.now())
-   * passed while the plan was still looking — so a long scan lets the server serve others.
+   * The next result document, undefined at the end, or YIELDED when the slice is used up (its
+   * time passed after at least its minimum of works) while the plan was still looking — so a long
+   * scan lets the server serve others.
    */
-  nextWithin (until: number): Document | undefined | typeof YIELDED {
+  nextWithin (slice: TimeSlice | undefined): Document | undefined | typeof YIELDED {
     const started = performance.now()
-    let works = 0
     try {
       while (true) {
         const buffered = this.buffered.shift()
@@ -73,7 +73,7 @@ export class PlanExecutor {
         if (this.eof) return undefined
         const r = this.root.work()
         if (r === NEED_TIME) {
-          if ((++works & 15) === 0 && until !== Infinity && performance.now() >= until) return YIELDED
+          if (slice !== undefined && ++slice.works >= slice.minWorks && (slice.works & 15) === 0 && performance.now() >= slice.until) return YIELDED
           continue
         }
         if (r === EOF) { this.eof = true; return undefined }
@@ -99,6 +99,9 @@ export class PlanExecutor {
 
 /** What nextWithin returns when its time slice ran out before the next result. */
 export const YIELDED = Symbol('yielded')
+
+/** A batch's share of the engine: works counted across the batch's nextWithin calls. */
+export interface TimeSlice { until: number, minWorks: number, works: number }
 
 function wantedRows (limit: number): number {
   return limit > 0 ? Math.min(limit, TRIAL_RESULTS) : TRIAL_RESULTS
