@@ -82,8 +82,12 @@ export async function buildServer (config: ServerConfig, opts: BuildServerOption
     allowPrivateUrls: config.nodeEnv === 'test'
   })
   // GraphQL at POST /graphql, generated now from the registry: after soft delete and audit,
-  // whose operations it includes. GraphiQL and introspection outside production only.
-  await app.register(svcGraphql, { production: config.nodeEnv === 'production' })
+  // whose operations it includes. GraphiQL and introspection outside production unless set.
+  await app.register(svcGraphql, {
+    production: config.nodeEnv === 'production',
+    ...(config.graphqlIntrospection !== undefined ? { introspection: config.graphqlIntrospection } : {}),
+    ...(config.graphqlGraphiql !== undefined ? { graphiql: config.graphqlGraphiql } : {})
+  })
   // MCP tools for AI agents at POST /mcp; built on ready from the registry and the plugins above.
   await app.register(svcMcp, { production: config.nodeEnv === 'production' })
   const { smtp } = config

@@ -34,6 +34,9 @@ export interface ServerConfig {
   publicBaseUrl: string
   metricsEnabled: boolean
   metricsToken?: string
+  /** GraphQL introspection and GraphiQL; unset, on outside production only. */
+  graphqlIntrospection?: boolean
+  graphqlGraphiql?: boolean
   corsOrigins: string[]
   rateLimitApiPerMin: number
   rateLimitAuthPerMin: number
@@ -175,6 +178,9 @@ export function loadConfig (env: Env = process.env): ConfigResult {
   if (!/^https?:\/\/\S+$/.test(publicBaseUrl)) problems.push(`PUBLIC_BASE_URL must be an http(s) URL (got "${publicBaseUrl}")`)
 
   const metricsEnabled = bool('METRICS_ENABLED')
+  // Unset keeps @svc/graphql's default (on outside production); set, it wins either way.
+  const graphqlIntrospection = read(env, 'GRAPHQL_INTROSPECTION') === undefined ? undefined : bool('GRAPHQL_INTROSPECTION')
+  const graphqlGraphiql = read(env, 'GRAPHQL_GRAPHIQL') === undefined ? undefined : bool('GRAPHQL_GRAPHIQL')
   const trustProxy = readTrustProxy(read(env, 'TRUST_PROXY'), problems)
   const corsOrigins = (read(env, 'CORS_ORIGINS') ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '')
   // Browsers send an exact origin (scheme://host[:port]); anything else would never match.
@@ -212,6 +218,8 @@ export function loadConfig (env: Env = process.env): ConfigResult {
       publicBaseUrl,
       metricsEnabled,
       metricsToken: read(env, 'METRICS_TOKEN'),
+      ...(graphqlIntrospection !== undefined ? { graphqlIntrospection } : {}),
+      ...(graphqlGraphiql !== undefined ? { graphqlGraphiql } : {}),
       corsOrigins,
       rateLimitApiPerMin,
       rateLimitAuthPerMin,

@@ -28,3 +28,25 @@ t.test('the reference server serves GraphQL at POST /graphql and lists its opera
   t.same([...notes.endpoints.graphql.queries].sort(), fields.filter((n: string) => n.startsWith('notes') || n === 'historyByDoc').sort(), '_describe lists the generated queries')
   t.equal((await app.inject({ method: 'GET', url: '/graphiql' })).statusCode, 200, 'GraphiQL outside production')
 })
+
+t.test('production: introspection and GraphiQL off unless GRAPHQL_INTROSPECTION / GRAPHQL_GRAPHIQL say so', async (t) => {
+  const { schemaDir } = workspace()
+  const base = { NODE_ENV: 'production', JWT_SECRET: 'server-test-secret-of-production-length', SCHEMA_DIR: schemaDir, SVC_ALLOW_EMBEDDED_DB: 'true' }
+  const start = async (env: Record<string, string>): Promise<any> => {
+    const { config, problems } = loadConfig({ ...base, ...env })
+    if (config == null) throw new Error(problems.join('; '))
+    const { db } = await getTestDb(t)
+    const app = await buildServer(config, { db, logger: false })
+    t.teardown(async () => await app.close())
+    await app.ready()
+    return app
+  }
+  const closed = await start({})
+  const refused = await closed.inject({ method: 'POST', url: '/graphql', payload: { query: '{ __schema { types { name } } }' } })
+  t.equal(refused.json().errors[0].extensions.code, 'VALIDATION')
+  t.equal((await closed.inject({ method: 'GET', url: '/graphiql' })).statusCode, 404)
+  const open = await start({ GRAPHQL_INTROSPECTION: 'true', GRAPHQL_GRAPHIQL: 'true' })
+  t.ok((await open.inject({ method: 'POST', url: '/graphql', payload: { query: '{ __schema { types { name } } }' } })).json().data.__schema.types.length > 0)
+  t.equal((await open.inject({ method: 'GET', url: '/graphiql' })).statusCode, 200)
+  t.match(loadConfig({ ...base, GRAPHQL_INTROSPECTION: 'yes' }).problems, [/GRAPHQL_INTROSPECTION must be "true" or "false"/])
+})
