@@ -26,11 +26,30 @@ export const REDACT_PATHS = [
   '*.refreshToken'
 ]
 
+// Query parameters that are credentials: a signed download link's signature (@svc/files) and
+// tokens some clients put in URLs. Logged URLs must not hand out working links.
+const SECRET_PARAMS = /([?&](?:sig|token|access_token|refresh_token)=)[^&#]*/gi
+
+/** The URL as access lines show it: path and query, secrets replaced. */
+export function redactUrl (url: string): string {
+  return url.replace(SECRET_PARAMS, '$1[redacted]')
+}
+
 /** JSON lines on stdout (pino's default destination), at LOG_LEVEL. */
 export function loggerOptions (config: Pick<ServerConfig, 'logLevel'>): FastifyServerOptions['logger'] {
   return {
     level: config.logLevel,
-    redact: { paths: REDACT_PATHS, censor: '[redacted]' }
+    redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+    serializers: {
+      // Fastify's own request serializer, with the URL's secret parameters redacted.
+      req: (request: FastifyRequest) => ({
+        method: request.method,
+        url: redactUrl(request.url),
+        host: request.host,
+        remoteAddress: request.ip,
+        remotePort: request.socket?.remotePort
+      })
+    }
   }
 }
 

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto'
 import { getTestDb } from '@svc/testkit'
 import { buildServer } from '../src/build-server.js'
 import { loadConfig } from '../src/config.js'
-import { loggerOptions } from '../src/logger.js'
+import { loggerOptions, redactUrl } from '../src/logger.js'
 import { baseEnv, startSvc, stop } from './fixtures/svc-process.js'
 import { workspace } from './fixtures/workspace.js'
 
@@ -67,4 +67,21 @@ t.test('LOG_LEVEL=debug adds the incoming-request line', async (t) => {
     t.match(mine.at(-1), { level: 30, msg: 'request completed', req: { url } }, `${url}: completed at info`)
     t.ok(mine.slice(1, -1).every((l) => l.level === 20), `${url}: nothing else above debug`)
   }
+})
+
+t.test('access lines never carry a signed link\'s signature or a token', async (t) => {
+  const { config } = loadConfig({ NODE_ENV: 'test', JWT_SECRET: 'logging-test-secret', SCHEMA_DIR: workspace().schemaDir })
+  if (config == null) throw new Error('test config invalid')
+  const { db } = await getTestDb(t)
+  const lines: LogLine[] = []
+  const logger = { ...(loggerOptions(config) as object), stream: { write: (l: string) => { lines.push(JSON.parse(l)) } } }
+  const app = await buildServer(config, { db, logger })
+  t.teardown(async () => await app.close())
+  await app.inject({ method: 'GET', url: '/files/u/notes/f/x.pdf?exp=1999999999&sig=abcdef0123456789' })
+  await app.inject({ method: 'GET', url: '/healthz?token=secret-token&x=1' })
+  const urls = lines.filter((l) => l.msg === 'request completed').map((l) => l.req?.url)
+  t.same(urls, ['/files/u/notes/f/x.pdf?exp=1999999999&sig=[redacted]', '/healthz?token=[redacted]&x=1'])
+  t.notMatch(JSON.stringify(lines), /abcdef0123456789|secret-token/, 'the secrets appear nowhere')
+  t.equal(redactUrl('/a?SIG=1&access_token=2&refresh_token=3#f'), '/a?SIG=[redacted]&access_token=[redacted]&refresh_token=[redacted]#f')
+  t.equal(redactUrl('/a?design=1&sigma=2'), '/a?design=1&sigma=2', 'only whole parameter names')
 })
