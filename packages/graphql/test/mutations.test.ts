@@ -185,6 +185,16 @@ t.test('without soft delete: RemoveById removes for good, no Restore mutation', 
   t.same(many.b, { numAffected: 2 })
 })
 
+t.test('another tenant\'s records are out of reach of every write by id or filter', async (t) => {
+  const id = await create('mine')
+  t.equal((await fails(app, bob.headers, `mutation { tasksRemoveById(_id: "${id}") { recordId } }`)).code, 'NOT_FOUND')
+  t.equal((await fails(app, bob.headers, 'mutation { tasksUpdateOne(filter: { title: "mine" }, record: { priority: 2 }) { recordId } }')).code, 'NOT_FOUND')
+  t.same((await ok(app, bob.headers, 'mutation { tasksRemoveMany(filter: { title: "mine" }) { numAffected } }')).tasksRemoveMany, { numAffected: 0 })
+  const many = await ok(app, bob.headers, 'mutation { tasksCreateMany(records: [{ title: "b1" }]) { records { userId } } }')
+  t.same(many.tasksCreateMany.records, [{ userId: bob.userId }], 'stamped with the caller\'s tenant')
+  t.match(await db.collection('tasks').findOne({ title: 'mine' }), { userId: alice.userId, priority: 1, deletedAt: null })
+})
+
 t.test('api clients cannot write', async (t) => {
   const client = await new ApiClientStore(app.svc.db).create({ role: 'public' })
   const e = await fails(app, { 'x-client-id': client._id }, 'mutation { tasksCreateOne(record: { title: "x" }) { recordId } }')
