@@ -2,6 +2,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import type { Db } from 'mongodb'
 import svcCore, { DEFAULT_VERSION, svcServerOptions } from '@svc/core'
 import svcAudit from '@svc/audit'
+import { agentConversationsSchema, learningSchemas } from '@svc/agent/schemas'
 import svcFiles from '@svc/files'
 import svcGraphql from '@svc/graphql'
 import svcMcp from '@svc/mcp'
@@ -52,6 +53,8 @@ export async function buildServer (config: ServerConfig, opts: BuildServerOption
   await app.register(svcCore, {
     db: opts.db,
     schemaDir: config.schemaDir,
+    // The agent keeps conversations, memory, persona, skills and customer profiles in the service.
+    ...(config.agentLearning ? { schemas: [agentConversationsSchema, ...learningSchemas] } : {}),
     jwtSecret: config.jwtSecret,
     accessTokenTtl: config.accessTokenTtlSeconds,
     pageSize: config.pageSize,

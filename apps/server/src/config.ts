@@ -34,6 +34,8 @@ export interface ServerConfig {
   publicBaseUrl: string
   metricsEnabled: boolean
   metricsToken?: string
+  /** CONTRACT "The agent process": load @svc/agent's conversation and learning-layer schemas. */
+  agentLearning: boolean
   /** GraphQL introspection and GraphiQL; unset, on outside production only. */
   graphqlIntrospection?: boolean
   graphqlGraphiql?: boolean
@@ -178,6 +180,7 @@ export function loadConfig (env: Env = process.env): ConfigResult {
   if (!/^https?:\/\/\S+$/.test(publicBaseUrl)) problems.push(`PUBLIC_BASE_URL must be an http(s) URL (got "${publicBaseUrl}")`)
 
   const metricsEnabled = bool('METRICS_ENABLED')
+  const agentLearning = bool('AGENT_LEARNING')
   // Unset keeps @svc/graphql's default (on outside production); set, it wins either way.
   const graphqlIntrospection = read(env, 'GRAPHQL_INTROSPECTION') === undefined ? undefined : bool('GRAPHQL_INTROSPECTION')
   const graphqlGraphiql = read(env, 'GRAPHQL_GRAPHIQL') === undefined ? undefined : bool('GRAPHQL_GRAPHIQL')
@@ -218,6 +221,7 @@ export function loadConfig (env: Env = process.env): ConfigResult {
       publicBaseUrl,
       metricsEnabled,
       metricsToken: read(env, 'METRICS_TOKEN'),
+      agentLearning,
       ...(graphqlIntrospection !== undefined ? { graphqlIntrospection } : {}),
       ...(graphqlGraphiql !== undefined ? { graphqlGraphiql } : {}),
       corsOrigins,
