@@ -95,3 +95,19 @@ t.test("anonymous clients' roles count for field ACL", async (t) => {
   const q = await app.inject({ method: 'GET', url: '/api/v1/people?salary=1', headers: { 'x-client-id': client._id } })
   t.equal(q.statusCode, 400, 'a client cannot filter on a field hidden from it')
 })
+
+t.test('a defaulted field with a create slot: omitted it takes its default, sent it is screened', async (t) => {
+  const app = await buildCoreApp(t, {
+    schemas: [{ path: 'skills', fields: [{ name: 'name', type: String, required: true }, { name: 'status', type: String, enum: ['draft', 'approved'], default: 'draft', acl: { create: ['admin'], update: ['admin'] } }] }]
+  })
+  const user = makeUser({ roles: ['user'] })
+  const created = await app.inject({ method: 'POST', url: '/api/v1/skills', headers: user.headers, payload: { name: 'triage' } })
+  t.equal(created.statusCode, 201, 'the default is not a write by the caller')
+  t.equal(created.json().status, 'draft', 'and it is applied')
+  const sent = await app.inject({ method: 'POST', url: '/api/v1/skills', headers: user.headers, payload: { name: 'x', status: 'approved' } })
+  t.match(sent.json(), { error: { code: 'FORBIDDEN', details: { field: 'status' } } }, 'sending it is still refused')
+  const bulk = await app.inject({ method: 'PUT', url: '/api/v1/skills', headers: user.headers, payload: { filter: { name: 'new' }, record: { name: 'new' } } })
+  t.equal(bulk.statusCode, 200, 'a bulk upsert without the field passes too')
+  const admin = makeUser({ user_id: user.userId, roles: ['user', 'admin'] })
+  t.equal((await app.inject({ method: 'POST', url: '/api/v1/skills', headers: admin.headers, payload: { name: 'y', status: 'approved' } })).json().status, 'approved', 'the create role sets it')
+})

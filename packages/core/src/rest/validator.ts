@@ -12,7 +12,9 @@ const common: Options = { useDefaults: true, strict: false, ownProperties: true 
 // `"x"` for a Number, or a bare string for an array, is 400 instead of a silently changed value.
 // Unknown keys are refused, not removed (a typo must not be a silent loss), and every problem is
 // reported at once (the envelope lists them, bounded).
-const bodyAjv = addFormats(new Ajv({ ...common, coerceTypes: false, removeAdditional: false, allErrors: true }))
+// No defaults here: the service applies them (every surface alike) after screening field ACL on
+// the keys the client actually sent; a default filled in first would read as a forbidden write.
+const bodyAjv = addFormats(new Ajv({ ...common, useDefaults: false, coerceTypes: false, removeAdditional: false, allErrors: true }))
 // Query strings and params are text by nature: coerce as Fastify does by default.
 const textAjv = addFormats(new Ajv({ ...common, coerceTypes: 'array', removeAdditional: true, allErrors: false }))
 
