@@ -59,6 +59,8 @@ export async function buildServer (config: ServerConfig, opts: BuildServerOption
     accessTokenTtl: config.accessTokenTtlSeconds,
     pageSize: config.pageSize,
     queryTimeoutMs: config.queryTimeoutMs,
+    // With REDIS_URL, cached aggregation answers are shared by the replicas.
+    ...(app.svcSurface.aggregationCache !== null ? { aggregationCache: app.svcSurface.aggregationCache } : {}),
     // Reset mails link to `${PUBLIC_BASE_URL}/reset-password?token=…`.
     publicBaseUrl: config.publicBaseUrl
   })

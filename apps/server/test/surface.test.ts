@@ -98,6 +98,18 @@ t.test('the reference server wires metrics, rate limits and the client IP from i
     t.equal((await app.inject({ method: 'GET', url: '/api-docs/' })).statusCode, 200, 'the UI')
   })
 
+  t.test('REDIS_URL: core caches aggregations in the shared store; Redis down, requests are still served', async (t) => {
+    // Nothing listens on port 1: every Redis call fails at once.
+    const app = await server({ NODE_ENV: 'development', REDIS_URL: 'redis://127.0.0.1:1', RATE_LIMIT_AUTH_PER_MIN: '2', METRICS_ENABLED: 'true' })
+    t.ok(app.svcSurface.aggregationCache !== null)
+    t.equal(app.svc.services.get('notes').aggregationCache, app.svcSurface.aggregationCache, 'the store core uses')
+    t.equal((await app.inject({ method: 'GET', url: '/api/v1/notes', headers: auth })).statusCode, 200)
+    const codes = []
+    for (let i = 0; i < 3; i++) codes.push((await app.inject({ method: 'POST', url: '/login', payload: LOGIN, remoteAddress: '10.9.1.1' })).statusCode)
+    t.same(codes, [401, 401, 429], 'limits still hold per process')
+    t.match((await app.inject({ method: 'GET', url: '/_metrics' })).body, /redis_errors_total\{use="rate_limit"\} [1-9]/)
+  })
+
   t.test('TRUST_PROXY=1: the client IP is the address the proxy saw', async (t) => {
     const app = await server({ NODE_ENV: 'development', RATE_LIMIT_AUTH_PER_MIN: '1', TRUST_PROXY: '1' })
     const login = async (client: string): Promise<number> => (await app.inject({ method: 'POST', url: '/login', payload: LOGIN, remoteAddress: '127.0.0.1', headers: { 'x-forwarded-for': client } })).statusCode

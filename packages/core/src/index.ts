@@ -21,7 +21,8 @@ export { loadRegistry } from './schema/load.js'
 export { describeModel } from './schema/describe.js'
 export { Manifest, DEFAULT_VERSION } from './describe/manifest.js'
 export type { ManifestContributor, ManifestEndpoints, ManifestFeatures, RestEndpoint } from './describe/manifest.js'
-export { ResourceService, ResourceServices, RecordEvents } from './service/index.js'
+export { ResourceService, ResourceServices, RecordEvents, memoryAggregationCache } from './service/index.js'
+export type { AggregationCache, AggregationResult } from './service/index.js'
 export type { RecordEvent, ListQuery, ListResult, ReadOptions, RecordJson, Scope, DeleteStrategy, WriteResult, WriteSubscriber, Operation, PurgeHook } from './service/index.js'
 export { normalizeError, type ErrorEnvelope, type NormalizedError } from './http/error-envelope.js'
 export { svcServerOptions } from './http/server-options.js'
@@ -56,7 +57,7 @@ async function svcCore (app: FastifyInstance, opts: SvcCoreOptions): Promise<voi
 
   const registry = await loadRegistry({ schemaDir: opts.schemaDir, schemas: opts.schemas, log: app.log })
   const events = new RecordEvents(app.log.child({ name: '@svc/core.events' }))
-  const services = new ResourceServices(registry, { db: opts.db, events, log: app.log.child({ name: '@svc/core' }), pageSize: Math.min(pageSize, 200), queryTimeoutMs })
+  const services = new ResourceServices(registry, { db: opts.db, events, log: app.log.child({ name: '@svc/core' }), pageSize: Math.min(pageSize, 200), queryTimeoutMs, ...(opts.aggregationCache !== undefined ? { aggregationCache: opts.aggregationCache } : {}) })
   const svc: SvcContext = {
     db: opts.db,
     registry,

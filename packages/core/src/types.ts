@@ -4,6 +4,7 @@ import type { SendMail } from './auth/session.js'
 import type { Manifest } from './describe/manifest.js'
 import type { Identity } from './identity.js'
 import type { Registry } from './schema/registry.js'
+import type { AggregationCache } from './service/aggregation-cache.js'
 import type { RecordEvents, ResourceServices } from './service/index.js'
 
 /** Options of the @svc/core plugin. The host app owns the MongoDB connection and passes its `Db`. */
@@ -31,6 +32,12 @@ export interface SvcCoreOptions {
   production?: boolean
   /** Public address of the service (`https://api.example.com`); reset mails link to `<it>/reset-password?token=…`. */
   publicBaseUrl?: string
+  /**
+   * Where declared aggregations' `cache.ttlSeconds` answers are kept; default in this process
+   * (`memoryAggregationCache()`). Replicas share answers through a shared store such as
+   * `@svc/surface`'s Redis one.
+   */
+  aggregationCache?: AggregationCache
   /** Refresh token lifetime: seconds or a duration string (`30d`); default 30 days. */
   refreshTokenTtl?: number | string
   /**

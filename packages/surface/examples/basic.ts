@@ -11,6 +11,12 @@ await app.register(svcSurface, {
   rateLimit: { apiPerMin: 600, authPerMin: 10 },
   redis: process.env.REDIS_URL
 })
-await app.register(svcCore, { db: client.db(), schemaDir: './schema', jwtSecret: process.env.JWT_SECRET ?? 'change-me' })
+const shared = app.svcSurface.aggregationCache // a Redis store with REDIS_URL, else null
+await app.register(svcCore, {
+  db: client.db(),
+  schemaDir: './schema',
+  jwtSecret: process.env.JWT_SECRET ?? 'change-me',
+  ...(shared !== null ? { aggregationCache: shared } : {})
+})
 app.addHook('onClose', async () => await client.close())
 await app.listen({ port: 3000 })

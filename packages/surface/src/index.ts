@@ -2,6 +2,7 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { Redis } from 'ioredis'
 import { Counter, Registry } from 'prom-client'
+import { redisAggregationCache } from './aggregation-cache.js'
 import { installCors } from './cors.js'
 import { installDocs } from './docs/docs.js'
 import { installLoadShedding } from './load-shedding.js'
@@ -16,6 +17,7 @@ import type { SurfaceContext, SurfaceOptions } from './types.js'
 export type * from './types.js'
 export { UNMATCHED_ROUTE, DURATION_BUCKETS } from './metrics/http-metrics.js'
 export { connectRedis } from './redis.js'
+export { redisAggregationCache } from './aggregation-cache.js'
 export { CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS } from './cors.js'
 export { toSwagger2Schema } from './docs/swagger2-schema.js'
 
@@ -36,14 +38,17 @@ async function svcSurface (app: FastifyInstance, opts: SurfaceOptions): Promise<
   const reporter = new ThrottledReporter(opts.errorLogIntervalMs ?? 60_000, (err, suppressed) => {
     log.warn({ err, suppressed }, 'redis unavailable: serving without it (fail open)')
   })
+  const prefix = opts.redisKeyPrefix ?? 'svc:'
   const surface: SurfaceContext = {
     metrics: register,
     redis,
+    aggregationCache: null,
     redisFailed: (use, err) => {
       redisErrors.inc({ use })
       reporter.failed(err)
     }
   }
+  if (redis !== null) surface.aggregationCache = redisAggregationCache(redis, { prefix: `${prefix}agg:`, onError: (err) => surface.redisFailed('aggregation_cache', err) })
   app.decorate('svcSurface', surface)
 
   // First: the document collects the routes registered after it (this plugin's included).
@@ -57,7 +62,7 @@ async function svcSurface (app: FastifyInstance, opts: SurfaceOptions): Promise<
     metricsRoute(app, register, { path: opts.metrics.path ?? '/_metrics', ...(opts.metrics.token !== undefined ? { token: opts.metrics.token } : {}) })
   }
   if (opts.rateLimit !== false) {
-    await installRateLimits(app, { ...opts.rateLimit, redis, nameSpace: `${opts.redisKeyPrefix ?? 'svc:'}rl:`, onStoreError: (err) => surface.redisFailed('rate_limit', err) })
+    await installRateLimits(app, { ...opts.rateLimit, redis, nameSpace: `${prefix}rl:`, onStoreError: (err) => surface.redisFailed('rate_limit', err) })
   }
 }
 

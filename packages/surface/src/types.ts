@@ -1,3 +1,4 @@
+import type { AggregationCache } from '@svc/core'
 import type { Redis } from 'ioredis'
 import type { Registry } from 'prom-client'
 import type { CorsOptions } from './cors.js'
@@ -30,7 +31,7 @@ export interface SurfaceOptions {
   docs?: DocsOptions | false
   /** A Redis URL (`redis://…`) or an ioredis client shared by the replicas; unset: everything is per process. */
   redis?: string | Redis
-  /** Prefix of every Redis key the surface writes; default `svc:` (replicas of one service must agree). */
+  /** Prefix of every Redis key the surface writes (`<prefix>rl:…`, `<prefix>agg:…`); default `svc:` (replicas of one service must agree). */
   redisKeyPrefix?: string
   /** Errors of a recurring kind (Redis unreachable) are logged at most once per this many ms; default 60000. */
   errorLogIntervalMs?: number
@@ -42,6 +43,11 @@ export interface SurfaceContext {
   metrics: Registry
   /** The shared Redis client, or null without `redis`. Closed with the app when the surface created it. */
   redis: Redis | null
+  /**
+   * With `redis`: a store for declared aggregations' cached answers, shared by the replicas; pass
+   * it to @svc/core as `aggregationCache`. Null without `redis` (core then caches per process).
+   */
+  aggregationCache: AggregationCache | null
   /** Counts (and throttles the log of) a failed Redis call; `use` names the caller, e.g. `rate_limit`. */
   redisFailed: (use: string, err: unknown) => void
 }

@@ -21,11 +21,12 @@ export async function testDb (t: Teardownable): Promise<Db> {
   return (await getTestDb(t)).db
 }
 
-/** @svc/surface registered before @svc/core (as the reference server does), on `db`; closed in teardown. */
+/** @svc/surface registered before @svc/core (as the reference server does, its aggregation cache passed on), on `db`; closed in teardown. */
 export async function buildApp (t: Teardownable, db: Db, opts: SurfaceOptions = {}, server: FastifyServerOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({ ...svcServerOptions, logger: false, ...server })
   await app.register(svcSurface, opts)
-  await app.register(svcCore, { db, jwtSecret: JWT_SECRET, bcryptRounds: 4, schemas: SCHEMAS })
+  const shared = app.svcSurface.aggregationCache
+  await app.register(svcCore, { db, jwtSecret: JWT_SECRET, bcryptRounds: 4, schemas: SCHEMAS, ...(shared !== null ? { aggregationCache: shared } : {}) })
   t.teardown(async () => await app.close())
   await app.ready()
   return app

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { Writable } from 'node:stream'
 import t from 'tap'
 import { Redis } from 'ioredis'
-import { buildApp, testDb } from './helper.js'
+import { bearer, buildApp, testDb } from './helper.js'
 
 const REDIS_URL = 'redis://127.0.0.1:6379'
 const LOGIN = { email: 'nobody@example.test', password: 'wrong password 123' }
@@ -46,6 +46,38 @@ t.test('two replicas share one budget through Redis', { skip: redisUp ? false : 
   t.notMatch((await a.inject({ method: 'GET', url: '/_metrics' })).body, /redis_errors_total\{/, 'no Redis errors')
 })
 
+t.test('two replicas share cached aggregation answers through Redis, per tenant and roles', { skip: redisUp ? false : `no Redis answers at ${REDIS_URL}` }, async (t) => {
+  const db = await testDb(t)
+  const prefix = `svc-test:${randomBytes(6).toString('hex')}:`
+  const a = await buildApp(t, db, { redis: REDIS_URL, redisKeyPrefix: prefix, rateLimit: false })
+  const b = await buildApp(t, db, { redis: REDIS_URL, redisKeyPrefix: prefix, rateLimit: false })
+  const alone = await buildApp(t, db, { rateLimit: false })
+  t.teardown(async () => {
+    const cleanup = new Redis(REDIS_URL)
+    const keys = await cleanup.keys(`${prefix}*`)
+    if (keys.length > 0) await cleanup.del(...keys)
+    cleanup.disconnect()
+  })
+  await Promise.all([a, b].map(async (app) => { if (app.svcSurface.redis?.status !== 'ready') await new Promise((resolve) => app.svcSurface.redis?.once('ready', resolve)) }))
+  const alice = bearer('65f0000000000000000000a1')
+  const count = async (app: typeof a, headers: { authorization: string }): Promise<number> => {
+    const res = await app.inject({ method: 'GET', url: '/api/v1/notes/aggregations/count', headers })
+    t.equal(res.statusCode, 200)
+    return res.json().results[0]?.n ?? 0
+  }
+  const create = async (): Promise<void> => { t.equal((await a.inject({ method: 'POST', url: '/api/v1/notes', headers: alice, payload: { title: 'n' } })).statusCode, 201) }
+  await create()
+  t.equal(await count(a, alice), 1, 'replica A computes and stores')
+  await create()
+  t.equal(await count(b, alice), 1, "replica B serves A's answer within the TTL")
+  t.equal(await count(alone, alice), 2, 'a process without Redis has its own cache')
+  t.equal(await count(b, bearer('65f0000000000000000000a1', ['admin'])), 2, 'other roles: another entry')
+  t.equal(await count(b, bearer('65f0000000000000000000b2')), 0, 'another tenant: another entry')
+  const keys = await a.svcSurface.redis!.keys(`${prefix}agg:*`)
+  t.equal(keys.length, 3, 'three entries under the prefix')
+  t.ok(await a.svcSurface.redis!.pttl(keys[0]) > 50_000, 'with the declared TTL (60 s)')
+})
+
 t.test('Redis unreachable: requests are still served, errors counted and logged once per interval', async (t) => {
   const lines: Array<Record<string, unknown>> = []
   const stream = new Writable({ write (chunk, _enc, cb) { lines.push(JSON.parse(String(chunk))); cb() } })
@@ -56,6 +88,11 @@ t.test('Redis unreachable: requests are still served, errors counted and logged 
   t.same(codes, [401, 401, 429, 429], 'served, and still limited per process meanwhile')
   const metrics = (await app.inject({ method: 'GET', url: '/_metrics' })).body
   t.match(metrics, /redis_errors_total\{use="rate_limit"\} 4\n/, 'every failed-open call is counted')
+  for (let i = 0; i < 2; i++) {
+    const res = await app.inject({ method: 'GET', url: '/api/v1/notes/aggregations/count', headers: bearer('65f0000000000000000000a1') })
+    t.equal(res.statusCode, 200, 'aggregations answer without their shared cache')
+  }
+  t.match((await app.inject({ method: 'GET', url: '/_metrics' })).body, /redis_errors_total\{use="aggregation_cache"\} 4\n/, 'a get and a set per call, counted')
   const warnings = lines.filter((l) => l.msg === 'redis unavailable: serving without it (fail open)')
   t.equal(warnings.length, 1, 'logged once in the interval')
 })

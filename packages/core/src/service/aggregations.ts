@@ -1,10 +1,10 @@
-import { LRUCache } from 'lru-cache'
 import type { Collection, Document } from 'mongodb'
 import { ForbiddenError, NotFoundError, UnauthenticatedError, ValidationError } from '../errors.js'
 import type { RequestContext } from '../identity.js'
 import type { AggregationModel, AggregationParam } from '../schema/aggregations.js'
 import type { ResourceModel } from '../schema/model.js'
 import { castScalar, toJson } from '../values/convert.js'
+import type { AggregationCache, AggregationResult } from './aggregation-cache.js'
 import { and, type Operation } from './tenancy.js'
 import type { ReadOptions } from './types.js'
 
@@ -12,13 +12,15 @@ import type { ReadOptions } from './types.js'
 export const MAX_AGGREGATION_ROWS = 10_000
 const MAX_STRING_PARAM = 1000
 
-export interface AggregationResult { results: unknown[] }
+export type { AggregationResult }
 
 /** What the runner needs from its resource service (structural, so the two modules do not import each other). */
 export interface AggregationHost {
   readonly model: ResourceModel
   readonly collection: Collection
   readonly maxTimeMS: number
+  /** Where `cache.ttlSeconds` answers are kept (in-process by default, shared when the host says so). */
+  readonly aggregationCache: AggregationCache
   scopeFilter: (ctx: RequestContext, op: Operation, options?: ReadOptions) => Document
 }
 
@@ -39,26 +41,15 @@ function castParam (p: AggregationParam, raw: unknown): unknown {
 /**
  * Runs a schema's declared aggregations for one caller: params cast and substituted as values,
  * the caller's `userId` (and the service's scopes, so tombstones stay out) prepended as the first
- * `$match` even for `unsafe` ones, results cached per tenant for `cache.ttlSeconds`.
+ * `$match` even for `unsafe` ones, results cached per tenant and roles for `cache.ttlSeconds`.
  */
 export class AggregationRunner {
   readonly #service: AggregationHost
   readonly #byName: Map<string, AggregationModel>
-  readonly #caches = new Map<string, LRUCache<string, AggregationResult>>()
 
   constructor (service: AggregationHost) {
     this.#service = service
     this.#byName = new Map(service.model.aggregations.map((a) => [a.name, a]))
-    for (const a of service.model.aggregations) {
-      if (a.ttlSeconds === undefined) continue
-      // Bounded by entries and by size, so many tenants × param combinations cannot grow memory.
-      this.#caches.set(a.name, new LRUCache<string, AggregationResult>({
-        max: 1000,
-        maxSize: 32 * 1024 * 1024,
-        sizeCalculation: (v) => Math.max(1, JSON.stringify(v).length),
-        ttl: a.ttlSeconds * 1000
-      }))
-    }
   }
 
   async run (ctx: RequestContext, name: string, raw: Record<string, unknown> = {}): Promise<AggregationResult> {
@@ -69,9 +60,11 @@ export class AggregationRunner {
     if (identity.kind !== 'user' || typeof identity.userId !== 'string' || identity.userId === '') throw new ForbiddenError('aggregations need a signed-in user')
     if (a.unsafe && !identity.roles.some((r) => this.#service.model.acl.list.includes(r))) throw new ForbiddenError(`aggregation '${name}' is restricted to roles in acl.list`)
     const values = this.#params(a, raw)
-    const cache = this.#caches.get(a.name)
-    const key = JSON.stringify([identity.userId, [...values.entries()].sort(([x], [y]) => x < y ? -1 : 1)])
-    const hit = cache?.get(key)
+    const cache = a.ttlSeconds === undefined ? undefined : this.#service.aggregationCache
+    // Roles too: a cached answer must never reach a caller whose roles could see it differently.
+    const key = `${this.#service.model.key}/${a.name}:${JSON.stringify([identity.userId, [...identity.roles].sort(), [...values.entries()].sort(([x], [y]) => x < y ? -1 : 1)])}`
+    // A failing store is a miss (and a failed set is ignored): the cache never fails the request.
+    const hit = await cache?.get(key).catch(() => undefined)
     if (hit !== undefined) return hit
     const tenant = and({ userId: identity.userId }, this.#service.scopeFilter(ctx, 'get', { includeDeleted: false }))
     const pipeline: Document[] = [{ $match: tenant }]
@@ -81,7 +74,7 @@ export class AggregationRunner {
     const rows = await this.#service.collection.aggregate(pipeline, { maxTimeMS: this.#service.maxTimeMS }).toArray()
     if (rows.length > MAX_AGGREGATION_ROWS) throw new Error(`aggregation ${this.#service.model.path}/${name} returned more than ${MAX_AGGREGATION_ROWS} rows`)
     const result = { results: rows.map((r) => toJson(r)) }
-    cache?.set(key, result)
+    if (cache !== undefined && a.ttlSeconds !== undefined) await cache.set(key, result, a.ttlSeconds).catch(() => {})
     return result
   }
 

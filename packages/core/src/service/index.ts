@@ -4,19 +4,23 @@ import type { Registry } from '../schema/registry.js'
 import type { RecordEvents } from './events.js'
 import { ResourceService } from './resource-service.js'
 import { IdempotencyKeys } from './idempotency.js'
+import { memoryAggregationCache, type AggregationCache } from './aggregation-cache.js'
 
 export { ResourceService } from './resource-service.js'
 export { RecordEvents, type RecordEvent } from './events.js'
 export type * from './types.js'
 export type { Operation } from './tenancy.js'
 export type { PurgeHook } from './purge.js'
+export { memoryAggregationCache, type AggregationCache, type AggregationResult } from './aggregation-cache.js'
 
 /** Resource services keyed like the registry: `<version>/<path>`. */
 export class ResourceServices {
   readonly #byKey = new Map<string, ResourceService>()
 
-  constructor (registry: Registry, deps: { db: Db, events: RecordEvents, log: FastifyBaseLogger, pageSize: number, queryTimeoutMs: number }) {
+  constructor (registry: Registry, deps: { db: Db, events: RecordEvents, log: FastifyBaseLogger, pageSize: number, queryTimeoutMs: number, aggregationCache?: AggregationCache }) {
     const idempotency = new IdempotencyKeys(deps.db)
+    // One store for every schema (keys name schema and aggregation): one memory bound in-process.
+    const aggregationCache = deps.aggregationCache ?? memoryAggregationCache()
     for (const model of registry.all()) {
       this.#byKey.set(model.key, new ResourceService(model, {
         collection: deps.db.collection(model.collection),
@@ -25,7 +29,8 @@ export class ResourceServices {
         pageSize: deps.pageSize,
         queryTimeoutMs: deps.queryTimeoutMs,
         lookup: (path) => this.get(path, model.version),
-        idempotency
+        idempotency,
+        aggregationCache
       }))
     }
     // Relation `where` filters are cast against their targets now, so a bad one stops start-up.

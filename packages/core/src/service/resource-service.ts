@@ -20,6 +20,7 @@ import { checkFileWrite, readFileField, writeFileField } from './file-field.js'
 import { and, compileClientScopes, stamp, tenantFilter, type Operation } from './tenancy.js'
 import { RelationLoader } from './relations.js'
 import { AggregationRunner } from './aggregations.js'
+import { memoryAggregationCache, type AggregationCache } from './aggregation-cache.js'
 import { searchSort, textClause } from './search.js'
 import { checkIdempotencyKey, type IdempotencyKeys, type IdempotentResult } from './idempotency.js'
 import type { DeleteStrategy, ListQuery, ListResult, ReadOptions, RecordJson, Scope, WriteResult, WriteSubscriber } from './types.js'
@@ -48,6 +49,8 @@ export interface ResourceServiceDeps {
   lookup?: (path: string) => ResourceService
   /** The shared `idempotency_keys` store (create with an Idempotency-Key). */
   idempotency?: IdempotencyKeys
+  /** Declared aggregations' cache; default in-process. */
+  aggregationCache?: AggregationCache
 }
 
 /**
@@ -62,6 +65,7 @@ export class ResourceService {
    * caller gets 503 QUERY_TIMEOUT. Plugins that add reads (restore, history) pass it too.
    */
   readonly maxTimeMS: number
+  readonly aggregationCache: AggregationCache
   readonly #deps: ResourceServiceDeps
   readonly #scopes: Scope[] = []
   readonly #subscribers: WriteSubscriber[] = []
@@ -76,6 +80,7 @@ export class ResourceService {
     this.model = model
     this.collection = deps.collection
     this.maxTimeMS = deps.queryTimeoutMs
+    this.aggregationCache = deps.aggregationCache ?? memoryAggregationCache()
     this.#deps = deps
     this.#clientScopes = compileClientScopes(model)
     this.relations = new RelationLoader(model, deps.lookup ?? ((p) => { throw new Error(`@svc/core: no service lookup for relation target '${p}'`) }))
