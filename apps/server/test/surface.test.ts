@@ -85,6 +85,10 @@ t.test('the reference server wires metrics, rate limits and the client IP from i
     t.equal(res.statusCode, 200)
     t.equal(res.headers['x-content-type-options'], 'nosniff')
     t.equal(res.headers['content-security-policy'], "default-src 'none';frame-ancestors 'none'")
+    const graphiql = await app.inject({ method: 'GET', url: '/graphiql' })
+    t.equal(graphiql.statusCode, 200, 'GraphiQL outside production')
+    t.equal(graphiql.headers['content-security-policy'], undefined, "an HTML page is not blanked by the JSON API's policy")
+    t.equal(graphiql.headers['x-content-type-options'], 'nosniff')
   })
 
   t.test('the Swagger document covers every plugin of the reference server and is valid 2.0', async (t) => {

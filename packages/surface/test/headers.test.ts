@@ -17,6 +17,14 @@ t.test('security headers and load shedding', async (t) => {
     t.equal(missing.headers['x-content-type-options'], 'nosniff', 'errors too')
   })
 
+  t.test('an HTML page of another plugin does not get the JSON policy', async (t) => {
+    const app = await buildApp(t, db, { rateLimit: false })
+    const docs = await app.inject({ method: 'GET', url: '/api-docs/' })
+    t.match(docs.headers['content-security-policy'], /script-src 'self'/, 'the docs page keeps its own')
+    const json = await app.inject({ method: 'GET', url: '/api-docs/swagger.json' })
+    t.equal(json.headers['content-security-policy'], "default-src 'none';frame-ancestors 'none'", 'JSON keeps the strict one')
+  })
+
   t.test('securityHeaders: false', async (t) => {
     const app = await buildApp(t, db, { rateLimit: false, securityHeaders: false })
     t.equal((await app.inject({ method: 'GET', url: '/_describe' })).headers['content-security-policy'], undefined)
