@@ -51,8 +51,6 @@ export interface HistoryEntry {
 export type HistoryPage = Omit<ListResult, 'results'> & { results: HistoryEntry[] }
 
 export interface AuditOptions {
-  /** How often failed audit rows (`audit_failures`) are retried; default 60 s, `0` disables the timer. */
-  retryIntervalMs?: number
   /** The clock for `at` (tests); default `() => new Date()`. */
   now?: () => Date
 }
@@ -61,8 +59,6 @@ export interface AuditOptions {
 export interface AuditApi {
   /** A record's history, newest first, projected for the caller; 404 when the caller cannot read the record. */
   history (ctx: RequestContext, path: string, id: string, paging?: { page?: number, perPage?: number }, version?: string): Promise<HistoryPage>
-  /** Moves rows parked in `audit_failures` into `audit_log`; idempotent, safe on several replicas. */
-  retryFailures (): Promise<{ moved: number, remaining: number }>
 }
 
 declare module '@svc/core' {

@@ -1,57 +1,60 @@
 import t from 'tap'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { ObjectId } from 'mongodb'
+import { INTENTS_COLLECTION } from '@svc/core'
 import { buildApp, makeUser } from './helper.js'
 
 // A real refusal from the database, no driver mock: a unique index on `path` makes every
 // further notes row a duplicate key, like an audit_log that is full, locked or misconfigured.
-t.test('an audit write that fails is parked in audit_failures; the record write still answers and is retried later', async (t) => {
-  const { app, db } = await buildApp(t)
+t.test('audit_log refusing a row: the write answers, its intent stays pending, the reconciler inserts the row later', async (t) => {
+  const { app, db } = await buildApp(t, { core: { intentLeaseMs: 50, intentReconcileMs: 0 } })
   const u = makeUser()
   await db.collection('audit_log').insertOne({ path: 'notes', blocker: true })
   await db.collection('audit_log').createIndex({ path: 1 }, { unique: true, name: 'test_blocker' })
 
   const res = await app.inject({ method: 'POST', url: '/api/v1/notes', headers: u.headers, payload: { body: 'a' } })
-  t.equal(res.statusCode, 201, 'the record write is not failed by the audit outage')
+  t.equal(res.statusCode, 201, 'the committed record write is answered')
   const id = res.json()._id
-  t.equal(await db.collection('notes').countDocuments(), 1, 'the record exists')
   t.equal(await db.collection('audit_log').countDocuments({ recordId: id }), 0, 'audit_log refused the row')
-  const parked = await db.collection('audit_failures').find({}).toArray()
-  t.equal(parked.length, 1, 'the row is parked in the outbox')
-  t.match(parked[0], { row: { action: 'create', recordId: id, path: 'notes', userId: u.userId }, error: /duplicate key|E11000/i })
-  t.equal(String(parked[0]._id), String(parked[0].row._id), 'keyed by the audit row id (idempotent retry)')
+  const pending = await db.collection(INTENTS_COLLECTION).find({ state: 'pending' }).toArray()
+  t.equal(pending.length, 1, 'the write intent is kept')
+  t.match(pending[0], { recordId: new ObjectId(id), effects: [{ collection: 'audit_log', document: { action: 'create', recordId: id } }] })
 
-  {
-    const r = await app.svc.audit!.retryFailures()
-    t.same(r, { moved: 0, remaining: 1 }, 'retrying while audit_log still refuses keeps the row parked')
-  }
+  await sleep(60)
+  t.same(await app.svc.services.reconcileIntents(), { happened: 0, dropped: 0 }, 'still refused: nothing settled, the intent waits for the next pass')
+  t.equal(await db.collection(INTENTS_COLLECTION).countDocuments({ state: 'pending' }), 1)
   await db.collection('audit_log').dropIndex('test_blocker')
-  {
-    const r = await app.svc.audit!.retryFailures()
-    t.same(r, { moved: 1, remaining: 0 }, 'moved once audit_log accepts again')
-  }
+  await sleep(60)
+  t.same(await app.svc.services.reconcileIntents(), { happened: 1, dropped: 0 }, 'settled once audit_log accepts again')
+  t.equal(await db.collection(INTENTS_COLLECTION).countDocuments({ state: 'pending' }), 0, 'nothing left pending')
   const row = await db.collection('audit_log').findOne({ recordId: id })
-  t.match(row, { _id: parked[0]._id, action: 'create', after: { body: 'a' } }, 'the same row, same id')
+  t.match(row, { _id: pending[0].effects[0].document._id, action: 'create', after: { body: 'a' } }, 'the row built with the write, same id')
   const hist = await app.inject({ method: 'GET', url: `/api/v1/notes/${id}/history`, headers: u.headers })
   t.equal(hist.json().totalResults, 1, 'history is complete again')
 })
 
-t.test('a retry of a row another replica already moved just clears the outbox', async (t) => {
-  const { app, db } = await buildApp(t)
-  const u = makeUser()
-  const id = (await app.inject({ method: 'POST', url: '/api/v1/notes', headers: u.headers, payload: { body: 'a' } })).json()._id
-  const row = await db.collection('audit_log').findOne({ recordId: id })
-  await db.collection('audit_failures').insertOne({ _id: row!._id, row, error: 'simulated earlier failure', failedAt: new Date() })
-  t.same(await app.svc.audit!.retryFailures(), { moved: 1, remaining: 0 })
-  t.equal(await db.collection('audit_log').countDocuments({ recordId: id }), 1, 'no duplicate row')
-})
-
-t.test('the retry timer moves parked rows by itself', async (t) => {
-  const { app, db } = await buildApp(t, { audit: { retryIntervalMs: 20 } })
+t.test('the periodic pass settles by itself', async (t) => {
+  const { app, db } = await buildApp(t, { core: { intentLeaseMs: 20, intentReconcileMs: 20 } })
   const u = makeUser()
   await db.collection('audit_log').insertOne({ path: 'notes', blocker: true })
   await db.collection('audit_log').createIndex({ path: 1 }, { unique: true, name: 'test_blocker' })
   const id = (await app.inject({ method: 'POST', url: '/api/v1/notes', headers: u.headers, payload: { body: 'a' } })).json()._id
-  t.equal(await db.collection('audit_failures').countDocuments(), 1)
+  t.equal(await db.collection('audit_log').countDocuments({ recordId: id }), 0)
   await db.collection('audit_log').dropIndex('test_blocker')
-  for (let i = 0; i < 500 && await db.collection('audit_failures').countDocuments() > 0; i++) await new Promise((resolve) => setTimeout(resolve, 20))
-  t.equal(await db.collection('audit_log').countDocuments({ recordId: id }), 1, 'moved by the timer')
+  for (let i = 0; i < 500 && await db.collection('audit_log').countDocuments({ recordId: id }) === 0; i++) await sleep(20)
+  t.equal(await db.collection('audit_log').countDocuments({ recordId: id }), 1, 'inserted by the timer')
+})
+
+t.test('rows parked in audit_failures by an earlier version move to audit_log at start-up, once', async (t) => {
+  const rowId = new ObjectId()
+  const dupId = new ObjectId()
+  const row = (id: ObjectId): Record<string, unknown> => ({ _id: id, action: 'create', recordId: new ObjectId().toHexString(), path: 'notes', version: 'v1', userId: 'u1', actor: { kind: 'system', userId: null, roles: [] }, before: null, after: {}, diff: {}, requestId: null, at: new Date() })
+  const { db } = await buildApp(t, {
+    before: async (db) => {
+      await db.collection('audit_log').insertOne(row(dupId)) // already moved by another replica
+      await db.collection('audit_failures').insertMany([{ _id: rowId, row: row(rowId), error: 'old', failedAt: new Date() }, { _id: dupId, row: row(dupId), error: 'old', failedAt: new Date() }] as never[])
+    }
+  })
+  t.equal(await db.collection('audit_failures').countDocuments(), 0, 'outbox emptied')
+  t.equal(await db.collection('audit_log').countDocuments({ _id: { $in: [rowId, dupId] } }), 2, 'each row once')
 })

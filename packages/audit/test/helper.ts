@@ -40,15 +40,20 @@ export interface BuildOptions {
   schemas?: unknown[]
   audit?: AuditOptions | false
   softDelete?: boolean
+  /** More @svc/core options (e.g. `intentLeaseMs`). */
+  core?: Record<string, unknown>
+  /** Runs on the fresh database before the app is built. */
+  before?: (db: Db) => Promise<void>
 }
 
 /** core (+ @svc/softdelete) + @svc/audit on a fresh database; closed in teardown. */
 export async function buildApp (t: Teardownable, opts: BuildOptions = {}): Promise<{ app: FastifyInstance, db: Db }> {
   const { db } = await getTestDb(t)
+  await opts.before?.(db)
   const app = Fastify({ logger: false })
-  await app.register(svcCore, { db, jwtSecret: JWT_SECRET, bcryptRounds: 4, schemas: opts.schemas ?? SCHEMAS })
+  await app.register(svcCore, { db, jwtSecret: JWT_SECRET, bcryptRounds: 4, schemas: opts.schemas ?? SCHEMAS, ...opts.core })
   if (opts.softDelete !== false) await app.register(softDelete, { sweepIntervalMs: 0 })
-  if (opts.audit !== false) await app.register(audit, { retryIntervalMs: 0, ...opts.audit })
+  if (opts.audit !== false) await app.register(audit, { ...opts.audit })
   t.teardown(async () => await app.close())
   await app.ready()
   return { app, db }

@@ -9,6 +9,7 @@ import { ensureIndexes } from './service/indexes.js'
 import { loadRegistry } from './schema/load.js'
 import { RecordEvents, ResourceServices } from './service/index.js'
 import type { SvcContext, SvcCoreOptions } from './types.js'
+import { startPeriodic } from './periodic.js'
 
 export * from './errors.js'
 export { defineSchema } from './schema/define.js'
@@ -23,7 +24,8 @@ export { Manifest, DEFAULT_VERSION } from './describe/manifest.js'
 export type { ManifestContributor, ManifestEndpoints, ManifestFeatures, RestEndpoint } from './describe/manifest.js'
 export { ResourceService, ResourceServices, RecordEvents, memoryAggregationCache } from './service/index.js'
 export type { AggregationCache, AggregationResult } from './service/index.js'
-export type { RecordEvent, ListQuery, ListResult, ReadOptions, RecordJson, Scope, DeleteStrategy, WriteResult, WriteSubscriber, Operation, PurgeHook } from './service/index.js'
+export type { RecordEvent, ListQuery, ListResult, ReadOptions, RecordJson, Scope, DeleteStrategy, WriteResult, WriteSubscriber, Operation, PurgeHook, TombstoneUpdate, DurableDoc, DurableEffect } from './service/index.js'
+export { INTENTS_COLLECTION } from './service/index.js'
 export { normalizeError, type ErrorEnvelope, type NormalizedError } from './http/error-envelope.js'
 export { svcServerOptions } from './http/server-options.js'
 // The BSON boundary, paging and the filter/search rules, for plugins that add reads (restore, history) or describe them (MCP).
@@ -40,6 +42,22 @@ export { parseDuration, signAccessToken, UserStore, ApiClientStore, normalizeEma
 export type { AccessClaims, PublicUser } from './auth/index.js'
 
 const TWO_HOURS = 2 * 60 * 60
+
+function wholeMs (name: string, v: unknown, min: number): number {
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < min) throw new Error(`@svc/core: option \`${name}\` must be a whole number of milliseconds (at least ${min})`)
+  return v
+}
+
+/** Writes interrupted by a crash get their durable effects (or lose their intent) once the app is ready, then periodically. */
+function reconcileIntents (app: FastifyInstance, services: ResourceServices, intervalMs: number): void {
+  const log = app.log.child({ name: '@svc/core.intents' })
+  let timer: { stop: () => Promise<void> } | null = null
+  app.addHook('onReady', async () => {
+    await services.reconcileIntents()
+    if (intervalMs > 0) timer = startPeriodic('write intent reconciliation', async () => await services.reconcileIntents(), intervalMs, log)
+  })
+  app.addHook('onClose', async () => { await timer?.stop() })
+}
 const MAX_QUERY_TIMEOUT_MS = 10 * 60 * 1000
 
 async function svcCore (app: FastifyInstance, opts: SvcCoreOptions): Promise<void> {
@@ -51,13 +69,15 @@ async function svcCore (app: FastifyInstance, opts: SvcCoreOptions): Promise<voi
   if (!Number.isInteger(pageSize) || pageSize < 1) throw new Error('@svc/core: option `pageSize` must be a positive integer')
   const queryTimeoutMs = opts.queryTimeoutMs ?? 5000
   if (!Number.isInteger(queryTimeoutMs) || queryTimeoutMs < 1 || queryTimeoutMs > MAX_QUERY_TIMEOUT_MS) throw new Error(`@svc/core: option \`queryTimeoutMs\` must be a whole number of milliseconds between 1 and ${MAX_QUERY_TIMEOUT_MS}`)
+  const intentLeaseMs = wholeMs('intentLeaseMs', opts.intentLeaseMs ?? 15_000, 1)
+  const intentReconcileMs = wholeMs('intentReconcileMs', opts.intentReconcileMs ?? 30_000, 0)
   const refreshTokenTtlSeconds = opts.refreshTokenTtl === undefined ? undefined : parseDuration(opts.refreshTokenTtl)
   if (opts.resetStalenessMs !== undefined && (!Number.isInteger(opts.resetStalenessMs) || opts.resetStalenessMs < 1)) throw new Error('@svc/core: option `resetStalenessMs` must be a positive whole number of milliseconds')
   if (opts.publicBaseUrl !== undefined && !/^https?:\/\/\S+$/.test(opts.publicBaseUrl)) throw new Error('@svc/core: option `publicBaseUrl` must be an http(s) URL')
 
   const registry = await loadRegistry({ schemaDir: opts.schemaDir, schemas: opts.schemas, log: app.log })
   const events = new RecordEvents(app.log.child({ name: '@svc/core.events' }))
-  const services = new ResourceServices(registry, { db: opts.db, events, log: app.log.child({ name: '@svc/core' }), pageSize: Math.min(pageSize, 200), queryTimeoutMs, ...(opts.aggregationCache !== undefined ? { aggregationCache: opts.aggregationCache } : {}) })
+  const services = new ResourceServices(registry, { db: opts.db, events, log: app.log.child({ name: '@svc/core' }), pageSize: Math.min(pageSize, 200), queryTimeoutMs, intentLeaseMs, ...(opts.aggregationCache !== undefined ? { aggregationCache: opts.aggregationCache } : {}) })
   const svc: SvcContext = {
     db: opts.db,
     registry,
@@ -82,6 +102,7 @@ async function svcCore (app: FastifyInstance, opts: SvcCoreOptions): Promise<voi
   installErrorHandling(app, { production: opts.production ?? process.env.NODE_ENV === 'production' })
   await ensureIndexes(opts.db, registry)
   await app.register(authPlugin, { jwtSecret: opts.jwtSecret, accessTokenTtlSeconds, bcryptRounds: svc.config.bcryptRounds, refreshTokenTtlSeconds, publicBaseUrl: opts.publicBaseUrl, resetStalenessMs: opts.resetStalenessMs })
+  reconcileIntents(app, services, intentReconcileMs)
   describeRoute(app)
   for (const service of services.all()) {
     await app.register(resourceRoutes, { prefix: `/api/${service.model.version}`, service })

@@ -46,6 +46,13 @@ export interface SvcCoreOptions {
    * The process that completed the reset refuses such tokens at once.
    */
   resetStalenessMs?: number
+  /**
+   * Durable effects (audit rows, webhook outbox) on a standalone server: how long (ms) a writer
+   * owns the write intent of a write in flight before a reconciler may settle it. Default 15000.
+   */
+  intentLeaseMs?: number
+  /** How often (ms) interrupted writes' intents are reconciled (also once when the app is ready); default 30000, `0`: only at start-up. */
+  intentReconcileMs?: number
 }
 
 /** The authentication service the auth layer installs on `app.svc.auth`. */

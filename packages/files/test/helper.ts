@@ -68,7 +68,7 @@ export async function buildApp (t: Test, opts: BuildOptions = {}): Promise<Files
   const app = Fastify({ logger: false })
   await app.register(svcCore, { db, jwtSecret: JWT_SECRET, bcryptRounds: 4, schemas: opts.schemas ?? schemas(storage), publicBaseUrl: BASE_URL })
   await app.register(softDelete, { sweepIntervalMs: 0 })
-  await app.register(audit, { retryIntervalMs: 0 })
+  await app.register(audit)
   await app.register(files, { uploadsDir, reconcileIntervalMs: 0, ...(s3 !== undefined ? { s3: s3.options } : {}), ...opts.files })
   t.teardown(async () => await app.close())
   await app.ready()

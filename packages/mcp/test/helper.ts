@@ -34,7 +34,7 @@ export async function buildApp (t: Teardownable, opts: BuildOptions = {}): Promi
   // MCP first, on purpose: its tools are built on ready, after every feature plugin registered.
   await app.register(svcMcp, opts.mcp ?? {})
   if (opts.softDelete !== false) await app.register(svcSoftDelete, { sweepIntervalMs: 0 })
-  if (opts.audit !== false) await app.register(svcAudit, { retryIntervalMs: 0 })
+  if (opts.audit !== false) await app.register(svcAudit)
   await opts.before?.(app)
   t.teardown(async () => await app.close())
   await app.listen({ host: '127.0.0.1', port: 0 })

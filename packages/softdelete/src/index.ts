@@ -44,7 +44,7 @@ async function softDelete (app: FastifyInstance, opts: SoftDeleteOptions): Promi
     async restore (ctx, path, id, version = 'v1') {
       const service = app.svc.services.get(path, version)
       if (!service.model.softDelete.enabled) throw new Error(`@svc/softdelete: ${path} has soft delete off`)
-      return await restoreRecord(service, ctx, id, now)
+      return await restoreRecord(service, ctx, id)
     },
     sweep,
     retentionDays: (path, version = 'v1') => retentionOf(app.svc.services.get(path, version))
@@ -55,7 +55,7 @@ async function softDelete (app: FastifyInstance, opts: SoftDeleteOptions): Promi
   const byVersion = new Map<string, ResourceService[]>()
   for (const s of services) byVersion.set(s.model.version, [...(byVersion.get(s.model.version) ?? []), s])
   for (const [version, list] of byVersion) {
-    await app.register(restoreRoutes, { prefix: `/api/${version}`, services: list, restore: async (s, ctx, id) => await restoreRecord(s, ctx, id, now) })
+    await app.register(restoreRoutes, { prefix: `/api/${version}`, services: list, restore: async (s, ctx, id) => await restoreRecord(s, ctx, id) })
   }
 
   if (intervalMs > 0 && services.some((s) => retentionOf(s) !== undefined)) {

@@ -3,28 +3,20 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { AuditRow } from '../types.js'
 
 export const AUDIT_COLLECTION = 'audit_log'
-export const FAILURES_COLLECTION = 'audit_failures'
-
-interface FailureRow {
-  _id: AuditRow['_id']
-  row: AuditRow
-  error: string
-  failedAt: Date
-}
+/** The outbox of earlier versions (rows whose insert failed); only read to migrate them. */
+const PARKED_COLLECTION = 'audit_failures'
 
 /**
- * Writes audit rows. No transaction (a standalone mongod and devdb refuse them, and an audit
- * outage must not fail the record write that already happened): a row that cannot be inserted
- * is parked in `audit_failures` (an outbox) and moved later by `retryFailures()`; if even that
- * fails, an error log line carries the row's identity (never its data) so the write is reported.
+ * The `audit_log` collection. Rows are written by core's durable effects (see index.ts), not
+ * here: this store creates the history index, reads history and migrates old parked rows.
  */
 export class AuditStore {
   readonly log: Collection<AuditRow>
-  readonly failures: Collection<FailureRow>
+  readonly #parked: Collection<{ _id: AuditRow['_id'], row: AuditRow }>
 
   constructor (db: Db) {
     this.log = db.collection<AuditRow>(AUDIT_COLLECTION)
-    this.failures = db.collection<FailureRow>(FAILURES_COLLECTION)
+    this.#parked = db.collection(PARKED_COLLECTION)
   }
 
   async ensureIndexes (): Promise<void> {
@@ -32,45 +24,25 @@ export class AuditStore {
     await this.log.createIndex({ userId: 1, path: 1, recordId: 1, at: -1, _id: -1 }, { name: 'audit_history' })
   }
 
-  async write (rows: AuditRow[], log: FastifyBaseLogger): Promise<void> {
-    if (rows.length === 0) return
-    try {
-      await this.log.insertMany(rows, { ordered: true })
-      return
-    } catch (err) {
-      // Some rows of an ordered batch may have landed; park only the missing ones.
-      const present = new Set((await this.log.find({ _id: { $in: rows.map((r) => r._id) } }, { projection: { _id: 1 } }).toArray().catch(() => [])).map((r) => String(r._id)))
-      const missing = rows.filter((r) => !present.has(String(r._id)))
-      const ids = missing.map(identify)
-      try {
-        await this.failures.insertMany(missing.map((row) => ({ _id: row._id, row, error: (err as Error).message, failedAt: new Date() })))
-        log.error({ err, rows: ids }, 'audit rows not written; parked in audit_failures for retry')
-      } catch (err2) {
-        log.error({ err, outboxErr: err2, rows: ids }, 'audit rows lost: audit_log and audit_failures both refused them')
-      }
-    }
-  }
-
-  /** Idempotent by `_id`: a row already in `audit_log` (another replica moved it) just leaves the outbox. */
-  async retryFailures (log: FastifyBaseLogger, batch = 100): Promise<{ moved: number, remaining: number }> {
+  /**
+   * Rows an earlier version parked in `audit_failures` move to `audit_log` once, at start-up
+   * (idempotent by `_id`, safe on several replicas); a row that still cannot be written stays.
+   */
+  async migrateParkedRows (log: FastifyBaseLogger): Promise<number> {
     let moved = 0
-    for (const f of await this.failures.find({}, { sort: { failedAt: 1 }, limit: batch }).toArray()) {
+    for (const p of await this.#parked.find({}).toArray()) {
       try {
-        await this.log.insertOne(f.row)
+        await this.log.insertOne(p.row)
       } catch (err) {
-        const already = await this.log.countDocuments({ _id: f.row._id }) > 0
-        if (!already) {
-          log.warn({ err, row: identify(f.row) }, 'audit row retry failed')
+        if ((await this.log.countDocuments({ _id: p.row._id })) === 0) {
+          log.warn({ err, rowId: String(p._id) }, 'parked audit row not migrated')
           continue
         }
       }
-      await this.failures.deleteOne({ _id: f._id })
+      await this.#parked.deleteOne({ _id: p._id })
       moved++
     }
-    return { moved, remaining: await this.failures.countDocuments() }
+    if (moved > 0) log.info({ moved }, 'parked audit rows migrated to audit_log')
+    return moved
   }
-}
-
-function identify (row: AuditRow): Record<string, unknown> {
-  return { _id: String(row._id), action: row.action, path: row.path, recordId: row.recordId, requestId: row.requestId }
 }

@@ -1,43 +1,60 @@
-import type { Collection, Document, UpdateResult } from 'mongodb'
+import { ObjectId, type Collection, type Document } from 'mongodb'
 import { toJson } from '../values/convert.js'
-import type { RecordJson } from './types.js'
+import type { RecordJson, TombstoneUpdate } from './types.js'
+import { nextStamp, type Target } from './durable/commit.js'
+import { stateOf } from './durable/intents.js'
+import { applyChange } from './write-path.js'
 
-export interface BulkUpdateOptions {
-  upsert: boolean
-  /** This write's `updatedAt`: a post-image counts only when it carries it. */
-  stamp: Date
-  maxTimeMS: number
-  /** Report each record's before/after image (a plugin called `wantBulkRecords()`), at the cost of full reads. */
-  images: boolean
+export interface BulkPlan {
+  /** One per record the write changes (for an upsert: the record it creates). */
+  targets: Target[]
+  /** Each changed record's before/after image, when asked for. */
+  records?: Array<{ before: RecordJson, after: RecordJson }>
+  /** The upsert's new record, when nothing matched and a seed was given. */
+  created?: RecordJson
+  write: () => Promise<string[]>
 }
 
 /**
  * Bulk update in two steps: the caller's filter is evaluated by a read bounded by `maxTimeMS`,
- * then the update is pinned to the ids it found. A slow filter therefore times out before
- * anything is written (a multi-update stopped by its time bound would leave some records
- * changed), and a record inserted meanwhile is never changed without being seen.
- *
- * With `images`, each record's before/after image is returned for write subscribers (audit
- * writes one row per record); a post-image counts only when it carries this write's
- * `updatedAt` (another writer may have changed a pre-read record so it no longer matched).
+ * then the update is pinned to the ids it found (and still matching). A slow filter therefore
+ * times out before anything is written (a multi-update stopped by its time bound would leave
+ * some records changed), and a record inserted meanwhile is never changed without being seen.
+ * Every record gets one new `updatedAt`, after each one's own, so the write-ahead protocol can
+ * tell per record whether the write landed. When nothing matches, `seed` (see upsertSeed) is
+ * inserted instead.
  */
-export async function updateMatching (collection: Collection, filter: Document, update: Document, opts: BulkUpdateOptions):
-Promise<{ res: UpdateResult, records?: Array<{ before: RecordJson, after: RecordJson }> }> {
-  const { maxTimeMS } = opts
-  const before = await collection.find(filter, { maxTimeMS, ...(opts.images ? {} : { projection: { _id: 1 } }) }).toArray()
-  // Nothing matched within the bound: an upsert inserts at most one record, it cannot half-apply.
-  if (before.length === 0) return { res: await collection.updateMany(filter, update, { upsert: opts.upsert, maxTimeMS }), ...(opts.images ? { records: [] } : {}) }
-  const ids = before.map((d) => d._id)
-  const res = await collection.updateMany({ $and: [filter, { _id: { $in: ids } }] }, update)
-  if (!opts.images) return { res }
-  const after = await collection.find({ _id: { $in: ids } }).toArray()
-  const byId = new Map(after.map((d) => [String(d._id), d]))
-  const records: Array<{ before: RecordJson, after: RecordJson }> = []
-  for (const b of before) {
-    const a = byId.get(String(b._id))
-    if (a != null && a.updatedAt instanceof Date && a.updatedAt.getTime() === opts.stamp.getTime()) {
-      records.push({ before: toJson<RecordJson>(b), after: toJson<RecordJson>(a) })
+export async function planBulkUpdate (collection: Collection, filter: Document, input: { set: Record<string, unknown>, unset: string[] },
+  opts: { maxTimeMS: number, seed: Document | null, images: boolean }): Promise<BulkPlan> {
+  const docs = await collection.find(filter, { maxTimeMS: opts.maxTimeMS, ...(opts.images ? {} : { projection: { _id: 1, updatedAt: 1 } }) }).toArray()
+  if (docs.length === 0) {
+    if (opts.seed === null) return { targets: [], records: [], write: async () => [] }
+    const now = new Date()
+    const doc: Document = { _id: new ObjectId(), ...opts.seed, createdAt: now, updatedAt: now }
+    const created = toJson<RecordJson>(doc)
+    return {
+      targets: [{ recordId: doc._id, from: null, to: now.getTime() }],
+      records: [],
+      created,
+      write: async () => {
+        await collection.insertOne({ ...doc })
+        return [created._id]
+      }
     }
   }
-  return { res, records }
+  const latest = Math.max(...docs.map((d) => stateOf(d) ?? -1))
+  const updatedAt = nextStamp(latest)
+  const change: TombstoneUpdate = { $set: { ...input.set, updatedAt } }
+  if (input.unset.length > 0) change.$unset = Object.fromEntries(input.unset.map((k) => [k, '' as const]))
+  const ids = docs.map((d) => d._id)
+  return {
+    targets: docs.map((d) => ({ recordId: d._id, from: stateOf(d), to: updatedAt.getTime() })),
+    ...(opts.images ? { records: docs.map((d) => ({ before: toJson<RecordJson>(d), after: toJson<RecordJson>(applyChange(d, change)) })) } : {}),
+    write: async () => {
+      const res = await collection.updateMany({ $and: [filter, { _id: { $in: ids } }] }, change)
+      if (res.matchedCount === ids.length) return ids.map((id) => String(id))
+      const landed = await collection.find({ _id: { $in: ids }, updatedAt }, { projection: { _id: 1 } }).toArray()
+      return landed.map((d) => String(d._id))
+    }
+  }
 }

@@ -10,8 +10,8 @@ function isOperatorObject (v: unknown): boolean {
 /**
  * Bulk PUT is an upsert only when it is safe: the filter names no stamped field (`_id` would let
  * a caller probe other tenants' ids through a duplicate-key answer) and the filter's equality
- * values plus `record` form a valid new record. Returns the `$setOnInsert` part (defaults and
- * ownership not already set by the filter or `$set`), or null for a plain update.
+ * values plus `record` form a valid new record. Returns that record (the filter's equality
+ * values, `record`, defaults and ownership; core stamps the dates), or null for a plain update.
  */
 export function upsertSeed (model: ResourceModel, userFilter: Document, set: Record<string, unknown>, owner: Record<string, unknown>): Document | null {
   const seeded: Record<string, unknown> = {}
@@ -26,9 +26,5 @@ export function upsertSeed (model: ResourceModel, userFilter: Document, set: Rec
   } catch {
     return null
   }
-  const onInsert: Document = { createdAt: new Date() }
-  for (const [k, v] of Object.entries({ ...created, ...owner })) {
-    if (!Object.hasOwn(set, k) && !Object.hasOwn(seeded, k) && k !== 'userId') onInsert[k] = v
-  }
-  return onInsert
+  return { ...created, ...owner }
 }

@@ -3,10 +3,10 @@ import { ForbiddenError, NotFoundError, ValidationError } from '../errors.js'
 import type { RequestContext } from '../identity.js'
 import type { FieldModel, ResourceModel } from '../schema/model.js'
 import { canRead, canWrite } from './acl.js'
-import { parseId, toJson } from '../values/convert.js'
+import { parseId } from '../values/convert.js'
 import { and } from './tenancy.js'
 import type { RecordJson } from './types.js'
-import type { WriteHost } from './write-path.js'
+import { patchRecord, type WriteHost } from './write-path.js'
 
 /**
  * File fields are written only through here (by `@svc/files`): the JSON bodies refuse them, so
@@ -57,18 +57,12 @@ export async function writeFileField (h: WriteHost, ctx: RequestContext, id: str
   const scoped = h.scopeFilter(ctx, 'update')
   if (!canWrite(ctx, f, 'update')) throw new ForbiddenError(`you may not change ${name}`, { field: name })
   const _id = parseId(id) ?? notFound(h.model)
-  const updatedAt = new Date()
-  const update = value === null ? { $unset: { [name]: '' }, $set: { updatedAt } } : { $set: { [name]: value, updatedAt } }
+  const change = value === null ? { $unset: { [name]: '' as const } } : { $set: { [name]: value } }
   const filter = value === null ? and({ _id, [name]: { $ne: null } }, scoped) : and({ _id }, scoped)
-  const before = await h.collection.findOneAndUpdate(filter, update, { returnDocument: 'before' })
-  if (before == null) {
+  const images = await patchRecord(h, ctx, filter, change)
+  if (images === null) {
     const current = (await h.collection.findOne(and({ _id }, scoped))) ?? notFound(h.model)
     return { previous: null, record: h.present(ctx, current) }
   }
-  const next: Document = { ...before, updatedAt }
-  if (value === null) delete next[name]
-  else next[name] = value
-  const after = toJson<RecordJson>(next)
-  await h.publish({ action: 'updated', model: h.model, ctx, recordId: after._id, before: toJson<RecordJson>(before), after })
-  return { previous: (before[name] as Document | undefined) ?? null, record: h.present(ctx, next) }
+  return { previous: (images.before[name] as Document | undefined) ?? null, record: h.present(ctx, images.after) }
 }

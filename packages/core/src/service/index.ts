@@ -5,6 +5,8 @@ import type { RecordEvents } from './events.js'
 import { ResourceService } from './resource-service.js'
 import { IdempotencyKeys } from './idempotency.js'
 import { memoryAggregationCache, type AggregationCache } from './aggregation-cache.js'
+import { IntentStore } from './durable/intents.js'
+import { reconcilePass } from './durable/reconcile.js'
 
 export { ResourceService } from './resource-service.js'
 export { RecordEvents, type RecordEvent } from './events.js'
@@ -12,15 +14,26 @@ export type * from './types.js'
 export type { Operation } from './tenancy.js'
 export type { PurgeHook } from './purge.js'
 export { memoryAggregationCache, type AggregationCache, type AggregationResult } from './aggregation-cache.js'
+export type { DurableDoc, DurableEffect } from './durable/types.js'
+export { INTENTS_COLLECTION } from './durable/intents.js'
 
 /** Resource services keyed like the registry: `<version>/<path>`. */
 export class ResourceServices {
   readonly #byKey = new Map<string, ResourceService>()
+  readonly #db: Db
+  readonly #log: FastifyBaseLogger
+  /** Write intents of durable effects on a standalone server (see durable/). */
+  readonly intents: IntentStore
+  readonly intentLeaseMs: number
 
-  constructor (registry: Registry, deps: { db: Db, events: RecordEvents, log: FastifyBaseLogger, pageSize: number, queryTimeoutMs: number, aggregationCache?: AggregationCache }) {
+  constructor (registry: Registry, deps: { db: Db, events: RecordEvents, log: FastifyBaseLogger, pageSize: number, queryTimeoutMs: number, intentLeaseMs: number, aggregationCache?: AggregationCache }) {
     const idempotency = new IdempotencyKeys(deps.db)
     // One store for every schema (keys name schema and aggregation): one memory bound in-process.
     const aggregationCache = deps.aggregationCache ?? memoryAggregationCache()
+    this.#db = deps.db
+    this.#log = deps.log
+    this.intents = new IntentStore(deps.db)
+    this.intentLeaseMs = deps.intentLeaseMs
     for (const model of registry.all()) {
       this.#byKey.set(model.key, new ResourceService(model, {
         collection: deps.db.collection(model.collection),
@@ -30,7 +43,9 @@ export class ResourceServices {
         queryTimeoutMs: deps.queryTimeoutMs,
         lookup: (path) => this.get(path, model.version),
         idempotency,
-        aggregationCache
+        aggregationCache,
+        intents: this.intents,
+        intentLeaseMs: deps.intentLeaseMs
       }))
     }
     // Relation `where` filters are cast against their targets now, so a bad one stops start-up.
@@ -46,5 +61,14 @@ export class ResourceServices {
 
   all (): ResourceService[] {
     return [...this.#byKey.values()]
+  }
+
+  /**
+   * Settles the write intents whose writer vanished (crash, kill): inserts the effects of
+   * writes that happened, drops the intents of writes that did not. Core runs it when the app
+   * is ready and every `intentReconcileMs`; safe on several replicas at once.
+   */
+  async reconcileIntents (): Promise<{ happened: number, dropped: number }> {
+    return await reconcilePass(this.#db, this.intents, this.intentLeaseMs, this.#log)
   }
 }

@@ -4,6 +4,7 @@ import { SchemaError } from '../schema/schema-error.js'
 import { searchablePaths } from './search.js'
 import { ensureTextIndex } from './search-index.js'
 import { ensureIdempotencyIndexes } from './idempotency.js'
+import { IntentStore } from './durable/intents.js'
 
 /**
  * Creates each schema's `compositeIndex` entries as unique indexes, plus the tenant index every
@@ -33,4 +34,5 @@ export async function ensureIndexes (db: Db, registry: Registry): Promise<void> 
     }
   }
   await ensureIdempotencyIndexes(db)
+  await new IntentStore(db).ensureIndexes()
 }

@@ -11,10 +11,13 @@ import { prepareInput, type PreparedInput } from './input.js'
 import { upsertSeed } from './bulk-upsert.js'
 import { readableFields, screenQuery, screenWrite } from './acl.js'
 import { legalSeed, refuseBulkState, stampInitial } from './state-machine.js'
-import { createRecord, deleteRecord, transitionRecord, updateRecord, type WriteHost } from './write-path.js'
+import { createRecord, deleteRecord, newWriteId, patchRecord, transitionRecord, updateRecord, type WriteHost } from './write-path.js'
 import { createRecords, deleteMatching } from './bulk-writes.js'
 import { presentRecord } from './present.js'
-import { updateMatching } from './bulk-update.js'
+import { planBulkUpdate } from './bulk-update.js'
+import { commitDurably, type DurableContext } from './durable/commit.js'
+import type { IntentStore } from './durable/intents.js'
+import type { DurableEffect, NamedEffect } from './durable/types.js'
 import { runPurgeHooks, type PurgeHook } from './purge.js'
 import { checkFileWrite, readFileField, writeFileField } from './file-field.js'
 import { and, compileClientScopes, stamp, tenantFilter, type Operation } from './tenancy.js'
@@ -23,12 +26,9 @@ import { AggregationRunner } from './aggregations.js'
 import { memoryAggregationCache, type AggregationCache } from './aggregation-cache.js'
 import { searchSort, textClause } from './search.js'
 import { checkIdempotencyKey, type IdempotencyKeys, type IdempotentResult } from './idempotency.js'
-import type { DeleteStrategy, ListQuery, ListResult, ReadOptions, RecordJson, Scope, WriteResult, WriteSubscriber } from './types.js'
+import type { DeleteStrategy, ListQuery, ListResult, ReadOptions, RecordJson, Scope, TombstoneUpdate, WriteResult, WriteSubscriber } from './types.js'
 
-const hardDelete: DeleteStrategy = async ({ collection, filter, maxTimeMS }) => {
-  const before = await collection.findOneAndDelete(filter, { maxTimeMS })
-  return before == null ? null : { before, after: null }
-}
+const hardDelete: DeleteStrategy = () => null
 
 /** The largest page any list answers (spec: page size maximum 200). */
 const MAX_LIMIT = 200
@@ -51,6 +51,10 @@ export interface ResourceServiceDeps {
   idempotency?: IdempotencyKeys
   /** Declared aggregations' cache; default in-process. */
   aggregationCache?: AggregationCache
+  /** The shared write-intent store of durable effects (see durable/). */
+  intents: IntentStore
+  /** How long a writer owns its write intents before a reconciler may settle them. */
+  intentLeaseMs: number
 }
 
 /**
@@ -69,6 +73,8 @@ export class ResourceService {
   readonly #deps: ResourceServiceDeps
   readonly #scopes: Scope[] = []
   readonly #subscribers: WriteSubscriber[] = []
+  readonly #effects: NamedEffect[] = []
+  readonly #durable: DurableContext
   readonly #clientScopes: Map<string, Document>
   #deleteStrategy: DeleteStrategy = hardDelete
   /** `__include`: one query per relation for a page, tenant and target scopes re-applied. */
@@ -85,6 +91,17 @@ export class ResourceService {
     this.#clientScopes = compileClientScopes(model)
     this.relations = new RelationLoader(model, deps.lookup ?? ((p) => { throw new Error(`@svc/core: no service lookup for relation target '${p}'`) }))
     this.aggregations = new AggregationRunner(this)
+    this.#durable = { db: deps.collection.db, store: deps.intents, effects: this.#effects, leaseMs: deps.intentLeaseMs, log: deps.log }
+  }
+
+  /**
+   * Extension point 5 — documents a write must leave behind (audit rows, webhook outbox rows):
+   * `build(result)` answers `[{ collection, document }]` (each with an `_id`) for every write of
+   * this service, and core makes them exist iff the write committed (see durable/commit.ts).
+   */
+  addDurableEffect (name: string, build: DurableEffect): void {
+    if (this.#effects.some((e) => e.name === name)) throw new Error(`@svc/core: durable effect '${name}' is already registered on ${this.model.key}`)
+    this.#effects.push({ name, build })
   }
 
   addScope (scope: Scope): void { this.#scopes.push(scope) }
@@ -126,7 +143,8 @@ export class ResourceService {
       accept: (c, input, mode) => this.accept(c, input, mode),
       present: (c, doc) => this.present(c, doc),
       publish: async (result) => await this.publish(result),
-      purged: async (docs) => await this.purged(docs, ctx)
+      purged: async (docs) => await this.purged(docs, ctx),
+      commit: async (plan, taken) => await commitDurably(this.#durable, plan, taken)
     }
   }
 
@@ -286,6 +304,16 @@ export class ResourceService {
   }
 
   /**
+   * A write operation of a plugin (soft delete's restore): top-level `$set`/`$unset` on the one
+   * record matching `filter` (which must already hold the tenant and scopes, see scopeFilter),
+   * no hooks, `updatedAt` stamped, published as `updated` with `operation`, durable effects
+   * included. Answers the stored images, or null when nothing matched.
+   */
+  async updateWhere (ctx: RequestContext, filter: Document, change: TombstoneUpdate, opts: { operation?: string } = {}): Promise<{ before: Document, after: Document } | null> {
+    return await patchRecord(this.#host(ctx), ctx, filter, change, opts)
+  }
+
+  /**
    * File fields (`@svc/files`, see file-field.ts): no hooks, update ACL and scopes, audit and
    * `<path>.updated` through publish. `readFile` answers the stored FileMeta or null (403 when
    * the field is unreadable); `checkFileWrite` runs every check of `setFile` before an upload
@@ -315,23 +343,22 @@ export class ResourceService {
     const userFilter = buildFilter(this.model, filter)
     const { set, unset } = this.accept(ctx, record, 'update')
     if (Object.keys(set).length === 0 && unset.length === 0) throw new ValidationError('record has no writable fields', { field: 'record' })
-    const stampedAt = new Date()
-    const update: Document = { $set: { ...set, updatedAt: stampedAt } }
-    if (unset.length > 0) update.$unset = Object.fromEntries(unset.map((k) => [k, '']))
-    const seed = opts.upsert !== false && ctx.identity?.kind === 'user' && legalSeed(this.model, userFilter) ? upsertSeed(this.model, userFilter, set, stamp(ctx)) : null
+    const owner = ctx.identity?.kind === 'user' ? stamp(ctx) : null
+    const seed = opts.upsert !== false && owner !== null && legalSeed(this.model, userFilter) ? upsertSeed(this.model, userFilter, set, owner) : null
     if (seed != null) stampInitial(this.model, seed, userFilter)
-    if (seed != null) update.$setOnInsert = seed
-    const { res, records } = await updateMatching(this.collection, and(userFilter, scoped), update, { upsert: seed != null, stamp: stampedAt, maxTimeMS: this.maxTimeMS, images: this.#bulkRecords })
-    const numAffected = res.matchedCount + res.upsertedCount
-    if (res.upsertedId != null) {
-      const doc = await this.collection.findOne({ _id: res.upsertedId })
-      if (doc != null) {
-        const after = toJson<RecordJson>(doc)
-        await this.publish({ action: 'created', model: this.model, ctx, recordId: after._id, before: null, after })
-      }
-    }
-    await this.publish({ action: 'updated', model: this.model, ctx, filter: toJson(userFilter), numAffected, ...(records !== undefined ? { records } : {}) })
-    return { numAffected }
+    const results: WriteResult[] = []
+    const h = this.#host(ctx)
+    await h.commit(async () => {
+      results.length = 0
+      const plan = await planBulkUpdate(this.collection, and(userFilter, scoped), { set, unset }, { maxTimeMS: this.maxTimeMS, seed, images: this.#bulkRecords || this.#effects.length > 0 })
+      const writeId = newWriteId()
+      if (plan.created !== undefined) results.push({ action: 'created', writeId, model: this.model, ctx, recordId: plan.created._id, before: null, after: plan.created })
+      results.push({ action: 'updated', writeId, model: this.model, ctx, filter: toJson(userFilter), numAffected: plan.targets.length, ...(this.#bulkRecords ? { records: plan.records ?? [] } : {}) })
+      return plan.targets.length === 0 ? null : { coll: this.collection, targets: plan.targets, results, write: plan.write }
+    })
+    if (results.length === 0) results.push({ action: 'updated', writeId: newWriteId(), model: this.model, ctx, filter: toJson(userFilter), numAffected: 0, ...(this.#bulkRecords ? { records: [] } : {}) })
+    for (const r of results) await this.publish(r)
+    return { numAffected: results[results.length - 1].numAffected ?? 0 }
   }
 
   /**

@@ -40,13 +40,15 @@ export interface ListResult {
 export type Scope = (args: { ctx: RequestContext, op: Operation, options: ReadOptions, model: ResourceModel }) => Document | undefined
 
 /**
- * Extension point 2 — how a delete-by-id happens. `filter` already carries the tenant and every
- * scope. Resolve `{ before, after }` (after: the tombstone, or null for a removal), or null when
- * nothing matched (the service answers 404). Default: `findOneAndDelete`. Pass `maxTimeMS` to the
- * write (the service's query time bound).
+ * Extension point 2 — what a delete-by-id does to the stored record: `null` removes it (the
+ * default), `{ $set?, $unset? }` of top-level fields turns it into a tombstone instead. Core
+ * applies it to the record it read (tenant and every scope already checked) and stamps
+ * `updatedAt`, so the delete goes through the same durable write path as every other write.
  */
-export type DeleteStrategy = (args: { ctx: RequestContext, model: ResourceModel, collection: Collection, filter: Document, maxTimeMS: number }) =>
-Promise<{ before: Document, after: Document | null } | null>
+export type DeleteStrategy = (args: { ctx: RequestContext, model: ResourceModel, record: Document }) => TombstoneUpdate | null
+
+/** A tombstone: top-level fields to set and to remove. */
+export interface TombstoneUpdate { $set?: Document, $unset?: Record<string, ''> }
 
 /**
  * What a successful write did; handed to write subscribers and turned into the record event.
@@ -55,6 +57,11 @@ Promise<{ before: Document, after: Document | null } | null>
  */
 export interface WriteResult {
   action: 'created' | 'updated' | 'deleted' | 'transitioned'
+  /**
+   * Unique per write (24 hex), the same for every result of one write (a PUT's `updated` and
+   * `transitioned`): durable effects derive deterministic `_id`s from it.
+   */
+  writeId: string
   model: ResourceModel
   ctx: RequestContext
   recordId?: string

@@ -1,0 +1,157 @@
+import { setTimeout as sleep } from 'node:timers/promises'
+import type { Collection, Db, ObjectId } from 'mongodb'
+import type { FastifyBaseLogger } from 'fastify'
+import { ConflictError } from '../../errors.js'
+import type { WriteResult } from '../types.js'
+import { buildEffects, insertEffects } from './effect-docs.js'
+import { slotKey, type Intent, type IntentStore, type RecordState } from './intents.js'
+import { reconcileGroup, settleGroup } from './reconcile.js'
+import type { NamedEffect } from './types.js'
+
+/** How long a writer may wait for other writers of the same record before answering 409. */
+const CONTENTION_MS = 5000
+
+/** What a durable service needs: its effects and the shared intent store. */
+export interface DurableContext {
+  db: Db
+  store: IntentStore
+  effects: readonly NamedEffect[]
+  leaseMs: number
+  log: FastifyBaseLogger
+}
+
+/** One record the write moves from one state to the next (`null`: absent). */
+export interface Target { recordId: ObjectId, from: RecordState, to: RecordState }
+
+/**
+ * A write planned against the records as read: the images in `results` are exactly what
+ * `write` produces. `write` must be guarded by each target's `from` state (`updatedAt`, or
+ * absence for a create) and answer the ids (hex) of the records it changed.
+ */
+export interface PlannedWrite {
+  coll: Collection
+  targets: Target[]
+  results: WriteResult[]
+  write: () => Promise<string[]>
+}
+
+type Attempt = { ok: true, changed: string[] } | { ok: false, wait: boolean, taken: boolean }
+
+/** A stamp strictly after the record's state, so each write moves `updatedAt` to a new value. */
+export function nextStamp (from: RecordState): Date {
+  const now = Date.now()
+  return new Date(from === null || from < now ? now : from + 1)
+}
+
+/**
+ * The standalone (write-ahead) protocol for one planned write:
+ * 1. build the effect documents; 2. insert one intent per target (its `_id` is the record's
+ * slot: a second writer from the same state collides here); 3. write; 4. insert the effects;
+ * 5. complete the intents. A crash after 2 leaves pending intents that the reconciler settles
+ * by looking at the records. When the effect insert fails after a committed write, the
+ * intents stay pending and the reconciler inserts them later.
+ */
+async function attempt (d: DurableContext, plan: PlannedWrite): Promise<Attempt> {
+  const effects = await buildEffects(d.effects, plan.results)
+  const group = plan.results[0].writeId
+  const now = new Date()
+  const coll = plan.coll.collectionName
+  const intents: Intent[] = plan.targets.map((t, i) => ({
+    _id: slotKey(coll, t.recordId, t.from),
+    state: 'pending',
+    coll,
+    recordId: t.recordId,
+    from: t.from,
+    to: t.to,
+    group,
+    leader: i === 0,
+    ...(i === 0 ? { effects } : {}),
+    leaseUntil: new Date(now.getTime() + d.leaseMs),
+    createdAt: now
+  }))
+  try {
+    await d.store.coll.insertMany(intents, { ordered: false })
+  } catch (err) {
+    if ((err as { code?: number }).code !== 11000 && !isDuplicateBatch(err)) throw err
+    await d.store.coll.deleteMany({ group, state: 'pending' })
+    return await contended(d, intents.map((i) => i._id))
+  }
+  // A writer slowed down (event loop, database) near its lease renews it first, so a reconciler
+  // never judges an intent whose write is still about to land; if one already did, plan again.
+  if (Date.now() > now.getTime() + d.leaseMs / 2 && !(await d.store.renew(group, intents.length, d.leaseMs))) {
+    await d.store.release(group, intents.map((i) => i._id))
+    return { ok: false, wait: false, taken: false }
+  }
+  let changed: string[]
+  try {
+    changed = await plan.write()
+  } catch (err) {
+    // Unknown whether it landed: decide from the records now, else the reconciler will.
+    await settleGroup(d.db, d.store, group).catch((e: unknown) => { d.log.error({ err: e, group }, 'write intent left for the reconciler') })
+    throw err
+  }
+  if (changed.length === 0) {
+    await d.store.release(group, intents.map((i) => i._id))
+    return { ok: false, wait: false, taken: false }
+  }
+  try {
+    if (effects.length > 0) await insertEffects(d.db, effects)
+  } catch (err) {
+    d.log.error({ err, group }, 'effects of a committed write not inserted yet; the reconciler will')
+    return { ok: true, changed }
+  }
+  const hit = new Set(changed)
+  await d.store.complete(group, intents.filter((i) => hit.has(i.recordId.toHexString())).map((i) => i._id))
+  await d.store.release(group, intents.filter((i) => !hit.has(i.recordId.toHexString())).map((i) => i._id))
+  return { ok: true, changed }
+}
+
+function isDuplicateBatch (err: unknown): boolean {
+  const w = (err as { writeErrors?: unknown }).writeErrors
+  const list = Array.isArray(w) ? w : w === undefined ? [] : [w]
+  return list.length > 0 && list.every((e: { code?: number }) => e.code === 11000)
+}
+
+/**
+ * Another write holds a slot we need: settle it ourselves when its writer vanished (lease
+ * expired), wait for it when it is in flight, re-read at once when it already completed.
+ */
+async function contended (d: DurableContext, ids: string[]): Promise<Attempt> {
+  const held = await d.store.coll.find({ _id: { $in: ids } }, { projection: { state: 1, group: 1, leaseUntil: 1 } }).toArray()
+  let wait = false
+  let taken = false
+  for (const h of held) {
+    if (h.state === 'done') { taken = true; continue }
+    if (h.leaseUntil.getTime() < Date.now()) await reconcileGroup(d.db, d.store, h.group, d.leaseMs)
+    else wait = true
+  }
+  return { ok: false, wait, taken }
+}
+
+/**
+ * Runs `plan` (re-read the records, compute the write; `null`: nothing to write) and commits
+ * it, planning again when another writer changed a record first; past `CONTENTION_MS` of
+ * contention: 409. Without effects there is nothing to make durable: the guarded write alone.
+ * `taken` throws when a record's `from` state was already left by a completed write (a
+ * create whose id is used).
+ */
+export async function commitDurably (d: DurableContext, plan: (attempt: number) => Promise<PlannedWrite | null>, taken?: () => never): Promise<{ changed: string[] }> {
+  const deadline = Date.now() + CONTENTION_MS
+  for (let n = 0, pause = 5; ; n++) {
+    const p = await plan(n)
+    if (p === null) return { changed: [] }
+    const out: Attempt = d.effects.length === 0 ? await plain(p) : await attempt(d, p)
+    if (out.ok) return { changed: out.changed }
+    if (out.taken && taken !== undefined) taken()
+    if (Date.now() > deadline) throw new ConflictError('the record is being changed by other requests; retry')
+    if (out.wait) {
+      await sleep(pause)
+      pause = Math.min(pause * 2, 100)
+    }
+  }
+}
+
+async function plain (p: PlannedWrite): Promise<Attempt> {
+  const changed = await p.write()
+  return changed.length > 0 ? { ok: true, changed } : { ok: false, wait: false, taken: false }
+}
