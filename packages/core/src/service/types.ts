@@ -1,4 +1,4 @@
-import type { Collection, Document } from 'mongodb'
+import type { Document } from 'mongodb'
 import type { RequestContext } from '../identity.js'
 import type { ResourceModel } from '../schema/model.js'
 import type { Operation } from './tenancy.js'
@@ -83,7 +83,8 @@ export interface WriteResult {
 
 /**
  * Extension point 3 — runs after every successful write, awaited in registration order
- * before the caller gets its answer (audit rows land before the response). A throw is logged
- * and swallowed: it can never fail or undo the write it observes.
+ * before the caller gets its answer. A throw is logged and swallowed: it can never fail or
+ * undo the write it observes. Best effort (a crash right after the write skips it): what must
+ * not be lost is a durable effect (`addDurableEffect`).
  */
 export type WriteSubscriber = (result: WriteResult) => void | Promise<void>
