@@ -176,3 +176,44 @@ t.test('a writer meeting an abandoned intent on its record settles it and procee
   t.equal(await db.collection(INTENTS_COLLECTION).countDocuments({ group: 'dead' }), 0, 'the dead intent was dropped (its write never happened)')
   t.equal(await pending(app), 0)
 })
+
+t.test('a document already there (same _id) counts as written; an effect must answer an array', async (t) => {
+  const app = await buildCoreApp(t, {
+    schemas: SCHEMAS,
+    options: { intentReconcileMs: 0 },
+    plugins: [async (app) => {
+      const tasks = app.svc.services.get('tasks')
+      tasks.addDurableEffect('fixed', (r) => r.action === 'created' ? [{ collection: 'fixed', document: { _id: 'one', v: 1 } }] : [])
+      tasks.addDurableEffect('async', async (r) => {
+        if (r.after?.title === 'not-array') return { collection: 'x' } as never
+        return [{ collection: 'async', document: { _id: `${r.writeId}:${r.action}` } }]
+      })
+    }]
+  })
+  const u = makeUser()
+  t.equal((await app.inject({ method: 'POST', url: '/api/v1/tasks', headers: u.headers, payload: { title: 'a' } })).statusCode, 201)
+  t.equal((await app.inject({ method: 'POST', url: '/api/v1/tasks', headers: u.headers, payload: { title: 'b' } })).statusCode, 201, 'the replayed _id is not an error')
+  t.equal(await app.svc.db.collection('fixed').countDocuments(), 1)
+  t.equal(await app.svc.db.collection('async').countDocuments(), 2, 'async builders are awaited')
+  t.equal(await pending(app), 0)
+  const bad = await app.inject({ method: 'POST', url: '/api/v1/tasks', headers: u.headers, payload: { title: 'not-array' } })
+  t.equal(bad.statusCode, 500)
+  t.equal(await app.svc.db.collection('tasks').countDocuments({ title: 'not-array' }), 0)
+})
+
+t.test('bulk PUT upsert and bulk PUT on nothing go through the same path', async (t) => {
+  const app = await build(t)
+  const u = makeUser()
+  const up = await app.inject({ method: 'PUT', url: '/api/v1/tasks', headers: u.headers, payload: { filter: { title: 'seeded' }, record: { n: 1 } } })
+  t.same(up.json(), { numAffected: 1 })
+  const rec = await app.svc.db.collection('tasks').findOne({ title: 'seeded' })
+  t.match(rec, { n: 1, status: 'open', userId: u.userId })
+  t.ok(rec?.createdAt instanceof Date && rec.updatedAt instanceof Date)
+  const effects = await app.svc.db.collection('effects').find({}).toArray()
+  t.same(effects.map((e) => e.action).sort(), ['created', 'updated'], 'the upsert\'s create and the bulk result')
+  t.equal(effects[0].writeId, effects[1].writeId)
+  const none = await app.inject({ method: 'PUT', url: '/api/v1/tasks', headers: u.headers, payload: { filter: { n: { $gt: 99 } }, record: { n: 5 } } })
+  t.same(none.json(), { numAffected: 0 }, 'nothing matches and no valid record can be seeded: nothing written')
+  t.equal(await app.svc.db.collection('effects').countDocuments(), 2, 'and leaves no effect')
+  t.equal(await pending(app), 0)
+})
