@@ -58,3 +58,16 @@ t.test('rows parked in audit_failures by an earlier version move to audit_log at
   t.equal(await db.collection('audit_failures').countDocuments(), 0, 'outbox emptied')
   t.equal(await db.collection('audit_log').countDocuments({ _id: { $in: [rowId, dupId] } }), 2, 'each row once')
 })
+
+t.test('a parked row audit_log still refuses stays parked', async (t) => {
+  const rowId = new ObjectId()
+  const { db } = await buildApp(t, {
+    before: async (db) => {
+      await db.collection('audit_log').insertOne({ path: 'notes', blocker: true })
+      await db.collection('audit_log').createIndex({ path: 1 }, { unique: true, name: 'test_blocker' })
+      await db.collection('audit_failures').insertOne({ _id: rowId, row: { _id: rowId, path: 'notes', action: 'create' }, error: 'old', failedAt: new Date() } as never)
+    }
+  })
+  t.equal(await db.collection('audit_failures').countDocuments({ _id: rowId }), 1, 'kept for the next start')
+  t.equal(await db.collection('audit_log').countDocuments({ _id: rowId }), 0)
+})
