@@ -43,7 +43,7 @@ export async function startServer (t: Test, schemas: unknown[], extraRoutes?: (a
   app.addHook('onSend', async (request, reply) => { reply.header('x-request-id', request.id) })
   await app.register(svcCore, { db, jwtSecret: JWT_SECRET, bcryptRounds: 4, schemas, publicBaseUrl: url })
   await app.register(softDelete, { sweepIntervalMs: 0 })
-  await app.register(audit, { retryIntervalMs: 0 })
+  await app.register(audit)
   await app.register(files, { uploadsDir: t.testdir({}), reconcileIntervalMs: 0 })
   extraRoutes?.(app)
   t.teardown(async () => await app.close())

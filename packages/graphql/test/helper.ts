@@ -31,7 +31,7 @@ export async function buildApp (t: Teardownable, opts: BuildOptions = {}): Promi
   await opts.first?.(app)
   await app.register(svcCore, { db, jwtSecret: JWT_SECRET, bcryptRounds: 4, schemas: opts.schemas ?? crmSchemas(), ...opts.core })
   if (opts.softDelete !== false) await app.register(svcSoftDelete, { sweepIntervalMs: 0 })
-  if (opts.audit !== false) await app.register(svcAudit, { retryIntervalMs: 0 })
+  if (opts.audit !== false) await app.register(svcAudit)
   await app.register(svcGraphql, opts.graphql ?? {})
   t.teardown(async () => await app.close())
   await app.ready()

@@ -6,7 +6,7 @@ import type { WriteResult } from '../types.js'
 import { buildEffects, insertEffects } from './effect-docs.js'
 import { slotKey, type Intent, type IntentStore, type RecordState } from './intents.js'
 import { reconcileGroup, settleGroup } from './reconcile.js'
-import type { NamedEffect } from './types.js'
+import type { DurableDoc, NamedEffect } from './types.js'
 
 /** How long a writer may wait for other writers of the same record before answering 409. */
 const CONTENTION_MS = 5000
@@ -53,6 +53,9 @@ export function nextStamp (from: RecordState): Date {
  */
 async function attempt (d: DurableContext, plan: PlannedWrite): Promise<Attempt> {
   const effects = await buildEffects(d.effects, plan.results)
+  const ownOf = (t: Target): DurableDoc[] => effects.own.get(t.recordId.toHexString()) ?? []
+  const targetIds = new Set(plan.targets.map((t) => t.recordId.toHexString()))
+  for (const [id, docs] of effects.own) if (!targetIds.has(id)) effects.group.push(...docs) // a result about another record belongs to the write
   const group = plan.results[0].writeId
   const now = new Date()
   const coll = plan.coll.collectionName
@@ -65,7 +68,8 @@ async function attempt (d: DurableContext, plan: PlannedWrite): Promise<Attempt>
     to: t.to,
     group,
     leader: i === 0,
-    ...(i === 0 ? { effects } : {}),
+    effects: ownOf(t),
+    ...(i === 0 ? { groupEffects: effects.group } : {}),
     leaseUntil: new Date(now.getTime() + d.leaseMs),
     createdAt: now
   }))
@@ -94,13 +98,14 @@ async function attempt (d: DurableContext, plan: PlannedWrite): Promise<Attempt>
     await d.store.release(group, intents.map((i) => i._id))
     return { ok: false, wait: false, taken: false }
   }
+  const hit = new Set(changed)
+  const due = [...plan.targets.filter((t) => hit.has(t.recordId.toHexString())).flatMap(ownOf), ...effects.group]
   try {
-    if (effects.length > 0) await insertEffects(d.db, effects)
+    if (due.length > 0) await insertEffects(d.db, due)
   } catch (err) {
     d.log.error({ err, group }, 'effects of a committed write not inserted yet; the reconciler will')
     return { ok: true, changed }
   }
-  const hit = new Set(changed)
   await d.store.complete(group, intents.filter((i) => hit.has(i.recordId.toHexString())).map((i) => i._id))
   await d.store.release(group, intents.filter((i) => !hit.has(i.recordId.toHexString())).map((i) => i._id))
   return { ok: true, changed }

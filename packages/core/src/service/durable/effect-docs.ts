@@ -2,10 +2,20 @@ import type { ClientSession, Db, Document } from 'mongodb'
 import type { WriteResult } from '../types.js'
 import type { DurableDoc, NamedEffect } from './types.js'
 
-/** Every registered effect's documents for these results, in registration order. */
-export async function buildEffects (effects: readonly NamedEffect[], results: readonly WriteResult[]): Promise<DurableDoc[]> {
-  const out: DurableDoc[] = []
+/**
+ * Every registered effect's documents for these results, in registration order, split by
+ * record: a single-record result's documents belong to its record (`own`, keyed by hex id);
+ * a bulk result's (filter/records) belong to the write as a whole (`group`). So a multi-record
+ * write that lands only in part (an insertMany stopped by a duplicate) leaves exactly the
+ * documents of the records it wrote.
+ */
+export async function buildEffects (effects: readonly NamedEffect[], results: readonly WriteResult[]): Promise<{ own: Map<string, DurableDoc[]>, group: DurableDoc[], all: DurableDoc[] }> {
+  const own = new Map<string, DurableDoc[]>()
+  const group: DurableDoc[] = []
+  const all: DurableDoc[] = []
   for (const result of results) {
+    const owner = result.records === undefined && result.filter === undefined ? result.recordId : undefined
+    const out = owner === undefined ? group : own.get(owner) ?? own.set(owner, []).get(owner)!
     for (const e of effects) {
       const docs = await e.build(result)
       if (!Array.isArray(docs)) throw new TypeError(`@svc/core: durable effect '${e.name}' must return an array of { collection, document }`)
@@ -14,10 +24,11 @@ export async function buildEffects (effects: readonly NamedEffect[], results: re
           throw new TypeError(`@svc/core: durable effect '${e.name}' returned a document without collection or _id`)
         }
         out.push(d)
+        all.push(d)
       }
     }
   }
-  return out
+  return { own, group, all }
 }
 
 function isDuplicateKey (err: unknown): boolean {

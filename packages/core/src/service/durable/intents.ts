@@ -37,9 +37,12 @@ export interface Intent {
   to: RecordState
   /** The write this intent belongs to (a bulk write has one intent per record). */
   group: string
-  /** The one intent of a group that carries the effect documents. */
+  /** The first intent of a group: it carries the documents of the write as a whole. */
   leader: boolean
+  /** Documents of this record's results (inserted when this record's write happened). */
   effects?: DurableDoc[]
+  /** Leader only: documents of bulk results (inserted when any record of the group was written). */
+  groupEffects?: DurableDoc[]
   /** Until then the writer owns the intent; after it, a reconciler may decide it. */
   leaseUntil: Date
   createdAt: Date
@@ -67,7 +70,7 @@ export class IntentStore {
   async complete (group: string, ids: string[]): Promise<void> {
     if (ids.length === 0) return
     const expiresAt = new Date(Date.now() + DONE_TTL_SECONDS * 1000)
-    await this.coll.updateMany({ _id: { $in: ids }, group }, { $set: { state: 'done', expiresAt }, $unset: { effects: '' } })
+    await this.coll.updateMany({ _id: { $in: ids }, group }, { $set: { state: 'done', expiresAt }, $unset: { effects: '', groupEffects: '' } })
   }
 
   /** Drops pending intents of `group` whose write did not happen (the record is still in their `from` state). */

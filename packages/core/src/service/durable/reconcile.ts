@@ -15,9 +15,9 @@ export async function happened (store: IntentStore, intent: Intent, doc: Documen
 }
 
 /**
- * Decides the pending intents of one write (`group`) against the records: when any record was
- * written, the group's effect documents are inserted (idempotent by `_id`) and the written
- * records' intents completed; the others are dropped. Safe to run twice or on two replicas:
+ * Decides the pending intents of one write (`group`) against the records: each written record's
+ * documents are inserted, and the write's bulk documents when any record was written
+ * (idempotent by `_id`); the written records' intents are completed, the others dropped. Safe to run twice or on two replicas:
  * every step depends only on what is stored.
  */
 export async function settleGroup (db: Db, store: IntentStore, group: string): Promise<{ happened: number, dropped: number }> {
@@ -32,8 +32,9 @@ export async function settleGroup (db: Db, store: IntentStore, group: string): P
     for (const i of list) ((await happened(store, i, byId.get(i.recordId.toHexString()) ?? null)) ? done : gone).push(i._id)
   }
   if (done.length > 0) {
-    const effects = intents.find((i) => i.leader)?.effects
-    if (effects !== undefined && effects.length > 0) await insertEffects(db, effects)
+    const hit = new Set(done)
+    const effects = intents.flatMap((i) => [...(hit.has(i._id) ? i.effects ?? [] : []), ...(i.leader ? i.groupEffects ?? [] : [])])
+    if (effects.length > 0) await insertEffects(db, effects)
     await store.complete(group, done)
   }
   await store.release(group, gone)
