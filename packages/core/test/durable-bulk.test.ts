@@ -1,0 +1,39 @@
+import t from 'tap'
+import { INTENTS_COLLECTION, type DurableDoc, type WriteResult } from '../src/index.js'
+import { buildCoreApp } from './helper.js'
+
+const SCHEMAS = [{ path: 'items', fields: [{ name: 'n', type: Number, required: true }], compositeIndex: [{ userId: 1, n: 1 }] }]
+
+/** One `effects` row per record a result names (bulk results: one per record image). */
+function perRecord (r: WriteResult): DurableDoc[] {
+  const ids = r.records !== undefined ? r.records.map((x) => x.before._id) : [r.recordId!]
+  return ids.map((id) => ({ collection: 'effects', document: { _id: `${r.writeId}:${r.action}:${id}`, action: r.action, recordId: id } }))
+}
+
+t.test('createMany and deleteMany leave exactly the documents of the records they wrote', async (t) => {
+  const app = await buildCoreApp(t, {
+    schemas: SCHEMAS,
+    options: { intentReconcileMs: 0 },
+    plugins: [async (app) => { app.svc.services.get('items').addDurableEffect('per-record', perRecord) }]
+  })
+  const service = app.svc.services.get('items')
+  const ctx: any = { identity: { kind: 'user', userId: '65f0000000000000000000a1', roles: ['user'] }, surface: 'graphql' }
+  const effects = app.svc.db.collection('effects')
+  await service.createMany(ctx, [{ n: 1 }, { n: 2 }])
+  t.equal(await effects.countDocuments({ action: 'created' }), 2)
+
+  // n: 2 exists: the ordered insertMany stops there, after inserting n: 3.
+  await t.rejects(service.createMany(ctx, [{ n: 3 }, { n: 2 }, { n: 4 }]), { code: 11000 }, 'the duplicate key (409 on every surface)')
+  const stored = (await service.collection.find({}).toArray()).map((d) => d.n).sort()
+  t.same(stored, [1, 2, 3], 'the records before the duplicate were inserted')
+  const created = await effects.find({ action: 'created' }).toArray()
+  t.equal(created.length, 3, 'their documents, and none for the records never inserted')
+  t.same(new Set(created.map((e) => e.recordId)), new Set((await service.collection.find({}).toArray()).map((d) => String(d._id))))
+  t.equal(await app.svc.db.collection(INTENTS_COLLECTION).countDocuments({ state: 'pending' }), 0)
+
+  t.same(await service.deleteMany(ctx, { n: { $lte: 2 } }), { numAffected: 2 })
+  t.equal(await effects.countDocuments({ action: 'deleted' }), 2, 'one document per deleted record (from the bulk result)')
+  t.same(await service.deleteMany(ctx, { n: 99 }), { numAffected: 0 })
+  t.equal(await effects.countDocuments({ action: 'deleted' }), 2, 'a delete of nothing leaves nothing')
+  t.equal(await app.svc.db.collection(INTENTS_COLLECTION).countDocuments({ state: 'pending' }), 0)
+})
