@@ -80,7 +80,7 @@ export async function buildServer (config: ServerConfig, opts: BuildServerOption
     // Credentials come from the AWS SDK's default chain (AWS_ACCESS_KEY_ID…, profiles, instance roles).
     ...(bucket !== undefined && region !== undefined ? { s3: { bucket, region, ...(endpoint !== undefined ? { endpoint } : {}) } } : {})
   })
-  // Tenants' webhook subscriptions and signed, retried deliveries from an outbox (lease-based worker).
+  // Record events to tenants' subscribed URLs (and schema-declared endpoints), from a durable outbox.
   await app.register(svcWebhooks, {
     retrySchedule: config.webhookRetrySchedule,
     // CONTRACT: NODE_ENV=test relaxes the private-address check (local receivers in tests).

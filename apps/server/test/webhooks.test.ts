@@ -46,6 +46,11 @@ t.test('the reference server serves webhooks and retries on WEBHOOK_RETRY_SCHEDU
   const sig = `sha256=${createHmac('sha256', sub.json().secret).update(second.raw).digest('hex')}`
   t.equal(second.headers['x-svc-signature'], sig, 'signed with the subscription secret')
   t.match(JSON.parse(second.raw.toString()), { type: 'webhook.test', subscriptionId: sub.json()._id })
+
+  const note = await app.inject({ method: 'POST', url: '/api/v1/notes', headers, payload: { title: 'hello' } })
+  t.equal(note.statusCode, 201, 'a record write')
+  await until(() => rx.got.length >= 3)
+  t.match(JSON.parse(rx.got[2].raw.toString()), { type: 'notes.created', recordId: note.json()._id, record: { title: 'hello' } }, 'its event is delivered')
 })
 
 t.test('outside NODE_ENV=test a private receiver is refused', async (t) => {

@@ -44,6 +44,38 @@ await done
 const secs = (performance.now() - started) / 1000
 console.log(JSON.stringify({ database: kind, events: EVENTS, seconds: Number(secs.toFixed(2)), deliveriesPerSecond: Math.round(EVENTS / secs) }))
 
+// Create latency: the outbox row is one more insert in the write (no network call); compared
+// with core alone on the same database, and with a subscription that matches every create.
+const CREATES = Number(process.env.BENCH_CREATES ?? 300)
+async function createLatency (target: typeof app, headers: Record<string, string>): Promise<{ medianMs: number, p95Ms: number }> {
+  const times: number[] = []
+  for (let i = 0; i < CREATES; i++) {
+    const t0 = performance.now()
+    const res = await target.inject({ method: 'POST', url: '/api/v1/logs', headers, payload: { line: `line ${i}` } })
+    times.push(performance.now() - t0)
+    if (res.statusCode !== 201) throw new Error(res.body)
+  }
+  times.sort((a, b) => a - b)
+  return { medianMs: Number(times[Math.floor(CREATES / 2)].toFixed(2)), p95Ms: Number(times[Math.floor(CREATES * 0.95)].toFixed(2)) }
+}
+const plain = Fastify({ logger: false })
+await plain.register(svcCore, { db, jwtSecret: SECRET, schemas: [{ path: 'logs', softDelete: false, audit: false, fields: [{ name: 'line', type: String }] }] })
+await plain.ready()
+const quiet = Fastify({ logger: false })
+await quiet.register(svcCore, { db, jwtSecret: SECRET, schemas: [{ path: 'logs', softDelete: false, audit: false, fields: [{ name: 'line', type: String }] }] })
+await quiet.register(webhooks, { worker: false })
+await quiet.ready()
+const other = tokenUser(SECRET)
+await createLatency(plain, other.headers) // warm-up
+const coreAlone = await createLatency(plain, other.headers)
+// The write path alone (outbox row through core's durable effects, no worker in this process).
+const outboxOnly = await createLatency(quiet, other.headers)
+const noMatch = await createLatency(app, other.headers)
+const matching = await createLatency(app, user.headers)
+console.log(JSON.stringify({ creates: CREATES, coreAlone, webhooksWorkerOff: outboxOnly, webhooksNoMatchingSubscription: noMatch, webhooksMatchingSubscription: matching, ratioMatchingVsNoMatch: Number((matching.medianMs / noMatch.medianMs).toFixed(2)) }))
+await plain.close()
+await quiet.close()
+
 await app.close()
 receiver.close()
 for (const fn of teardowns.reverse()) await fn()

@@ -5,7 +5,8 @@ import { DeliveriesLog } from './delivery/deliveries-log.js'
 import { DEFAULT_RETRY_SCHEDULE, checkRetrySchedule } from './delivery/retry-schedule.js'
 import { Sender } from './delivery/sender.js'
 import { DeliveryWorker } from './delivery/worker.js'
-import { OutboxStore } from './outbox/outbox-store.js'
+import { eventRow } from './outbox/event-row.js'
+import { OUTBOX_COLLECTION, OutboxStore } from './outbox/outbox-store.js'
 import { webhookRoutes } from './routes/webhook-routes.js'
 import { UrlGuard } from './ssrf/url-guard.js'
 import { syncDeclared } from './subscriptions/declared.js'
@@ -71,6 +72,12 @@ async function webhooks (app: FastifyInstance, opts: WebhooksOptions): Promise<v
       return readable === null ? ev.record : Object.fromEntries(Object.entries(ev.record).filter(([k]) => readable.has(k)))
     }
   })
+  for (const s of services) {
+    // The outbox row is inserted iff the record write commits (core's durable effects); then the
+    // in-process write notice only wakes this process's worker (the row is found by polling anyway).
+    s.addDurableEffect('webhooks', (result) => [{ collection: OUTBOX_COLLECTION, document: eventRow(result) }])
+    s.onWrite(() => { worker.nudge() })
+  }
   const service = new WebhooksService({ subscriptions, deliveries, outbox, guard, pageSize: app.svc.config.pageSize, nudge: () => { worker.nudge() } })
   app.svc.webhooks = service
   app.svc.features.webhooks = true

@@ -29,13 +29,15 @@ export interface BuildOptions {
   db?: Db
   schemas?: unknown[]
   webhooks?: WebhooksOptions
+  /** More @svc/core options (e.g. the write-intent lease and reconcile period). */
+  core?: Record<string, unknown>
 }
 
 /** core + softdelete + webhooks on a fresh database (or `db`, to share one outbox). Fast retries, fast polling. */
 export async function buildApp (t: Test, opts: BuildOptions = {}): Promise<{ app: FastifyInstance, db: Db }> {
   const db = opts.db ?? (await getTestDb(t)).db
   const app = Fastify({ logger: false })
-  await app.register(svcCore, { db, jwtSecret: JWT_SECRET, bcryptRounds: 4, schemas: opts.schemas ?? schemas() })
+  await app.register(svcCore, { db, jwtSecret: JWT_SECRET, bcryptRounds: 4, schemas: opts.schemas ?? schemas(), ...opts.core })
   await app.register(softDelete, { sweepIntervalMs: 0 })
   await app.register(webhooks, { allowPrivateUrls: true, retrySchedule: [0.05, 0.05, 0.05, 0.05, 0.05], pollIntervalMs: 20, leaseMs: 20_000, ...opts.webhooks })
   t.teardown(async () => await app.close())
