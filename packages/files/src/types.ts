@@ -48,8 +48,10 @@ export interface S3StorageOptions {
   endpoint?: string
   /** Default: true when `endpoint` is set. */
   forcePathStyle?: boolean
-  /** Parts (5 MiB each) of one file sent at once; default 1. Each adds a part buffer in memory. */
+  /** Parts (5 MiB each) of one blob over 5 GiB (multipart) sent at once; default 1. Each adds a part buffer in memory. */
   queueSize?: number
+  /** Blobs larger than this go as a multipart upload instead of one PutObject; default and most 5 GiB (S3's PutObject limit), at least 5 MiB. */
+  multipartAboveBytes?: number
   /** A ready client instead of the options above (its region/endpoint/credentials are used). */
   client?: S3Client
 }

@@ -1,6 +1,10 @@
 import t from 'tap'
+import { randomBytes } from 'node:crypto'
+import { readdirSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { BASE_URL, buildApp, createRecord, download, makeUser, upload, type Storage } from './helper.js'
 import { jpeg, pdf, png } from './fixtures/content.js'
+import { startS3Peer } from './fixtures/s3-peer.js'
 
 const KEY = /^[0-9a-f]{24}\/contacts\/(avatar|contract)\/[0-9a-f]{24}-[0-9a-f]{12}\.(png|jpg|pdf)$/
 
@@ -86,3 +90,37 @@ for (const storage of ['local', 's3'] as Storage[]) {
     }
   })
 }
+
+t.test('s3: a blob over multipartAboveBytes goes multipart and reads back whole; no spool file stays', async (t) => {
+  const spools = (): number => readdirSync(tmpdir()).filter((f) => f.startsWith('svc-s3-')).length
+  const before = spools()
+  const s3 = await startS3Peer(t)
+  const { app } = await buildApp(t, {
+    storage: 's3',
+    s3,
+    schemas: [{ path: 'logs', fields: [{ name: 'attachment', type: 'File', file: { storage: 's3', maxBytes: 8 * 1024 * 1024 } }] }],
+    // S3's minimum part size: a 6 MiB blob takes the multipart path.
+    files: { s3: { ...s3.options, multipartAboveBytes: 5 * 1024 * 1024 } }
+  })
+  const u = makeUser()
+  const id = await createRecord(app, u, 'logs', {})
+  const content = randomBytes(6 * 1024 * 1024)
+  const res = await upload(app, u, `/api/v1/logs/${id}/attachment`, content, 'big.bin')
+  t.equal(res.statusCode, 200, res.body)
+  const fetched = await app.inject({ method: 'GET', url: `/api/v1/logs/${id}/attachment`, headers: u.headers })
+  const got = await download(app, fetched.json().url)
+  t.equal(got.status, 200)
+  t.ok(got.body.equals(content), '6 MiB read back byte for byte')
+  t.equal(spools(), before, 'the spool file is gone')
+  t.same(await s3.keys(), [res.json().key], 'one object, no leftover parts')
+
+  const refused = await upload(app, u, `/api/v1/logs/${id}/attachment`, randomBytes(9 * 1024 * 1024), 'huge.bin')
+  t.equal(refused.statusCode, 400, 'over maxBytes')
+  t.equal(spools(), before, 'a refused upload leaves no spool file either')
+  t.same(await s3.keys(), [res.json().key], 'and no object')
+})
+
+t.test('s3: multipartAboveBytes outside 5 MiB..5 GiB is refused at start', async (t) => {
+  const s3 = await startS3Peer(t)
+  await t.rejects(buildApp(t, { storage: 's3', s3, files: { s3: { ...s3.options, multipartAboveBytes: 1024 } } }), /multipartAboveBytes/)
+})

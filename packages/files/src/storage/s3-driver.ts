@@ -1,5 +1,11 @@
+import { randomBytes } from 'node:crypto'
+import { createReadStream, createWriteStream } from 'node:fs'
+import { rm, stat } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import type { Readable } from 'node:stream'
-import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3'
+import { pipeline } from 'node:stream/promises'
+import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3'
 import { Upload } from '@aws-sdk/lib-storage'
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner'
 import type { S3StorageOptions } from '../types.js'
@@ -9,6 +15,8 @@ import { KEY_RE } from './keys.js'
 // S3's minimum part size. lib-storage must buffer a part to know its length, and keeps the
 // previous part's buffer until it cuts the next: about two parts (10 MiB) per active upload.
 const PART_SIZE = 5 * 1024 * 1024
+// A single PutObject takes up to 5 GiB; only larger blobs need a (buffering) multipart upload.
+const MAX_PUT_OBJECT = 5 * 1024 * 1024 * 1024
 
 /** Builds the client from options: the SDK's default credential chain, path style for custom endpoints. */
 export function s3Client (opts: S3StorageOptions): S3Client {
@@ -26,8 +34,8 @@ export function s3Client (opts: S3StorageOptions): S3Client {
 }
 
 /**
- * Blobs as objects of one bucket. Uploads are streamed as a multipart upload (lib-storage): a
- * failed or refused upload is aborted (no parts left) and the key deleted, so nothing stays.
+ * Blobs as objects of one bucket. Uploads are spooled to a temp file and sent as one PutObject
+ * (multipart only past 5 GiB): a failed or refused upload leaves neither the object nor the file.
  * Downloads are presigned GETs that carry the stored type and a safe Content-Disposition.
  */
 export class S3Driver implements StorageDriver {
@@ -35,12 +43,15 @@ export class S3Driver implements StorageDriver {
   readonly #client: S3Client
   readonly #bucket: string
   readonly #queueSize: number
+  readonly #multipartAbove: number
 
   constructor (opts: S3StorageOptions) {
     this.#client = s3Client(opts)
     this.#bucket = opts.bucket
     this.#queueSize = opts.queueSize ?? 1
     if (!Number.isSafeInteger(this.#queueSize) || this.#queueSize < 1) throw new Error('@svc/files: s3.queueSize must be a whole number >= 1')
+    this.#multipartAbove = opts.multipartAboveBytes ?? MAX_PUT_OBJECT
+    if (!Number.isSafeInteger(this.#multipartAbove) || this.#multipartAbove < PART_SIZE || this.#multipartAbove > MAX_PUT_OBJECT) throw new Error('@svc/files: s3.multipartAboveBytes must be a whole number from 5 MiB to 5 GiB')
   }
 
   #check (key: string): string {
@@ -48,10 +59,36 @@ export class S3Driver implements StorageDriver {
     return key
   }
 
+  /**
+   * The upload is spooled to a temp file first, then sent as one PutObject of known length read
+   * from that file: memory stays at a few stream buffers per upload, however many run at once
+   * (lib-storage would hold about two 5 MiB parts each). Only blobs over 5 GiB go multipart.
+   */
   async put (key: string, body: Readable, contentType: string): Promise<void> {
+    const Key = this.#check(key)
+    const spool = join(tmpdir(), `svc-s3-${randomBytes(8).toString('hex')}`)
+    try {
+      await pipeline(body, createWriteStream(spool, { mode: 0o600 }))
+      const { size } = await stat(spool)
+      if (size <= this.#multipartAbove) {
+        await this.#client.send(new PutObjectCommand({ Bucket: this.#bucket, Key, Body: createReadStream(spool), ContentLength: size, ContentType: contentType }))
+      } else {
+        await this.#multipart(Key, createReadStream(spool), contentType)
+      }
+    } catch (err) {
+      body.destroy()
+      // A PUT may have landed before the failure was seen: make sure it is gone.
+      await this.remove(key).catch(() => {})
+      throw err
+    } finally {
+      await rm(spool, { force: true })
+    }
+  }
+
+  async #multipart (Key: string, body: Readable, contentType: string): Promise<void> {
     const upload = new Upload({
       client: this.#client,
-      params: { Bucket: this.#bucket, Key: this.#check(key), Body: body, ContentType: contentType },
+      params: { Bucket: this.#bucket, Key, Body: body, ContentType: contentType },
       partSize: PART_SIZE,
       queueSize: this.#queueSize,
       leavePartsOnError: false
@@ -59,10 +96,7 @@ export class S3Driver implements StorageDriver {
     try {
       await upload.done()
     } catch (err) {
-      body.destroy()
       await upload.abort().catch(() => {})
-      // A single-part upload may have landed before the failure was seen: make sure it is gone.
-      await this.remove(key).catch(() => {})
       throw err
     }
   }
