@@ -3,10 +3,9 @@ import type { Db } from 'mongodb'
 import svcCore, { type SvcCoreOptions } from '@svc/core'
 import svcAudit from '@svc/audit'
 import svcSoftDelete from '@svc/softdelete'
-import { getTestDb, tokenUser, type Teardownable, type TokenUser } from '@svc/testkit'
+import { crmSchemas, getTestDb, tokenUser, type Teardownable, type TokenUser } from '@svc/testkit'
 import svcGraphql from '../src/index.js'
 import type { GraphqlOptions } from '../src/types.js'
-import { crmSchemas } from './fixtures/schemas.js'
 
 export const JWT_SECRET = 'graphql-test-secret-0123456789abcdef'
 

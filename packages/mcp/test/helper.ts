@@ -7,10 +7,9 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import svcCore, { type SvcCoreOptions } from '@svc/core'
 import svcAudit from '@svc/audit'
 import svcSoftDelete from '@svc/softdelete'
-import { getTestDb, signToken, type Teardownable } from '@svc/testkit'
+import { crmSchemas, getTestDb, signToken, type Teardownable } from '@svc/testkit'
 import svcMcp from '../src/index.js'
 import type { McpOptions } from '../src/types.js'
-import { crmSchemas } from './fixtures/schemas.js'
 
 export const JWT_SECRET = 'mcp-test-secret-0123456789abcdef'
 
