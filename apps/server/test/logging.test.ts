@@ -1,4 +1,5 @@
-import t from 'tap'
+import t, { type Test } from 'tap'
+import type { FastifyInstance } from 'fastify'
 import { randomUUID } from 'node:crypto'
 import { getTestDb } from '@svc/testkit'
 import { buildServer } from '../src/build-server.js'
@@ -10,6 +11,18 @@ import { workspace } from './fixtures/workspace.js'
 t.setTimeout(240_000)
 
 interface LogLine { level: number, msg: string, reqId?: string, req?: { method: string, url: string }, res?: { statusCode: number }, responseTime?: number }
+
+/** The reference server in-process, its log lines (at the configured LOG_LEVEL) collected as parsed JSON. */
+async function serverWithLogLines (t: Test, env: Record<string, string>): Promise<{ app: FastifyInstance, lines: LogLine[] }> {
+  const { config } = loadConfig({ NODE_ENV: 'test', JWT_SECRET: 'logging-test-secret', SCHEMA_DIR: workspace().schemaDir, ...env })
+  if (config == null) throw new Error('test config invalid')
+  const { db } = await getTestDb(t)
+  const lines: LogLine[] = []
+  const logger = { ...(loggerOptions(config) as object), stream: { write: (l: string) => { lines.push(JSON.parse(l)) } } }
+  const app = await buildServer(config, { db, logger })
+  t.teardown(async () => await app.close())
+  return { app, lines }
+}
 
 t.test('svc start: stdout is JSON lines only, the start-up warning once, one line per request', async (t) => {
   // JWT_SECRET unset: the random-secret warning is the start-up warning under test.
@@ -37,13 +50,7 @@ t.test('svc start: stdout is JSON lines only, the start-up warning once, one lin
 })
 
 t.test('LOG_LEVEL=warn turns request lines off and keeps warnings', async (t) => {
-  const { config } = loadConfig({ NODE_ENV: 'test', JWT_SECRET: 'logging-test-secret', SCHEMA_DIR: workspace().schemaDir, LOG_LEVEL: 'warn' })
-  if (config == null) throw new Error('test config invalid')
-  const { db } = await getTestDb(t)
-  const lines: LogLine[] = []
-  const logger = { ...(loggerOptions(config) as object), stream: { write: (l: string) => { lines.push(JSON.parse(l)) } } }
-  const app = await buildServer(config, { db, logger })
-  t.teardown(async () => await app.close())
+  const { app, lines } = await serverWithLogLines(t, { LOG_LEVEL: 'warn' })
   t.equal((await app.inject({ method: 'GET', url: '/healthz' })).statusCode, 200)
   t.equal((await app.inject({ method: 'GET', url: '/api/v1/notes' })).statusCode, 401)
   app.log.info('info probe')
@@ -52,13 +59,7 @@ t.test('LOG_LEVEL=warn turns request lines off and keeps warnings', async (t) =>
 })
 
 t.test('LOG_LEVEL=debug adds the incoming-request line', async (t) => {
-  const { config } = loadConfig({ NODE_ENV: 'test', JWT_SECRET: 'logging-test-secret', SCHEMA_DIR: workspace().schemaDir, LOG_LEVEL: 'debug' })
-  if (config == null) throw new Error('test config invalid')
-  const { db } = await getTestDb(t)
-  const lines: LogLine[] = []
-  const logger = { ...(loggerOptions(config) as object), stream: { write: (l: string) => { lines.push(JSON.parse(l)) } } }
-  const app = await buildServer(config, { db, logger })
-  t.teardown(async () => await app.close())
+  const { app, lines } = await serverWithLogLines(t, { LOG_LEVEL: 'debug' })
   for (const url of ['/healthz', '/nope']) {
     const id = randomUUID()
     await app.inject({ method: 'GET', url, headers: { 'x-request-id': id } })
@@ -70,13 +71,7 @@ t.test('LOG_LEVEL=debug adds the incoming-request line', async (t) => {
 })
 
 t.test('access lines never carry a signed link\'s signature or a token', async (t) => {
-  const { config } = loadConfig({ NODE_ENV: 'test', JWT_SECRET: 'logging-test-secret', SCHEMA_DIR: workspace().schemaDir })
-  if (config == null) throw new Error('test config invalid')
-  const { db } = await getTestDb(t)
-  const lines: LogLine[] = []
-  const logger = { ...(loggerOptions(config) as object), stream: { write: (l: string) => { lines.push(JSON.parse(l)) } } }
-  const app = await buildServer(config, { db, logger })
-  t.teardown(async () => await app.close())
+  const { app, lines } = await serverWithLogLines(t, {})
   await app.inject({ method: 'GET', url: '/files/u/notes/f/x.pdf?exp=1999999999&sig=abcdef0123456789' })
   await app.inject({ method: 'GET', url: '/healthz?token=secret-token&x=1' })
   const urls = lines.filter((l) => l.msg === 'request completed').map((l) => l.req?.url)
