@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { MongoClient, type Db } from 'mongodb'
 import { acquireServer, releaseServer, type TestServerKind } from './server.js'
+import { startEmbeddedDevDb } from './devdb.js'
 
 /** The slice of a tap `Test` the helpers need; keeps testkit free of a tap dependency. */
 export interface Teardownable {
@@ -44,6 +45,23 @@ export async function getTestDb (t: Teardownable, opts: { name?: string } = {}):
     }
   })
   return { db, client, uri: withDbName(serverUri, db.databaseName), kind }
+}
+
+/**
+ * A database on a standalone server — an in-process devdb of its own with `replSet: false`,
+ * which runs no transactions — stopped in teardown: for code that must behave differently
+ * there (whatever server `getTestDb` picks).
+ */
+export async function getStandaloneTestDb (t: Teardownable): Promise<TestDb> {
+  const devdb = await startEmbeddedDevDb({ replSet: false })
+  const client = new MongoClient(devdb.uri, { serverSelectionTimeoutMS: 10_000 })
+  t.teardown(async () => {
+    await client.close()
+    await devdb.stop()
+  })
+  await client.connect()
+  const db = client.db(uniqueDbName())
+  return { db, client, uri: withDbName(devdb.uri, db.databaseName), kind: 'devdb' }
 }
 
 /** The server URI with its path replaced by `name`, for code that connects by URI itself. */

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { getTestDb } from '../src/index.js'
+import { getStandaloneTestDb, getTestDb } from '../src/index.js'
 
 t.test('getTestDb gives a unique database per call and drops it in teardown', async (t) => {
   // Held open across the inner test so the server (an embedded devdb stops with its last
@@ -22,4 +22,15 @@ t.test('getTestDb gives a unique database per call and drops it in teardown', as
   })
   const listed = (await observer.client.db().admin().listDatabases()).databases.map((d) => d.name)
   t.same(names.filter((n) => listed.includes(n)), [], 'both dropped after teardown')
+})
+
+t.test('getStandaloneTestDb gives a database on a standalone server of its own', async (t) => {
+  const { db, uri } = await getStandaloneTestDb(t)
+  const hello = await db.command({ hello: 1 })
+  t.equal(hello.setName, undefined, 'no replica set')
+  t.match(uri, new RegExp(`/${db.databaseName}$`))
+  const session = db.client.startSession()
+  session.startTransaction()
+  await t.rejects(db.collection('x').insertOne({ n: 1 }, { session }), /not support/, 'transactions refused')
+  await session.endSession()
 })
