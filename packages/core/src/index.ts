@@ -10,6 +10,7 @@ import { loadRegistry } from './schema/load.js'
 import { RecordEvents, ResourceServices } from './service/index.js'
 import type { SvcContext, SvcCoreOptions } from './types.js'
 import { startPeriodic } from './periodic.js'
+import { transactionsSupported } from './service/durable/transaction.js'
 
 export * from './errors.js'
 export { defineSchema } from './schema/define.js'
@@ -60,6 +61,16 @@ function reconcileIntents (app: FastifyInstance, services: ResourceServices, int
 }
 const MAX_QUERY_TIMEOUT_MS = 10 * 60 * 1000
 
+/** The `transactions` option against the server: asked once, at start-up. */
+async function useTransactions (app: FastifyInstance, db: SvcCoreOptions['db'], option: unknown): Promise<boolean> {
+  if (option !== 'auto' && typeof option !== 'boolean') throw new Error("@svc/core: option `transactions` must be 'auto', true or false")
+  const supported = option === false ? false : await transactionsSupported(db)
+  if (option === true && !supported) throw new Error('@svc/core: option `transactions: true` but the server runs no transactions (a standalone mongod): use a replica set, or `transactions: \'auto\'`')
+  const on = option !== false && supported
+  app.log.child({ name: '@svc/core' }).info({ transactions: on, option }, on ? 'durable effects commit in transactions' : 'durable effects commit through write-ahead intents')
+  return on
+}
+
 async function svcCore (app: FastifyInstance, opts: SvcCoreOptions): Promise<void> {
   if (opts.db == null) throw new Error('@svc/core: option `db` (a mongodb Db) is required')
   if (typeof opts.jwtSecret !== 'string' || opts.jwtSecret.length === 0) throw new Error('@svc/core: option `jwtSecret` is required')
@@ -75,14 +86,16 @@ async function svcCore (app: FastifyInstance, opts: SvcCoreOptions): Promise<voi
   if (opts.resetStalenessMs !== undefined && (!Number.isInteger(opts.resetStalenessMs) || opts.resetStalenessMs < 1)) throw new Error('@svc/core: option `resetStalenessMs` must be a positive whole number of milliseconds')
   if (opts.publicBaseUrl !== undefined && !/^https?:\/\/\S+$/.test(opts.publicBaseUrl)) throw new Error('@svc/core: option `publicBaseUrl` must be an http(s) URL')
 
+  const transactions = await useTransactions(app, opts.db, opts.transactions ?? 'auto')
   const registry = await loadRegistry({ schemaDir: opts.schemaDir, schemas: opts.schemas, log: app.log })
   const events = new RecordEvents(app.log.child({ name: '@svc/core.events' }))
-  const services = new ResourceServices(registry, { db: opts.db, events, log: app.log.child({ name: '@svc/core' }), pageSize: Math.min(pageSize, 200), queryTimeoutMs, intentLeaseMs, ...(opts.aggregationCache !== undefined ? { aggregationCache: opts.aggregationCache } : {}) })
+  const services = new ResourceServices(registry, { db: opts.db, events, log: app.log.child({ name: '@svc/core' }), pageSize: Math.min(pageSize, 200), queryTimeoutMs, intentLeaseMs, transactions, ...(opts.aggregationCache !== undefined ? { aggregationCache: opts.aggregationCache } : {}) })
   const svc: SvcContext = {
     db: opts.db,
     registry,
     services,
     events,
+    transactions,
     config: {
       pageSize: Math.min(pageSize, 200),
       bcryptRounds: opts.bcryptRounds ?? 10,

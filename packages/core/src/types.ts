@@ -53,6 +53,13 @@ export interface SvcCoreOptions {
   intentLeaseMs?: number
   /** How often (ms) interrupted writes' intents are reconciled (also once when the app is ready); default 30000, `0`: only at start-up. */
   intentReconcileMs?: number
+  /**
+   * How writes with durable effects commit: in one multi-document transaction each (`true`), or
+   * with write-ahead intents (`false`). `'auto'` (default) asks the server once at start-up:
+   * transactions on a replica set or mongos, intents on a standalone. `true` on a server
+   * without transactions stops start-up.
+   */
+  transactions?: 'auto' | boolean
 }
 
 /** The authentication service the auth layer installs on `app.svc.auth`. */
@@ -81,6 +88,11 @@ export interface SvcContext {
   services: ResourceServices
   /** Record events: `<path>.created|updated|deleted|transitioned`. Subscribers cannot fail a request. */
   events: RecordEvents
+  /**
+   * Whether writes with durable effects commit in transactions (decided at start-up from the
+   * `transactions` option and the server) or through write-ahead intents.
+   */
+  transactions: boolean
   /** `publicBaseUrl` without a trailing slash, when given (plugins build absolute links from it). */
   config: Required<Pick<SvcCoreOptions, 'pageSize' | 'bcryptRounds' | 'queryTimeoutMs'>> & { accessTokenTtlSeconds: number, publicBaseUrl?: string }
   auth: SvcAuth

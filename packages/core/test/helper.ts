@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { fileURLToPath } from 'node:url'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
-import { ObjectId } from 'mongodb'
+import { ObjectId, type Db } from 'mongodb'
 import { getTestDb, signToken, type Teardownable } from '@svc/testkit'
 import svcCore from '../src/index.js'
 import type { SvcCoreOptions } from '../src/types.js'
@@ -19,11 +19,22 @@ export interface BuildCoreAppOptions {
   fastify?: FastifyServerOptions
   /** Registered after core, before `ready()` (routes of a host or another plugin). */
   plugins?: Array<(app: FastifyInstance) => Promise<void>>
+  /** A database of the caller's (e.g. on a standalone server); default a fresh one from testkit. */
+  db?: Db
 }
+
+/**
+ * The two ways writes with durable effects commit, for tests that must hold on both: write-ahead
+ * intents (`transactions: false`) and transactions (`'auto'`, on: the test server is a replica set).
+ */
+export const DURABLE_MODES = [
+  { name: 'intents', transactions: false },
+  { name: 'transactions', transactions: 'auto' }
+] as const
 
 /** A ready Fastify app with @svc/core on a fresh database; closed in teardown (then the db is dropped). */
 export async function buildCoreApp (t: Teardownable, opts: BuildCoreAppOptions = {}): Promise<FastifyInstance> {
-  const { db } = await getTestDb(t)
+  const db = opts.db ?? (await getTestDb(t)).db
   const app = Fastify({ logger: false, ...opts.fastify })
   const schemaDir = opts.schemaDir ?? (opts.schemas === undefined ? EXAMPLE_SCHEMA_DIR : undefined)
   await app.register(svcCore, { db, jwtSecret: JWT_SECRET, bcryptRounds: 4, schemaDir, schemas: opts.schemas, ...opts.options })

@@ -1,4 +1,4 @@
-import { ObjectId, type Collection, type Document } from 'mongodb'
+import { ObjectId, type ClientSession, type Collection, type Document } from 'mongodb'
 import { toJson } from '../values/convert.js'
 import type { RecordJson, TombstoneUpdate } from './types.js'
 import { nextStamp, type Target } from './durable/commit.js'
@@ -12,7 +12,7 @@ export interface BulkPlan {
   records?: Array<{ before: RecordJson, after: RecordJson }>
   /** The upsert's new record, when nothing matched and a seed was given. */
   created?: RecordJson
-  write: () => Promise<string[]>
+  write: (session?: ClientSession) => Promise<string[]>
 }
 
 /**
@@ -36,8 +36,8 @@ export async function planBulkUpdate (collection: Collection, filter: Document, 
       targets: [{ recordId: doc._id, from: null, to: now.getTime() }],
       records: [],
       created,
-      write: async () => {
-        await collection.insertOne({ ...doc })
+      write: async (session) => {
+        await collection.insertOne({ ...doc }, { session })
         return [created._id]
       }
     }
@@ -50,10 +50,10 @@ export async function planBulkUpdate (collection: Collection, filter: Document, 
   return {
     targets: docs.map((d) => ({ recordId: d._id, from: stateOf(d), to: updatedAt.getTime() })),
     ...(opts.images ? { records: docs.map((d) => ({ before: toJson<RecordJson>(d), after: toJson<RecordJson>(applyChange(d, change)) })) } : {}),
-    write: async () => {
-      const res = await collection.updateMany({ $and: [filter, { _id: { $in: ids } }] }, change)
+    write: async (session) => {
+      const res = await collection.updateMany({ $and: [filter, { _id: { $in: ids } }] }, change, { session })
       if (res.matchedCount === ids.length) return ids.map((id) => String(id))
-      const landed = await collection.find({ _id: { $in: ids }, updatedAt }, { projection: { _id: 1 } }).toArray()
+      const landed = await collection.find({ _id: { $in: ids }, updatedAt }, { projection: { _id: 1 }, session }).toArray()
       return landed.map((d) => String(d._id))
     }
   }

@@ -54,8 +54,8 @@ export async function createRecords (h: WriteHost, ctx: RequestContext, inputs: 
     coll: h.collection,
     targets: docs.map((d) => ({ recordId: d._id as ObjectId, from: null, to: now.getTime() })),
     results,
-    write: async () => {
-      await h.collection.insertMany(docs.map((d) => ({ ...d })), { ordered: true })
+    write: async (session) => {
+      await h.collection.insertMany(docs.map((d) => ({ ...d })), { ordered: true, session })
       return docs.map((d) => String(d._id))
     }
   }))
@@ -98,9 +98,9 @@ export async function deleteMatching (h: WriteHost, ctx: RequestContext, filter:
       coll: h.collection,
       targets,
       results: [result],
-      write: async () => {
-        await h.collection.bulkWrite(ops, { ordered: false })
-        const now = new Map((await h.collection.find({ _id: { $in: docs.map((d) => d._id) } }, { projection: { updatedAt: 1 } }).toArray()).map((d) => [String(d._id), d]))
+      write: async (session) => {
+        await h.collection.bulkWrite(ops, { ordered: false, session })
+        const now = new Map((await h.collection.find({ _id: { $in: docs.map((d) => d._id) } }, { projection: { updatedAt: 1 }, session }).toArray()).map((d) => [String(d._id), d]))
         return targets.filter((t) => stateOf(now.get(t.recordId.toHexString())) === t.to).map((t) => t.recordId.toHexString())
       }
     }

@@ -22,11 +22,11 @@ export class ResourceServices {
   readonly #byKey = new Map<string, ResourceService>()
   readonly #db: Db
   readonly #log: FastifyBaseLogger
-  /** Write intents of durable effects on a standalone server (see durable/). */
+  /** Write intents of durable effects without transactions (see durable/); reconciled in both modes. */
   readonly intents: IntentStore
   readonly intentLeaseMs: number
 
-  constructor (registry: Registry, deps: { db: Db, events: RecordEvents, log: FastifyBaseLogger, pageSize: number, queryTimeoutMs: number, intentLeaseMs: number, aggregationCache?: AggregationCache }) {
+  constructor (registry: Registry, deps: { db: Db, events: RecordEvents, log: FastifyBaseLogger, pageSize: number, queryTimeoutMs: number, intentLeaseMs: number, transactions: boolean, aggregationCache?: AggregationCache }) {
     const idempotency = new IdempotencyKeys(deps.db)
     // One store for every schema (keys name schema and aggregation): one memory bound in-process.
     const aggregationCache = deps.aggregationCache ?? memoryAggregationCache()
@@ -45,7 +45,8 @@ export class ResourceServices {
         idempotency,
         aggregationCache,
         intents: this.intents,
-        intentLeaseMs: deps.intentLeaseMs
+        intentLeaseMs: deps.intentLeaseMs,
+        transactions: deps.transactions
       }))
     }
     // Relation `where` filters are cast against their targets now, so a bad one stops start-up.

@@ -55,6 +55,8 @@ export interface ResourceServiceDeps {
   intents: IntentStore
   /** How long a writer owns its write intents before a reconciler may settle them. */
   intentLeaseMs: number
+  /** Commit durable writes in transactions instead of write-ahead intents (core option `transactions`). */
+  transactions: boolean
 }
 
 /**
@@ -91,7 +93,7 @@ export class ResourceService {
     this.#clientScopes = compileClientScopes(model)
     this.relations = new RelationLoader(model, deps.lookup ?? ((p) => { throw new Error(`@svc/core: no service lookup for relation target '${p}'`) }))
     this.aggregations = new AggregationRunner(this)
-    this.#durable = { db: deps.collection.db, store: deps.intents, effects: this.#effects, leaseMs: deps.intentLeaseMs, log: deps.log }
+    this.#durable = { db: deps.collection.db, store: deps.intents, effects: this.#effects, leaseMs: deps.intentLeaseMs, log: deps.log, transactions: deps.transactions }
   }
 
   /**

@@ -1,4 +1,4 @@
-import { ObjectId, type Collection, type Document } from 'mongodb'
+import { ObjectId, type ClientSession, type Collection, type Document } from 'mongodb'
 import type { FastifyBaseLogger } from 'fastify'
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js'
 import type { RequestContext } from '../identity.js'
@@ -97,8 +97,8 @@ export async function createRecord (h: WriteHost, ctx: RequestContext, input: un
     coll: h.collection,
     targets: [{ recordId: _id, from: null, to: now.getTime() }],
     results: [result],
-    write: async () => {
-      await h.collection.insertOne({ ...doc })
+    write: async (session) => {
+      await h.collection.insertOne({ ...doc }, { session })
       return [after._id]
     }
   }), () => { throw duplicateId(h.collection) })
@@ -172,7 +172,7 @@ export async function updateRecord (h: WriteHost, ctx: RequestContext, id: strin
       coll: h.collection,
       targets: [{ recordId: _id, from: stateOf(previous), to: updatedAt.getTime() }],
       results,
-      write: async () => (await h.collection.updateOne(guard, change)).matchedCount === 1 ? [after._id] : []
+      write: async (session) => (await h.collection.updateOne(guard, change, { session })).matchedCount === 1 ? [after._id] : []
     }
   })
   for (const r of results) await h.publish(r)
@@ -202,17 +202,17 @@ export async function deleteRecord (h: WriteHost, ctx: RequestContext, id: strin
     const from = stateOf(current)
     const before = toJson<RecordJson>(current)
     const guard = asRead(current)
-    let write: () => Promise<string[]>
+    let write: (session?: ClientSession) => Promise<string[]>
     let to: number | null = null
     if (tombstone === null) {
       after = null
-      write = async () => (await h.collection.deleteOne(guard)).deletedCount === 1 ? [before._id] : []
+      write = async (session) => (await h.collection.deleteOne(guard, { session })).deletedCount === 1 ? [before._id] : []
     } else {
       const updatedAt = nextStamp(from)
       const change: TombstoneUpdate = { ...tombstone, $set: { ...tombstone.$set, updatedAt } }
       after = applyChange(current, change)
       to = updatedAt.getTime()
-      write = async () => (await h.collection.updateOne(guard, change)).matchedCount === 1 ? [before._id] : []
+      write = async (session) => (await h.collection.updateOne(guard, change, { session })).matchedCount === 1 ? [before._id] : []
     }
     result = { action: 'deleted', writeId: newWriteId(), model, ctx, recordId: before._id, before, after: after === null ? null : toJson<RecordJson>(after) }
     return { coll: h.collection, targets: [{ recordId: _id, from, to }], results: [result], write }
@@ -250,7 +250,7 @@ Promise<{ before: Document, after: Document } | null> {
       coll: h.collection,
       targets: [{ recordId: current._id, from: stateOf(current), to: updatedAt.getTime() }],
       results: [result],
-      write: async () => (await h.collection.updateOne(asRead(current), full)).matchedCount === 1 ? [before._id] : []
+      write: async (session) => (await h.collection.updateOne(asRead(current), full, { session })).matchedCount === 1 ? [before._id] : []
     }
   })
   if (images !== null) await h.publish(result!)

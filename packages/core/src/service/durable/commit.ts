@@ -1,41 +1,15 @@
 import { setTimeout as sleep } from 'node:timers/promises'
-import type { Collection, Db, ObjectId } from 'mongodb'
-import type { FastifyBaseLogger } from 'fastify'
 import { ConflictError } from '../../errors.js'
-import type { WriteResult } from '../types.js'
-import { buildEffects, insertEffects } from './effect-docs.js'
-import { slotKey, type Intent, type IntentStore, type RecordState } from './intents.js'
+import { insertEffects, isDuplicateKey, planEffects } from './effect-docs.js'
+import { slotKey, type Intent, type RecordState } from './intents.js'
 import { reconcileGroup, settleGroup } from './reconcile.js'
-import type { DurableDoc, NamedEffect } from './types.js'
+import { attemptInTransaction } from './transaction.js'
+import { MISSED, type Attempt, type DurableContext, type PlannedWrite } from './types.js'
+
+export type { DurableContext, PlannedWrite, Target } from './types.js'
 
 /** How long a writer may wait for other writers of the same record before answering 409. */
 const CONTENTION_MS = 5000
-
-/** What a durable service needs: its effects and the shared intent store. */
-export interface DurableContext {
-  db: Db
-  store: IntentStore
-  effects: readonly NamedEffect[]
-  leaseMs: number
-  log: FastifyBaseLogger
-}
-
-/** One record the write moves from one state to the next (`null`: absent). */
-export interface Target { recordId: ObjectId, from: RecordState, to: RecordState }
-
-/**
- * A write planned against the records as read: the images in `results` are exactly what
- * `write` produces. `write` must be guarded by each target's `from` state (`updatedAt`, or
- * absence for a create) and answer the ids (hex) of the records it changed.
- */
-export interface PlannedWrite {
-  coll: Collection
-  targets: Target[]
-  results: WriteResult[]
-  write: () => Promise<string[]>
-}
-
-type Attempt = { ok: true, changed: string[] } | { ok: false, wait: boolean, taken: boolean }
 
 /** A stamp strictly after the record's state, so each write moves `updatedAt` to a new value. */
 export function nextStamp (from: RecordState): Date {
@@ -51,11 +25,8 @@ export function nextStamp (from: RecordState): Date {
  * by looking at the records. When the effect insert fails after a committed write, the
  * intents stay pending and the reconciler inserts them later.
  */
-async function attempt (d: DurableContext, plan: PlannedWrite): Promise<Attempt> {
-  const effects = await buildEffects(d.effects, plan.results)
-  const ownOf = (t: Target): DurableDoc[] => effects.own.get(t.recordId.toHexString()) ?? []
-  const targetIds = new Set(plan.targets.map((t) => t.recordId.toHexString()))
-  for (const [id, docs] of effects.own) if (!targetIds.has(id)) effects.group.push(...docs) // a result about another record belongs to the write
+async function attemptWriteAhead (d: DurableContext, plan: PlannedWrite): Promise<Attempt> {
+  const effects = await planEffects(d.effects, plan)
   const group = plan.results[0].writeId
   const now = new Date()
   const coll = plan.coll.collectionName
@@ -68,7 +39,7 @@ async function attempt (d: DurableContext, plan: PlannedWrite): Promise<Attempt>
     to: t.to,
     group,
     leader: i === 0,
-    effects: ownOf(t),
+    effects: effects.ownOf(t),
     ...(i === 0 ? { groupEffects: effects.group } : {}),
     leaseUntil: new Date(now.getTime() + d.leaseMs),
     createdAt: now
@@ -76,7 +47,7 @@ async function attempt (d: DurableContext, plan: PlannedWrite): Promise<Attempt>
   try {
     await d.store.coll.insertMany(intents, { ordered: false })
   } catch (err) {
-    if ((err as { code?: number }).code !== 11000 && !isDuplicateBatch(err)) throw err
+    if (!isDuplicateKey(err)) throw err
     await d.store.coll.deleteMany({ group, state: 'pending' })
     return await contended(d, intents.map((i) => i._id))
   }
@@ -84,7 +55,7 @@ async function attempt (d: DurableContext, plan: PlannedWrite): Promise<Attempt>
   // never judges an intent whose write is still about to land; if one already did, plan again.
   if (Date.now() > now.getTime() + d.leaseMs / 2 && !(await d.store.renew(group, intents.length, d.leaseMs))) {
     await d.store.release(group, intents.map((i) => i._id))
-    return { ok: false, wait: false, taken: false }
+    return MISSED
   }
   let changed: string[]
   try {
@@ -96,10 +67,10 @@ async function attempt (d: DurableContext, plan: PlannedWrite): Promise<Attempt>
   }
   if (changed.length === 0) {
     await d.store.release(group, intents.map((i) => i._id))
-    return { ok: false, wait: false, taken: false }
+    return MISSED
   }
   const hit = new Set(changed)
-  const due = [...plan.targets.filter((t) => hit.has(t.recordId.toHexString())).flatMap(ownOf), ...effects.group]
+  const due = effects.due(changed)
   try {
     if (due.length > 0) await insertEffects(d.db, due)
   } catch (err) {
@@ -109,12 +80,6 @@ async function attempt (d: DurableContext, plan: PlannedWrite): Promise<Attempt>
   await d.store.complete(group, intents.filter((i) => hit.has(i.recordId.toHexString())).map((i) => i._id))
   await d.store.release(group, intents.filter((i) => !hit.has(i.recordId.toHexString())).map((i) => i._id))
   return { ok: true, changed }
-}
-
-function isDuplicateBatch (err: unknown): boolean {
-  const w = (err as { writeErrors?: unknown }).writeErrors
-  const list = Array.isArray(w) ? w : w === undefined ? [] : [w]
-  return list.length > 0 && list.every((e: { code?: number }) => e.code === 11000)
 }
 
 /**
@@ -136,16 +101,21 @@ async function contended (d: DurableContext, ids: string[]): Promise<Attempt> {
 /**
  * Runs `plan` (re-read the records, compute the write; `null`: nothing to write) and commits
  * it, planning again when another writer changed a record first; past `CONTENTION_MS` of
- * contention: 409. Without effects there is nothing to make durable: the guarded write alone.
+ * contention: 409. With transactions (`d.transactions`) each attempt is one transaction (see
+ * transaction.ts); without, the write-ahead protocol above. Without effects there is nothing
+ * to make durable: the guarded write alone — except that with transactions a write of several
+ * records still runs in one, so a bulk write is all-or-nothing whatever the schema.
  * `taken` throws when a record's `from` state was already left by a completed write (a
- * create whose id is used).
+ * create whose id is used; the transaction path gets the duplicate key itself).
  */
 export async function commitDurably (d: DurableContext, plan: (attempt: number) => Promise<PlannedWrite | null>, taken?: () => never): Promise<{ changed: string[] }> {
   const deadline = Date.now() + CONTENTION_MS
   for (let n = 0, pause = 5; ; n++) {
     const p = await plan(n)
     if (p === null) return { changed: [] }
-    const out: Attempt = d.effects.length === 0 ? await plain(p) : await attempt(d, p)
+    const out: Attempt = d.transactions && (d.effects.length > 0 || p.targets.length > 1)
+      ? await attemptInTransaction(d, p, deadline)
+      : d.effects.length === 0 ? await plain(p) : await attemptWriteAhead(d, p)
     if (out.ok) return { changed: out.changed }
     if (out.taken && taken !== undefined) taken()
     if (Date.now() > deadline) throw new ConflictError('the record is being changed by other requests; retry')
@@ -158,5 +128,5 @@ export async function commitDurably (d: DurableContext, plan: (attempt: number) 
 
 async function plain (p: PlannedWrite): Promise<Attempt> {
   const changed = await p.write()
-  return changed.length > 0 ? { ok: true, changed } : { ok: false, wait: false, taken: false }
+  return changed.length > 0 ? { ok: true, changed } : MISSED
 }

@@ -1,6 +1,6 @@
-import type { ClientSession, Db, Document } from 'mongodb'
+import { BSON, type ClientSession, type Db, type Document } from 'mongodb'
 import type { WriteResult } from '../types.js'
-import type { DurableDoc, NamedEffect } from './types.js'
+import type { DurableDoc, NamedEffect, PlannedWrite, Target } from './types.js'
 
 /**
  * Every registered effect's documents for these results, in registration order, split by
@@ -31,29 +31,72 @@ export async function buildEffects (effects: readonly NamedEffect[], results: re
   return { own, group, all }
 }
 
-function isDuplicateKey (err: unknown): boolean {
+/** A planned write's effect documents: each target's own, the write's group, and those due once some records changed. */
+export interface PlanEffects {
+  ownOf: (t: Target) => DurableDoc[]
+  group: DurableDoc[]
+  due: (changed: readonly string[]) => DurableDoc[]
+}
+
+/** Builds the plan's documents; a result about a record the write does not target belongs to the write as a whole. */
+export async function planEffects (effects: readonly NamedEffect[], plan: PlannedWrite): Promise<PlanEffects> {
+  const built = await buildEffects(effects, plan.results)
+  const targetIds = new Set(plan.targets.map((t) => t.recordId.toHexString()))
+  for (const [id, docs] of built.own) if (!targetIds.has(id)) built.group.push(...docs)
+  const ownOf = (t: Target): DurableDoc[] => built.own.get(t.recordId.toHexString()) ?? []
+  return {
+    ownOf,
+    group: built.group,
+    due: (changed) => {
+      const hit = new Set(changed)
+      return [...plan.targets.filter((t) => hit.has(t.recordId.toHexString())).flatMap(ownOf), ...built.group]
+    }
+  }
+}
+
+export function isDuplicateKey (err: unknown): boolean {
   const e = err as { code?: number, writeErrors?: unknown }
   if (e?.code === 11000) return true
   const list = Array.isArray(e?.writeErrors) ? e.writeErrors : e?.writeErrors === undefined ? [] : [e.writeErrors]
   return list.length > 0 && list.every((w: { code?: number }) => w.code === 11000)
 }
 
+function byCollection (docs: readonly DurableDoc[]): Map<string, Document[]> {
+  const out = new Map<string, Document[]>()
+  for (const d of docs) out.set(d.collection, [...(out.get(d.collection) ?? []), d.document])
+  return out
+}
+
+/** A document's identity across collections and `_id` types (an ObjectId and its hex string differ). */
+const idKey = (collection: string, id: unknown): string => `${collection}\0${BSON.EJSON.stringify({ id })}`
+
+/** The documents among `docs` whose `_id` is already stored (read outside any transaction). */
+export async function storedDocs (db: Db, docs: readonly DurableDoc[]): Promise<DurableDoc[]> {
+  const found = await Promise.all([...byCollection(docs)].map(async ([name, list]) =>
+    (await db.collection<Document>(name).find({ _id: { $in: list.map((d) => d._id) } }, { projection: { _id: 1 } }).toArray()).map((d) => idKey(name, d._id))))
+  const present = new Set(found.flat())
+  return docs.filter((d) => present.has(idKey(d.collection, d.document._id)))
+}
+
 /**
- * Inserts effect documents, one unordered insertMany per collection. A duplicate key is
- * success only when every document's `_id` is now there (a replay); a duplicate on another
- * unique index is a refusal like any other.
+ * Inserts effect documents, one unordered insertMany per collection. Outside a transaction a
+ * duplicate key is success only when every document's `_id` is now there (a replay); a
+ * duplicate on another unique index is a refusal like any other. Inside one (`session`) the
+ * inserts run one after the other (a session's operations must not overlap) and any error
+ * aborts the transaction: the caller decides.
  */
 export async function insertEffects (db: Db, docs: readonly DurableDoc[], session?: ClientSession): Promise<void> {
-  const byCollection = new Map<string, Document[]>()
-  for (const d of docs) byCollection.set(d.collection, [...(byCollection.get(d.collection) ?? []), d.document])
-  await Promise.all([...byCollection].map(async ([name, list]) => {
-    const coll = db.collection<Document>(name)
+  const groups = [...byCollection(docs)]
+  if (session !== undefined) {
+    for (const [name, list] of groups) await db.collection<Document>(name).insertMany(list.map((doc) => ({ ...doc })), { ordered: false, session })
+    return
+  }
+  await Promise.all(groups.map(async ([name, list]) => {
     try {
-      await coll.insertMany(list.map((doc) => ({ ...doc })), { ordered: false, ...(session !== undefined ? { session } : {}) })
+      await db.collection<Document>(name).insertMany(list.map((doc) => ({ ...doc })), { ordered: false })
     } catch (err) {
-      if (session !== undefined || !isDuplicateKey(err)) throw err
-      const present = await coll.countDocuments({ _id: { $in: list.map((d) => d._id) } })
-      if (present < list.length) throw err
+      if (!isDuplicateKey(err)) throw err
+      if ((await storedDocs(db, docs.filter((d) => d.collection === name))).length < list.length) throw err
     }
   }))
 }

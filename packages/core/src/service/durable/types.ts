@@ -1,5 +1,7 @@
-import type { Document } from 'mongodb'
+import type { ClientSession, Collection, Db, Document, ObjectId } from 'mongodb'
+import type { FastifyBaseLogger } from 'fastify'
 import type { WriteResult } from '../types.js'
+import type { IntentStore, RecordState } from './intents.js'
 
 /** One document a durable effect inserts: `document._id` is required (a replay is idempotent by it). */
 export interface DurableDoc {
@@ -10,9 +12,48 @@ export interface DurableDoc {
 /**
  * Builds the documents a write must leave behind (audit rows, webhook outbox rows). Core
  * guarantees they exist iff the write committed. Runs once per write attempt, before the write
- * on a standalone server (it gets the exact images the write will produce): keep it pure, no
- * I/O that expects the new state. A throw refuses the write (nothing is written).
+ * (it gets the exact images the write will produce): keep it pure, no I/O that expects the new
+ * state. A throw refuses the write (nothing is written).
  */
 export type DurableEffect = (result: WriteResult) => DurableDoc[] | Promise<DurableDoc[]>
 
 export interface NamedEffect { name: string, build: DurableEffect }
+
+/** One record the write moves from one state to the next (`null`: absent). */
+export interface Target { recordId: ObjectId, from: RecordState, to: RecordState }
+
+/**
+ * A write planned against the records as read: the images in `results` are exactly what
+ * `write` produces. `write` must be guarded by each target's `from` state (`updatedAt`, or
+ * absence for a create), pass `session` to every driver call (it carries the transaction when
+ * there is one) and answer the ids (hex) of the records it changed.
+ */
+export interface PlannedWrite {
+  coll: Collection
+  targets: Target[]
+  results: WriteResult[]
+  write: (session?: ClientSession) => Promise<string[]>
+}
+
+/** What a durable service needs: its effects, the shared intent store and how to commit. */
+export interface DurableContext {
+  db: Db
+  store: IntentStore
+  effects: readonly NamedEffect[]
+  leaseMs: number
+  log: FastifyBaseLogger
+  /** Commit each write in a multi-document transaction (replica set, mongos) instead of write-ahead intents. */
+  transactions: boolean
+}
+
+/**
+ * One try of a planned write: committed (`changed`), or not — `wait` when another writer is
+ * in flight (back off before planning again), `taken` when a record's `from` state was already
+ * left by a completed write.
+ */
+export type Attempt = { ok: true, changed: string[] } | { ok: false, wait: boolean, taken: boolean }
+
+/** The guard no longer matched: plan again at once on the fresh records. */
+export const MISSED: Attempt = Object.freeze({ ok: false, wait: false, taken: false })
+/** Another writer is in flight: back off, then plan again. */
+export const BUSY: Attempt = Object.freeze({ ok: false, wait: true, taken: false })
