@@ -1,4 +1,5 @@
 import t from 'tap'
+import { ObjectId } from 'mongodb'
 import type { FastifyInstance } from 'fastify'
 import { INTENTS_COLLECTION } from '../src/index.js'
 import { DURABLE_MODES, buildCoreApp, makeUser } from './helper.js'
@@ -112,6 +113,34 @@ for (const mode of DURABLE_MODES) {
     t.equal(transitioned.length, 1, 'exactly one transition effect')
     t.equal(transitioned[0].to, ok[0].json().state, 'the winner\'s')
     t.equal(await pending(app), 0)
+  })
+
+  t.test(`${mode.name}: bulk PUTs racing single-record PUTs: each record's effects form one unbroken chain`, async (t) => {
+    const app = await build(t, async (app) => {
+      const tasks = app.svc.services.get('tasks')
+      tasks.wantBulkRecords()
+      // One row per record a result changes: the state it left and the state it made.
+      tasks.addDurableEffect('steps', (r) => (r.records ?? (r.action === 'updated' ? [{ before: r.before!, after: r.after! }] : [])).map((x) => ({
+        collection: 'steps', document: { _id: `${r.writeId}:${x.after!._id}`, recordId: x.after!._id, from: x.before.updatedAt, to: x.after!.updatedAt }
+      })))
+    })
+    const u = makeUser()
+    const ids: string[] = []
+    for (let i = 0; i < 4; i++) ids.push((await app.inject({ method: 'POST', url: '/api/v1/tasks', headers: u.headers, payload: { title: `r${i}` } })).json()._id)
+    const writes = Array.from({ length: 16 }, async (_, i) => await app.inject(i % 2 === 0
+      ? { method: 'PUT', url: '/api/v1/tasks', headers: u.headers, payload: { filter: {}, record: { n: i } } }
+      : { method: 'PUT', url: `/api/v1/tasks/${ids[i % 4]}`, headers: u.headers, payload: { n: i } }))
+    const answers = await Promise.all(writes)
+    t.ok(answers.every((r) => r.statusCode === 200), `all answered 200 (${answers.map((r) => r.statusCode).join(' ')})`)
+    for (const id of ids) {
+      const steps = await app.svc.db.collection('steps').find({ recordId: id }).toArray()
+      const from = new Set(steps.map((s) => s.from))
+      t.equal(from.size, steps.length, `${id}: no two writes left one state`)
+      const current = (await app.svc.db.collection('tasks').findOne({ _id: new ObjectId(id) }))!.updatedAt.toISOString()
+      let at = steps.find((s) => !steps.some((x) => x.to === s.from))?.from
+      for (let i = 0; i < steps.length; i++) at = steps.find((s) => s.from === at)?.to ?? at
+      t.equal(at, current, `${id}: the chain of ${steps.length} steps ends at the record`)
+    }
   })
 
   t.test(`${mode.name}: an idempotent create leaves one record and one effect`, async (t) => {

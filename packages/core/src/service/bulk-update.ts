@@ -3,7 +3,7 @@ import { toJson } from '../values/convert.js'
 import type { RecordJson, TombstoneUpdate } from './types.js'
 import { nextStamp, type Target } from './durable/commit.js'
 import { stateOf } from './durable/intents.js'
-import { applyChange } from './write-path.js'
+import { applyChange, asRead } from './write-path.js'
 
 export interface BulkPlan {
   /** One per record the write changes (for an upsert: the record it creates). */
@@ -21,8 +21,9 @@ export interface BulkPlan {
  * times out before anything is written (a multi-update stopped by its time bound would leave
  * some records changed), and a record inserted meanwhile is never changed without being seen.
  * Every record gets one new `updatedAt`, after each one's own, so the write-ahead protocol can
- * tell per record whether the write landed. When nothing matches, `seed` (see upsertSeed) is
- * inserted instead.
+ * tell per record whether the write landed. In a transaction (durable effects without intents)
+ * the update is also guarded per record on the state it was read in. When nothing matches,
+ * `seed` (see upsertSeed) is inserted instead.
  */
 export async function planBulkUpdate (collection: Collection, filter: Document, input: { set: Record<string, unknown>, unset: string[] },
   opts: { maxTimeMS: number, seed: Document | null, images: boolean }): Promise<BulkPlan> {
@@ -51,6 +52,12 @@ export async function planBulkUpdate (collection: Collection, filter: Document, 
     targets: docs.map((d) => ({ recordId: d._id, from: stateOf(d), to: updatedAt.getTime() })),
     ...(opts.images ? { records: docs.map((d) => ({ before: toJson<RecordJson>(d), after: toJson<RecordJson>(applyChange(d, change)) })) } : {}),
     write: async (session) => {
+      if (session?.inTransaction() === true) {
+        // No intent holds these records' states: each is guarded on the state it was read in,
+        // and one that moved meanwhile makes the whole transaction plan again.
+        const res = await collection.updateMany({ $and: [filter, { $or: docs.map(asRead) }] }, change, { session })
+        return res.matchedCount === ids.length ? ids.map((id) => String(id)) : []
+      }
       const res = await collection.updateMany({ $and: [filter, { _id: { $in: ids } }] }, change, { session })
       if (res.matchedCount === ids.length) return ids.map((id) => String(id))
       const landed = await collection.find({ _id: { $in: ids }, updatedAt }, { projection: { _id: 1 }, session }).toArray()
