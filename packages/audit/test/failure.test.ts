@@ -6,8 +6,8 @@ import { buildApp, makeUser } from './helper.js'
 
 // A real refusal from the database, no driver mock: a unique index on `path` makes every
 // further notes row a duplicate key, like an audit_log that is full, locked or misconfigured.
-t.test('audit_log refusing a row: the write answers, its intent stays pending, the reconciler inserts the row later', async (t) => {
-  const { app, db } = await buildApp(t, { core: { intentLeaseMs: 50, intentReconcileMs: 0 } })
+t.test('intents: audit_log refusing a row: the write answers, its intent stays pending, the reconciler inserts the row later', async (t) => {
+  const { app, db } = await buildApp(t, { core: { intentLeaseMs: 50, intentReconcileMs: 0, transactions: false } })
   const u = makeUser()
   await db.collection('audit_log').insertOne({ path: 'notes', blocker: true })
   await db.collection('audit_log').createIndex({ path: 1 }, { unique: true, name: 'test_blocker' })
@@ -33,8 +33,8 @@ t.test('audit_log refusing a row: the write answers, its intent stays pending, t
   t.equal(hist.json().totalResults, 1, 'history is complete again')
 })
 
-t.test('the periodic pass settles by itself', async (t) => {
-  const { app, db } = await buildApp(t, { core: { intentLeaseMs: 20, intentReconcileMs: 20 } })
+t.test('intents: the periodic pass settles by itself', async (t) => {
+  const { app, db } = await buildApp(t, { core: { intentLeaseMs: 20, intentReconcileMs: 20, transactions: false } })
   const u = makeUser()
   await db.collection('audit_log').insertOne({ path: 'notes', blocker: true })
   await db.collection('audit_log').createIndex({ path: 1 }, { unique: true, name: 'test_blocker' })
@@ -43,6 +43,28 @@ t.test('the periodic pass settles by itself', async (t) => {
   await db.collection('audit_log').dropIndex('test_blocker')
   for (let i = 0; i < 500 && await db.collection('audit_log').countDocuments({ recordId: id }) === 0; i++) await sleep(20)
   t.equal(await db.collection('audit_log').countDocuments({ recordId: id }), 1, 'inserted by the timer')
+})
+
+t.test('transactions: audit_log refusing a row refuses the write — no record without its row, nothing to reconcile', async (t) => {
+  const { app, db } = await buildApp(t)
+  t.equal(app.svc.transactions, true)
+  const u = makeUser()
+  const id = (await app.inject({ method: 'POST', url: '/api/v1/notes', headers: u.headers, payload: { body: 'a' } })).json()._id
+  await db.collection('audit_log').deleteMany({})
+  await db.collection('audit_log').insertOne({ path: 'notes', blocker: true })
+  await db.collection('audit_log').createIndex({ path: 1 }, { unique: true, name: 'test_blocker' })
+
+  const created = await app.inject({ method: 'POST', url: '/api/v1/notes', headers: u.headers, payload: { body: 'b' } })
+  t.equal(created.statusCode, 500, 'refused with the row')
+  t.equal(await db.collection('notes').countDocuments({ body: 'b' }), 0, 'no record')
+  t.equal((await app.inject({ method: 'PUT', url: `/api/v1/notes/${id}`, headers: u.headers, payload: { body: 'c' } })).statusCode, 500)
+  t.equal((await app.inject({ method: 'DELETE', url: `/api/v1/notes/${id}`, headers: u.headers })).statusCode, 500)
+  t.match(await db.collection('notes').findOne({}), { body: 'a', deletedAt: null }, 'neither the update nor the delete landed')
+  t.equal(await db.collection(INTENTS_COLLECTION).countDocuments(), 0, 'no intent: nothing to settle later')
+
+  await db.collection('audit_log').dropIndex('test_blocker')
+  t.equal((await app.inject({ method: 'PUT', url: `/api/v1/notes/${id}`, headers: u.headers, payload: { body: 'd' } })).statusCode, 200, 'accepted again')
+  t.match(await db.collection('audit_log').findOne({ recordId: id, action: 'update' }), { before: { body: 'a' }, after: { body: 'd' } }, 'the row of the write that landed, from the state before it')
 })
 
 t.test('rows parked in audit_failures by an earlier version move to audit_log at start-up, once', async (t) => {

@@ -36,6 +36,16 @@ export const SCHEMAS = [
   }
 ]
 
+/**
+ * The two ways core commits audit rows with their writes, for tests that must hold on both:
+ * write-ahead intents (`transactions: false`) and transactions (default `'auto'`: the test
+ * server is a replica set).
+ */
+export const DURABLE_MODES = [
+  { name: 'intents', core: { transactions: false } },
+  { name: 'transactions', core: {} }
+] as const
+
 export interface BuildOptions {
   schemas?: unknown[]
   audit?: AuditOptions | false

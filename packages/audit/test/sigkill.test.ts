@@ -13,10 +13,10 @@ const ROUNDS = 3
 const childEnv = { ...process.env, _TAPJS_PROCESSINFO_COVERAGE_: '0' }
 
 /** Runs the fixture; in `write` mode kills it with SIGKILL `killAfterMs` after it is ready. */
-async function run (uri: string, mode: 'write' | 'settle', killAfterMs = 0): Promise<number> {
+async function run (uri: string, transactions: boolean, mode: 'write' | 'settle', killAfterMs = 0): Promise<number> {
   const child = spawn(process.execPath, ['--conditions=@svc/source', '--import', 'tsx', fixture], {
     cwd: path.join(here, '..'),
-    env: { ...childEnv, DB_URI: uri, MODE: mode, WORKERS: '6' },
+    env: { ...childEnv, DB_URI: uri, MODE: mode, WORKERS: '6', TRANSACTIONS: String(transactions) },
     stdio: ['ignore', 'pipe', 'pipe']
   })
   let out = ''
@@ -79,31 +79,34 @@ function checkChain (rows: Row[], current: Record<string, unknown> | null): stri
   return null
 }
 
-t.test('SIGKILL during a stream of writes: every record has its audit rows, no row lacks its write', async (t) => {
-  const { db, uri } = await getTestDb(t)
-  let total = 0
-  for (let round = 0; round < ROUNDS; round++) total += await run(uri, 'write', 300 + Math.floor(Math.random() * 900))
-  await run(uri, 'settle')
-  t.ok(total >= ROUNDS * 100, `${total} operations finished before the kills`)
-  t.equal(await db.collection(INTENTS_COLLECTION).countDocuments({ state: 'pending' }), 0, 'every intent settled')
+for (const transactions of [false, true]) {
+  t.test(`${transactions ? 'transactions' : 'intents'}: SIGKILL during a stream of writes: every record has its audit rows, no row lacks its write`, async (t) => {
+    const { db, uri } = await getTestDb(t)
+    let total = 0
+    for (let round = 0; round < ROUNDS; round++) total += await run(uri, transactions, 'write', 300 + Math.floor(Math.random() * 900))
+    await run(uri, transactions, 'settle')
+    t.ok(total >= ROUNDS * 100, `${total} operations finished before the kills`)
+    if (transactions) t.equal(await db.collection(INTENTS_COLLECTION).countDocuments(), 0, 'no intent was ever written')
+    else t.equal(await db.collection(INTENTS_COLLECTION).countDocuments({ state: 'pending' }), 0, 'every intent settled')
 
-  const rows = await db.collection<Row & { path: string }>('audit_log').find({}, { projection: { _id: 0, action: 1, recordId: 1, before: 1, after: 1, path: 1 } }).toArray()
-  let records = 0
-  let broken = 0
-  for (const coll of ['notes', 'logs', 'tickets']) {
-    const docs = await db.collection(coll).find({}).toArray()
-    records += docs.length
-    const rowsOf = new Map<string, Row[]>()
-    for (const r of rows.filter((x) => x.path === coll)) rowsOf.set(r.recordId, [...(rowsOf.get(r.recordId) ?? []), r])
-    const live = new Map(docs.map((d) => [String(d._id), toJson<Record<string, unknown>>(d)]))
-    for (const id of new Set([...live.keys(), ...rowsOf.keys()])) {
-      const problem = checkChain(rowsOf.get(id) ?? [], live.get(id) ?? null)
-      if (problem !== null) {
-        broken++
-        if (broken <= 5) t.fail(`${coll}/${id}: ${problem}`)
+    const rows = await db.collection<Row & { path: string }>('audit_log').find({}, { projection: { _id: 0, action: 1, recordId: 1, before: 1, after: 1, path: 1 } }).toArray()
+    let records = 0
+    let broken = 0
+    for (const coll of ['notes', 'logs', 'tickets']) {
+      const docs = await db.collection(coll).find({}).toArray()
+      records += docs.length
+      const rowsOf = new Map<string, Row[]>()
+      for (const r of rows.filter((x) => x.path === coll)) rowsOf.set(r.recordId, [...(rowsOf.get(r.recordId) ?? []), r])
+      const live = new Map(docs.map((d) => [String(d._id), toJson<Record<string, unknown>>(d)]))
+      for (const id of new Set([...live.keys(), ...rowsOf.keys()])) {
+        const problem = checkChain(rowsOf.get(id) ?? [], live.get(id) ?? null)
+        if (problem !== null) {
+          broken++
+          if (broken <= 5) t.fail(`${coll}/${id}: ${problem}`)
+        }
       }
     }
-  }
-  t.ok(records > 20, `${records} records written across ${ROUNDS} kills`)
-  t.equal(broken, 0, 'every record\'s history is exactly its writes')
-})
+    t.ok(records > 20, `${records} records written across ${ROUNDS} kills`)
+    t.equal(broken, 0, 'every record\'s history is exactly its writes')
+  })
+}
