@@ -25,6 +25,16 @@ export function schemas (extra: Record<string, unknown> = {}): unknown[] {
   ]
 }
 
+/**
+ * The two ways core commits outbox rows with their writes, for tests that must hold on both:
+ * write-ahead intents (`transactions: false`) and transactions (default `'auto'`: the test
+ * server is a replica set).
+ */
+export const DURABLE_MODES = [
+  { name: 'intents', core: { transactions: false } },
+  { name: 'transactions', core: {} }
+] as const
+
 export interface BuildOptions {
   db?: Db
   schemas?: unknown[]
