@@ -1,7 +1,9 @@
-// Latency of single-record writes with and without audit rows (core's durable effects: the
-// write-ahead intent, the effect insert, the intent's completion), one request at a time so the
-// figures are per-write costs, not throughput. The database runs in a child process (devdb, or
-// MONGODB_URI); the app is driven in-process with inject().
+// Latency of single-record writes with and without audit rows, one request at a time so the
+// figures are per-write costs, not throughput: audit off; audit rows through core's write-ahead
+// intents (`transactions: false`: the intent insert, the write, the row insert, the intent's
+// completion); audit rows in one transaction with the write (the default on a replica set). The
+// database runs in a child process (devdb, a single-node replica set, or MONGODB_URI, which must
+// be a replica set for the third column); the app is driven in-process with inject().
 // Usage: pnpm --filter @svc/audit bench   (BENCH_WRITES=500)
 import { spawn, type ChildProcess } from 'node:child_process'
 import { createInterface } from 'node:readline'
@@ -28,10 +30,11 @@ async function databaseUri (): Promise<string> {
   return (JSON.parse(line) as { uri: string }).uri
 }
 
-function stats (ms: number[]): string {
+/** p50 / p95 of one series, in ms. */
+function pct (ms: number[]): string {
   const s = [...ms].sort((a, b) => a - b)
   const at = (p: number): string => s[Math.min(s.length - 1, Math.floor(p * s.length))].toFixed(2)
-  return `mean ${(s.reduce((a, b) => a + b, 0) / s.length).toFixed(2)} ms  p50 ${at(0.5)}  p90 ${at(0.9)}  p99 ${at(0.99)}`
+  return `${at(0.5)} / ${at(0.95)}`
 }
 
 async function time (app: FastifyInstance, method: 'POST' | 'PUT' | 'DELETE', url: (i: number) => string, payload: (i: number) => unknown, expect: number, ids: string[] = []): Promise<number[]> {
@@ -50,21 +53,33 @@ const uri = await databaseUri()
 const client = new MongoClient(uri)
 await client.connect()
 const db = client.db()
-const app = Fastify({ logger: false })
-await app.register(svcCore, { db, jwtSecret: SECRET, schemas })
-await app.register(audit)
-await app.ready()
-console.log(`${WRITES} sequential writes each, devdb${process.env.MONGODB_URI != null ? ' → MONGODB_URI' : ' (child process)'}`)
-for (const path of ['plain', 'audited', 'plain', 'audited']) { // twice: the first pass warms up
-  const ids: string[] = []
-  const create = await time(app, 'POST', () => `/api/v1/${path}`, (i) => ({ title: `t${i}` }), 201, ids)
-  const update = await time(app, 'PUT', (i) => `/api/v1/${path}/${ids[i]}`, (i) => ({ n: i }), 200)
-  const del = await time(app, 'DELETE', (i) => `/api/v1/${path}/${ids[i]}`, () => undefined, 200)
-  console.log(`${path.padEnd(8)} create  ${stats(create)}`)
-  console.log(`${path.padEnd(8)} update  ${stats(update)}`)
-  console.log(`${path.padEnd(8)} delete  ${stats(del)}`)
-  await db.collection(path).deleteMany({})
+async function build (transactions: boolean): Promise<FastifyInstance> {
+  const app = Fastify({ logger: false })
+  await app.register(svcCore, { db, jwtSecret: SECRET, schemas, transactions })
+  await app.register(audit)
+  await app.ready()
+  return app
 }
-await app.close()
+const columns: Array<{ name: string, app: FastifyInstance, path: string }> = [
+  { name: 'audit off', app: await build(false), path: 'plain' },
+  { name: 'rows via intents', app: await build(false), path: 'audited' },
+  { name: 'rows in a transaction', app: await build(true), path: 'audited' }
+]
+console.log(`${WRITES} sequential writes each, devdb${process.env.MONGODB_URI != null ? ' → MONGODB_URI' : ' (child process)'}; p50 / p95 ms of the second (warm) pass`)
+const results = new Map<string, Record<string, number[]>>()
+for (let pass = 0; pass < 2; pass++) { // the first pass warms up
+  for (const c of columns) {
+    const ids: string[] = []
+    const create = await time(c.app, 'POST', () => `/api/v1/${c.path}`, (i) => ({ title: `t${i}` }), 201, ids)
+    const update = await time(c.app, 'PUT', (i) => `/api/v1/${c.path}/${ids[i]}`, (i) => ({ n: i }), 200)
+    const del = await time(c.app, 'DELETE', (i) => `/api/v1/${c.path}/${ids[i]}`, () => undefined, 200)
+    results.set(c.name, { create, update, delete: del })
+    await db.collection(c.path).deleteMany({})
+  }
+}
+console.log(`| | ${columns.map((c) => c.name).join(' | ')} |`)
+console.log(`|---|${columns.map(() => '---').join('|')}|`)
+for (const op of ['create', 'update', 'delete']) console.log(`| ${op} | ${columns.map((c) => pct(results.get(c.name)![op])).join(' | ')} |`)
+for (const c of columns) await c.app.close()
 await client.close()
 devdb?.kill('SIGTERM')
