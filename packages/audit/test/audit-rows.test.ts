@@ -3,7 +3,7 @@ import { DURABLE_MODES, buildApp, makeUser } from './helper.js'
 
 for (const mode of DURABLE_MODES) {
   t.test(`${mode.name}: create, update, delete and restore each write one row with actor, images, diff and request id`, async (t) => {
-    const { app, db } = await buildApp(t, { core: mode.core })
+    const { app, db } = await buildApp(t, { core: { transactions: mode.transactions } })
     t.equal(app.svc.transactions, mode.name === 'transactions', `rows commit through ${mode.name}`)
     const u = makeUser()
     const created = await app.inject({ method: 'POST', url: '/api/v1/notes', headers: u.headers, payload: { body: 'a' } })
@@ -28,7 +28,7 @@ for (const mode of DURABLE_MODES) {
   })
 
   t.test(`${mode.name}: bulk PUT writes one row per changed record, with the filter`, async (t) => {
-    const { app, db } = await buildApp(t, { core: mode.core })
+    const { app, db } = await buildApp(t, { core: { transactions: mode.transactions } })
     const u = makeUser()
     const other = makeUser()
     const ids: string[] = []
@@ -46,7 +46,7 @@ for (const mode of DURABLE_MODES) {
   })
 
   t.test(`${mode.name}: hard delete rows keep the before-image; audit: false writes nothing and has no history route`, async (t) => {
-    const { app, db } = await buildApp(t, { core: mode.core })
+    const { app, db } = await buildApp(t, { core: { transactions: mode.transactions } })
     const u = makeUser()
     const logId = (await app.inject({ method: 'POST', url: '/api/v1/logs', headers: u.headers, payload: { line: 'l' } })).json()._id
     await app.inject({ method: 'DELETE', url: `/api/v1/logs/${logId}`, headers: u.headers })
@@ -63,7 +63,7 @@ for (const mode of DURABLE_MODES) {
   })
 
   t.test(`${mode.name}: a state transition writes a transition row with the state move as its diff`, async (t) => {
-    const { app, db } = await buildApp(t, { core: mode.core })
+    const { app, db } = await buildApp(t, { core: { transactions: mode.transactions } })
     const u = makeUser()
     const id = (await app.inject({ method: 'POST', url: '/api/v1/tickets', headers: u.headers, payload: { title: 't' } })).json()._id
     const res = await app.inject({ method: 'PUT', url: `/api/v1/tickets/${id}`, headers: u.headers, payload: { status: 'closed', title: 'done' } })
@@ -80,7 +80,7 @@ for (const mode of DURABLE_MODES) {
   })
 
   t.test(`${mode.name}: the audit_log history index exists and rows are never removed by the sweep`, async (t) => {
-    const { app, db } = await buildApp(t, { core: mode.core })
+    const { app, db } = await buildApp(t, { core: { transactions: mode.transactions } })
     const names = (await db.collection('audit_log').listIndexes().toArray()).map((i) => i.name)
     t.ok(names.includes('audit_history'))
     t.equal(app.svc.features.audit, true)
@@ -88,7 +88,7 @@ for (const mode of DURABLE_MODES) {
   })
 
   t.test(`${mode.name}: an acl.delete role acting on another tenant: row under the record's tenant, actor is the moderator; refused writes leave no row`, async (t) => {
-    const { app, db } = await buildApp(t, { core: mode.core })
+    const { app, db } = await buildApp(t, { core: { transactions: mode.transactions } })
     const owner = makeUser()
     const stranger = makeUser()
     const mod = makeUser({ roles: ['moderator'] })
@@ -111,7 +111,7 @@ for (const mode of DURABLE_MODES) {
   })
 
   t.test(`${mode.name}: an Idempotency-Key replay writes no second create row`, async (t) => {
-    const { app, db } = await buildApp(t, { core: mode.core })
+    const { app, db } = await buildApp(t, { core: { transactions: mode.transactions } })
     const u = makeUser()
     const headers = { ...u.headers, 'idempotency-key': 'k-1' }
     const id = (await app.inject({ method: 'POST', url: '/api/v1/notes', headers, payload: { body: 'a' } })).json()._id

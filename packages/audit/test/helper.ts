@@ -4,6 +4,7 @@ import { ObjectId, type Db } from 'mongodb'
 import svcCore from '@svc/core'
 import softDelete from '@svc/softdelete'
 import { getTestDb, signToken, type Teardownable } from '@svc/testkit'
+export { DURABLE_MODES } from '@svc/testkit'
 import audit from '../src/index.js'
 import type { AuditOptions } from '../src/types.js'
 
@@ -35,16 +36,6 @@ export const SCHEMAS = [
     ]
   }
 ]
-
-/**
- * The two ways core commits audit rows with their writes, for tests that must hold on both:
- * write-ahead intents (`transactions: false`) and transactions (default `'auto'`: the test
- * server is a replica set).
- */
-export const DURABLE_MODES = [
-  { name: 'intents', core: { transactions: false } },
-  { name: 'transactions', core: {} }
-] as const
 
 export interface BuildOptions {
   schemas?: unknown[]

@@ -4,7 +4,7 @@ import { isDeepStrictEqual } from 'node:util'
 import * as path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { INTENTS_COLLECTION, toJson } from '@svc/core'
-import { getTestDb } from '@svc/testkit'
+import { DURABLE_MODES, getTestDb } from '@svc/testkit'
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const fixture = path.join(here, 'fixtures', 'crash-app.ts')
@@ -79,8 +79,9 @@ function checkChain (rows: Row[], current: Record<string, unknown> | null): stri
   return null
 }
 
-for (const transactions of [false, true]) {
-  t.test(`${transactions ? 'transactions' : 'intents'}: SIGKILL during a stream of writes: every record has its audit rows, no row lacks its write`, async (t) => {
+for (const mode of DURABLE_MODES) {
+  const transactions = mode.name === 'transactions'
+  t.test(`${mode.name}: SIGKILL during a stream of writes: every record has its audit rows, no row lacks its write`, async (t) => {
     const { db, uri } = await getTestDb(t)
     let total = 0
     for (let round = 0; round < ROUNDS; round++) total += await run(uri, transactions, 'write', 300 + Math.floor(Math.random() * 900))

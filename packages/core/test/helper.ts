@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import { ObjectId, type Db } from 'mongodb'
 import { getTestDb, signToken, type Teardownable } from '@svc/testkit'
+export { DURABLE_MODES } from '@svc/testkit'
 import svcCore from '../src/index.js'
 import type { SvcCoreOptions } from '../src/types.js'
 
@@ -22,15 +23,6 @@ export interface BuildCoreAppOptions {
   /** A database of the caller's (e.g. on a standalone server); default a fresh one from testkit. */
   db?: Db
 }
-
-/**
- * The two ways writes with durable effects commit, for tests that must hold on both: write-ahead
- * intents (`transactions: false`) and transactions (`'auto'`, on: the test server is a replica set).
- */
-export const DURABLE_MODES = [
-  { name: 'intents', transactions: false },
-  { name: 'transactions', transactions: 'auto' }
-] as const
 
 /** A ready Fastify app with @svc/core on a fresh database; closed in teardown (then the db is dropped). */
 export async function buildCoreApp (t: Teardownable, opts: BuildCoreAppOptions = {}): Promise<FastifyInstance> {

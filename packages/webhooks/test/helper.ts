@@ -4,6 +4,7 @@ import type { Db } from 'mongodb'
 import svcCore from '@svc/core'
 import softDelete from '@svc/softdelete'
 import { getTestDb, tokenUser, type TokenUser } from '@svc/testkit'
+export { DURABLE_MODES } from '@svc/testkit'
 import webhooks from '../src/index.js'
 import type { WebhooksOptions } from '../src/types.js'
 
@@ -24,16 +25,6 @@ export function schemas (extra: Record<string, unknown> = {}): unknown[] {
     { path: 'logs', softDelete: false, fields: [{ name: 'line', type: String }] }
   ]
 }
-
-/**
- * The two ways core commits outbox rows with their writes, for tests that must hold on both:
- * write-ahead intents (`transactions: false`) and transactions (default `'auto'`: the test
- * server is a replica set).
- */
-export const DURABLE_MODES = [
-  { name: 'intents', core: { transactions: false } },
-  { name: 'transactions', core: {} }
-] as const
 
 export interface BuildOptions {
   db?: Db

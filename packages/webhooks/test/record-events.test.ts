@@ -4,7 +4,7 @@ import { startReceiver, type Receiver } from './fixtures/receiver.js'
 
 // Every record event, on both commit paths of core's durable effects.
 for (const mode of DURABLE_MODES) t.test(mode.name, async (t) => {
-  const { app, db } = await buildApp(t, { core: mode.core })
+  const { app, db } = await buildApp(t, { core: { transactions: mode.transactions } })
   t.equal(app.svc.transactions, mode.name === 'transactions', `events commit through ${mode.name}`)
   const alice = makeUser()
   const bob = makeUser()

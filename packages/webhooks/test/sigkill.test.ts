@@ -38,7 +38,7 @@ for (const mode of DURABLE_MODES) {
     t.ok(answered.length >= 1, `${answered.length} creates answered 201 before the kill`)
 
     // A new process: core reconciles the killed writes' intents (once their 1 s lease is over), the worker delivers.
-    const { app } = await buildApp(t, { db, core: { intentReconcileMs: 200, ...mode.core } })
+    const { app } = await buildApp(t, { db, core: { intentReconcileMs: 200, transactions: mode.transactions } })
     t.equal(app.svc.transactions, mode.name === 'transactions')
     const written = (await db.collection('contacts').find({}, { projection: { _id: 1 } }).toArray()).map((d) => d._id.toHexString())
     const got = await eventually(async () => {
