@@ -111,12 +111,14 @@ t.test('expression and accumulator edge cases', async t => {
     [{ y: null, d: 'none' }], '$first/$last of [] are missing; date parts of missing are null')
 })
 
-t.test('Decimal128 sums are refused rather than silently dropped', async t => {
+t.test('Decimal128 sums and averages are exact decimals', async t => {
   const c = h.db.collection('decs')
-  await c.insertMany([{ d: Decimal128.fromString('1.5') }, { d: 2 }])
-  const e = await mongoError(async () => await c.aggregate([{ $group: { _id: null, s: { $sum: '$d' } } }]).toArray())
-  t.equal(e.code, 238)
-  t.same(await c.aggregate([{ $group: { _id: null, n: { $sum: 1 } } }]).toArray(), [{ _id: null, n: 2 }], 'counting still works')
+  await c.insertMany([{ d: Decimal128.fromString('1.5') }, { d: 2 }, { d: Decimal128.fromString('0.10') }])
+  const [r] = await c.aggregate([{ $group: { _id: null, s: { $sum: '$d' }, a: { $avg: '$d' } } }]).toArray()
+  t.ok(r.s instanceof Decimal128)
+  t.equal(String(r.s), '3.60', 'the operands\' largest scale, as decimal arithmetic keeps it')
+  t.equal(String(r.a), '1.2')
+  t.same(await c.aggregate([{ $group: { _id: null, n: { $sum: 1 } } }]).toArray(), [{ _id: null, n: 3 }], 'counting still works')
 })
 
 t.test('pipelines never modify stored documents', async t => {

@@ -80,3 +80,32 @@ t.test('backreferences and lookaround are refused, invalid patterns answer 51091
   const e3 = await mongoError(async () => await small.find({ s: { $regex: '(' } }).toArray())
   t.equal(e3.code, 51091)
 })
+
+t.test('$regexMatch/$regexFind/$regexFindAll run in linear time with mongod\'s answers', async t => {
+  const evil = await small.aggregate([{ $limit: 1 }, { $project: { _id: 0, m: { $regexMatch: { input: 'a'.repeat(40) + '!', regex: '^(a+)+$' } } } }]).toArray()
+  t.same(evil, [{ m: false }], 'a catastrophic pattern answers at once')
+  const [r] = await small.aggregate([{ $match: { _id: 1 } }, {
+    $project: {
+      _id: 0,
+      m: { $regexMatch: { input: '$s', regex: /^apple/i } },
+      f: { $regexFind: { input: 'héllo wörld', regex: 'w(ö)(x)?' } },
+      all: { $regexFindAll: { input: 'a1b22c', regex: '\\d+' } },
+      none: { $regexFind: { input: '$nope', regex: 'x' } },
+      noneAll: { $regexFindAll: { input: 'abc', regex: 'z' } },
+      x: { $regexMatch: { input: 'ab', regex: 'a b # comment', options: 'x' } }
+    }
+  }]).toArray()
+  t.same(r, {
+    m: true,
+    f: { match: 'wö', idx: 6, captures: ['ö', null] },
+    all: [{ match: '1', idx: 1, captures: [] }, { match: '22', idx: 3, captures: [] }],
+    none: null,
+    noneAll: [],
+    x: true
+  })
+  const code = async (e: object): Promise<number | undefined> => (await mongoError(async () => await small.aggregate([{ $project: { v: e } }]).toArray())).code
+  t.equal(await code({ $regexMatch: { input: 1, regex: 'a' } }), 51104)
+  t.equal(await code({ $regexMatch: { input: 'a', regex: 1 } }), 51105)
+  t.equal(await code({ $regexMatch: { input: 'a', regex: /a/i, options: 'm' } }), 51075)
+  t.equal(await code({ $regexFind: { input: 'aa', regex: '(a)\\1' } }), 238, 'a backreference is refused, as in $regex')
+})

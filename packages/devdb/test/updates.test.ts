@@ -120,14 +120,16 @@ t.test('array update errors and field-order-sensitive $set', async t => {
   t.same(Object.keys((await c.findOne({ _id: 1 as never }))?.o ?? {}), ['c', 'b'])
 })
 
-t.test('arithmetic on Decimal128 is refused rather than approximated', async t => {
+t.test('arithmetic on Decimal128 is exact decimal arithmetic', async t => {
   const c = h.db.collection('dec')
-  await c.insertOne({ _id: 1 as never, d: Decimal128.fromString('1.10') })
-  const e = await mongoError(async () => await c.updateOne({ _id: 1 as never }, { $inc: { d: 1 } }))
-  t.equal(e.code, 238)
-  const e2 = await mongoError(async () => await c.updateOne({ _id: 1 as never }, { $inc: { n: Decimal128.fromString('2') } }))
-  t.equal(e2.code, 238)
-  t.equal(String((await c.findOne({ _id: 1 as never }))?.d), '1.10')
+  await c.insertOne({ _id: 1 as never, d: Decimal128.fromString('1.10'), big: Decimal128.fromString('12345678901234567890.123') })
+  await c.updateOne({ _id: 1 as never }, { $inc: { d: 1, big: Decimal128.fromString('0.001'), n: Decimal128.fromString('2') }, $mul: { m: Decimal128.fromString('3') } })
+  const got = await c.findOne({ _id: 1 as never })
+  t.equal(String(got?.d), '2.10', 'the ideal exponent of decimal addition')
+  t.equal(String(got?.big), '12345678901234567890.124', 'no binary rounding')
+  t.equal(String(got?.n), '2')
+  t.equal(String(got?.m), '0', '$mul of a missing field: a zero of the multiplier\'s type')
+  t.ok(got?.m instanceof Decimal128)
 })
 
 t.test('$set of _id to its own value is a no-op; $rename refuses array elements', async t => {

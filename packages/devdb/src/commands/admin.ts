@@ -1,4 +1,5 @@
 /** Database and collection catalog commands. */
+import { isNumeric, toNumber } from '../engine/bson-order.js'
 import { UUID, type Document } from 'bson'
 import type { Handler } from './context.js'
 import { CommandError, Codes } from '../errors.js'
@@ -55,7 +56,7 @@ export const adminCommands: Record<string, Handler> = {
       if (!match(full)) continue
       out.push(nameOnly ? { name: c.name, type: 'collection' } : full)
     }
-    const batchSize = typeof cmd.cursor?.batchSize === 'number' ? cmd.cursor.batchSize : undefined
+    const batchSize = isNumeric(cmd.cursor?.batchSize) ? toNumber(cmd.cursor.batchSize) : undefined
     return ctx.server.cursors.firstBatch(`${ctx.db}.$cmd.listCollections`, out, batchSize)
   },
 

@@ -2,13 +2,14 @@
  * aggregate: the leading $match/$sort/$skip/$limit run through the query planner (indexes,
  * `$text`, limits), the rest through mingo; $out and $merge write the results.
  */
+import { isNumeric, toNumber } from '../engine/bson-order.js'
 import type { Document } from 'bson'
 import { Aggregator } from 'mingo/aggregator'
 import type { CommandContext, Handler } from './context.js'
 import { CommandError, Codes } from '../errors.js'
 import { isPlainDoc } from '../engine/paths.js'
 import { openQuery, prepareFilter, type PreparedFilter } from '../engine/select.js'
-import { cloneDoc } from '../engine/update/apply.js'
+import { cloneDoc } from '../engine/update/clone.js'
 import { mingoOptions } from '../query/options.js'
 import { translateMingoError } from '../query/mingo-errors.js'
 import { validatePipeline, rewriteMeta, rewriteSortMeta, stageName, TEXT_SCORE_FIELD } from '../query/pipeline.js'
@@ -68,7 +69,7 @@ export const aggregateCommand: Handler = (cmd, ctx) => {
   if (!isPlainDoc(cmd.cursor) && cmd.explain !== true) {
     throw new CommandError(Codes.FailedToParse, 'FailedToParse', "The 'cursor' option is required, except for aggregate with the explain argument")
   }
-  const batchSize = nonNegative(typeof cmd.cursor?.batchSize === 'number' ? cmd.cursor.batchSize : undefined, 'batchSize')
+  const batchSize = nonNegative(isNumeric(cmd.cursor?.batchSize) ? toNumber(cmd.cursor.batchSize) : undefined, 'batchSize')
   const plan = planAggregate(cmd, ctx)
   if (cmd.explain === true) return { explainVersion: '1', ...aggregateExplain(plan, cmd, ctx, 'queryPlanner'), ok: 1 }
   const catalog = ctx.server.catalog

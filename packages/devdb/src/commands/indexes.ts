@@ -1,4 +1,5 @@
 /** createIndexes, listIndexes, dropIndexes. */
+import { isNumeric, toNumber } from '../engine/bson-order.js'
 import type { Document } from 'bson'
 import type { Handler } from './context.js'
 import { CommandError, Codes } from '../errors.js'
@@ -77,7 +78,7 @@ const listIndexes: Handler = (cmd, ctx) => {
   const name = collectionArg(cmd, 'listIndexes')
   const coll = ctx.server.catalog.get(ctx.db, name)
   if (coll === undefined) throw new CommandError(Codes.NamespaceNotFound, 'NamespaceNotFound', `ns does not exist: ${ctx.db}.${name}`)
-  const batchSize = typeof cmd.cursor?.batchSize === 'number' ? cmd.cursor.batchSize : undefined
+  const batchSize = isNumeric(cmd.cursor?.batchSize) ? toNumber(cmd.cursor.batchSize) : undefined
   return ctx.server.cursors.firstBatch(`${ctx.db}.$cmd.listIndexes.${name}`, coll.indexes.map(ix => ({ ...ix.spec })), batchSize)
 }
 

@@ -11,7 +11,7 @@ import { isPlainDoc, getPath, MISSING } from '../engine/paths.js'
 import { assertValidCollectionName } from '../engine/collection.js'
 import { keyString } from '../engine/key-string.js'
 import { prepareForStorage } from './write-common.js'
-import { cloneDoc } from '../engine/update/apply.js'
+import { cloneDoc } from '../engine/update/clone.js'
 import { select } from '../engine/select.js'
 
 interface MergeSpec { db: string, coll: string, on: string[], whenMatched: string, whenNotMatched: string }

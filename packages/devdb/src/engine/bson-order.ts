@@ -4,6 +4,7 @@
  * Numbers compare by value across int/long/double/Decimal128.
  */
 import { Decimal128, Long } from 'bson'
+import { compareNumbers } from './numeric.js'
 
 export const Rank = {
   MinKey: 1,
@@ -94,17 +95,6 @@ function cmp (a: number | string | bigint, b: number | string | bigint): number 
 
 /** A collation's string comparison; absent means the simple (binary) collation. */
 export type StringCompare = (a: string, b: string) => number
-
-function compareNumbers (a: unknown, b: unknown): number {
-  // Long vs Long keeps full 64-bit precision.
-  if (a instanceof Long && b instanceof Long) return a.compare(b)
-  const x = toNumber(a)
-  const y = toNumber(b)
-  // NaN sorts below every other number in MongoDB.
-  if (Number.isNaN(x)) return Number.isNaN(y) ? 0 : -1
-  if (Number.isNaN(y)) return 1
-  return cmp(x, y)
-}
 
 function compareBytes (a: Uint8Array, b: Uint8Array): number {
   const n = Math.min(a.length, b.length)

@@ -10,6 +10,10 @@ import { keyString } from '../engine/key-string.js'
 import { collatorOf } from '../collation/collation.js'
 import type { StringCompare } from '../engine/bson-order.js'
 import { linear } from './linear-regex.js'
+import { isPlainDoc } from '../engine/paths.js'
+import * as queryOps from 'mingo/operators/query'
+
+const mingoQuery = queryOps as unknown as Record<string, QueryOp>
 
 type Pred = (doc: Document) => boolean
 type QueryOp = (selector: string, value: unknown, options: unknown) => Pred
@@ -129,7 +133,22 @@ function typeName (t: unknown): string {
   throw new CommandError(Codes.TypeMismatch, 'TypeMismatch', 'type must be represented as a number or a string')
 }
 
+/**
+ * `$all`: every listed value matches as `{ field: value }` would (regexes as patterns,
+ * `$elemMatch` conditions as such) — so by BSON value, numbers across types.
+ */
+const $all: QueryOp = (selector, value, options) => {
+  if (!Array.isArray(value)) throw badValue('$all needs an array')
+  const preds = value.map((v): Pred => {
+    if (v instanceof RegExp) return bsonQueryOperators.$regex(selector, v, options)
+    if (isPlainDoc(v) && Object.keys(v)[0] === '$elemMatch') return mingoQuery.$elemMatch(selector, v.$elemMatch, options)
+    return bsonQueryOperators.$eq(selector, v, options)
+  })
+  return (doc) => preds.length > 0 && preds.every(p => p(doc))
+}
+
 export const bsonQueryOperators: Record<string, QueryOp> = {
+  $all,
   // mingo copies the RegExp it is given into a plain one: match with the linear-time form
   $regex: (selector, value) => {
     const re = linear(value as RegExp)

@@ -4,7 +4,7 @@
  */
 import type { Document } from 'bson'
 import { Lazy, type Iterator } from 'mingo/lazy'
-import { $group } from 'mingo/operators/pipeline'
+import { $group } from './group-stage.js'
 import { evalExpr } from 'mingo/core'
 import type { Options } from 'mingo/types'
 import { compareValues } from '../engine/bson-order.js'
@@ -78,5 +78,8 @@ const $bucket = (coll: Iterator, expr: unknown, options: Options): Iterator => {
   return $sort(grouped, { _id: 1 }, options)
 }
 
-export const bsonPipelineOperators = { $sort, $bucket }
+/** $sortByCount as mongod desugars it: a $group counting by the expression, then a $sort on the count. */
+const $sortByCount = (coll: Iterator, expr: unknown, options: Options): Iterator => $sort($group(coll, { _id: expr, count: { $sum: 1 } }, options), { count: -1 }, options)
+
+export const bsonPipelineOperators = { $sort, $bucket, $sortByCount }
 

@@ -8,9 +8,9 @@ import type { Options } from 'mingo/types'
 import { Lazy, type Iterator } from 'mingo/lazy'
 import * as expressionOps from 'mingo/operators/expression'
 import * as accumulatorOps from 'mingo/operators/accumulator'
-import { $project as mingoProject, $bucketAuto as mingoBucketAuto } from 'mingo/operators/pipeline'
+import { $project as mingoProject, $bucketAuto as mingoBucketAuto, $limit as mingoLimit, $skip as mingoSkip, $sample as mingoSample } from 'mingo/operators/pipeline'
 import { CommandError } from '../errors.js'
-import { bsonTypeName } from '../engine/bson-order.js'
+import { bsonTypeName, isNumeric, toNumber } from '../engine/bson-order.js'
 import { isPlainDoc } from '../engine/paths.js'
 
 type ExprOp = (obj: unknown, expr: unknown, options: Options) => unknown
@@ -70,8 +70,8 @@ export const addedExpressions: Record<string, ExprOp> = {
     if (typeof sub !== 'string') throw new CommandError(40094, 'Location40094', `$indexOfCP requires a string as the second argument, found: ${typeOf(sub)}`)
     const cps = [...str]
     const subCps = [...sub]
-    const from = typeof start === 'number' ? start : 0
-    const to = typeof end === 'number' ? Math.min(end, cps.length) : cps.length
+    const from = isNumeric(start) ? toNumber(start) : 0
+    const to = isNumeric(end) ? Math.min(toNumber(end), cps.length) : cps.length
     for (let i = from; i + subCps.length <= to; i++) {
       if (subCps.every((c, j) => cps[i + j] === c)) return i
     }
@@ -123,26 +123,8 @@ export const expressionFixes: Record<string, ExprOp> = {
   $last: firstLast('$last')
 }
 
-const isWide = (v: unknown): boolean => typeof v === 'object' && v !== null && ['Decimal128', 'Long'].includes((v as { _bsontype?: string })._bsontype ?? '')
-
-/** mingo's $sum/$avg skip Decimal128 and wide Long values silently; refuse instead of answering wrong. */
-function noWideNumbers (name: string): AccOp {
-  const inner = mingoAcc[name]
-  return (coll, expr, options) => {
-    const values = typeof expr === 'number' ? [] : mingoAcc.$push(coll, expr, options) as unknown[]
-    for (const v of values) {
-      if (isWide(v) || (Array.isArray(v) && v.some(isWide))) {
-        throw new CommandError(238, 'NotImplemented', `devdb does not support ${name} over Decimal128 or 64-bit integer values beyond 2^53`)
-      }
-    }
-    return inner(coll, expr, options)
-  }
-}
-
 /** $top/$bottom return the single selected value, not a one-element array. */
 export const accumulatorFixes: Record<string, AccOp> = {
-  $sum: noWideNumbers('$sum'),
-  $avg: noWideNumbers('$avg'),
   $top: (coll, expr, options) => (mingoAcc.$topN(coll, { ...(expr as Document), n: 1 }, options) as unknown[])[0] ?? null,
   $bottom: (coll, expr, options) => (mingoAcc.$bottomN(coll, { ...(expr as Document), n: 1 }, options) as unknown[])[0] ?? null
 }
@@ -154,7 +136,7 @@ export function idFirst (d: unknown): unknown {
   return { _id, ...rest }
 }
 
-const isFlag = (v: unknown): boolean => typeof v === 'boolean' || typeof v === 'number'
+const isFlag = (v: unknown): boolean => typeof v === 'boolean' || isNumeric(v)
 
 /**
  * mongod's output order for a projection: included fields in the input document's order, then
@@ -197,8 +179,29 @@ function nestSpec (spec: Document): Document {
   return out
 }
 
+/**
+ * A $project specification with its inclusion flags as JS numbers: clients that send numbers as
+ * doubles (`{ a: 1.0 }`) or longs mean inclusion, and mingo knows only `1`/`true`.
+ */
+function plainFlags (spec: unknown): unknown {
+  if (!isPlainDoc(spec) || Object.keys(spec).some(k => k.startsWith('$'))) return spec
+  const out: Document = {}
+  for (const [k, v] of Object.entries(spec)) out[k] = isNumeric(v) ? toNumber(v) : plainFlags(v)
+  return out
+}
+
+/** A numeric stage argument (`$limit: NumberLong(5)`, `$skip: 2.0`) as the JS number mingo expects. */
+const plainCount = (v: unknown): unknown => isNumeric(v) ? toNumber(v) : v
+
 export const stageFixes = {
-  $project: (coll: Iterator, expr: unknown, options: Options): Iterator =>
-    coll.map((d: unknown) => projectionOrder(d, mingoProject(Lazy([d]), expr as never, options).next().value, expr as Document)),
-  $bucketAuto: (coll: Iterator, expr: unknown, options: Options): Iterator => mingoBucketAuto(coll, expr as never, options).map(idFirst)
+  $project: (coll: Iterator, expr: unknown, options: Options): Iterator => {
+    const spec = plainFlags(expr) as Document
+    return coll.map((d: unknown) => projectionOrder(d, mingoProject(Lazy([d]), spec as never, options).next().value, spec))
+  },
+  $bucketAuto: (coll: Iterator, expr: unknown, options: Options): Iterator =>
+    mingoBucketAuto(coll, (isPlainDoc(expr) ? { ...expr, buckets: plainCount(expr.buckets) } : expr) as never, options).map(idFirst),
+  $limit: (coll: Iterator, expr: unknown, options: Options): Iterator => mingoLimit(coll, plainCount(expr) as never, options),
+  $skip: (coll: Iterator, expr: unknown, options: Options): Iterator => mingoSkip(coll, plainCount(expr) as never, options),
+  $sample: (coll: Iterator, expr: unknown, options: Options): Iterator =>
+    mingoSample(coll, (isPlainDoc(expr) ? { ...expr, size: plainCount(expr.size) } : expr) as never, options)
 }

@@ -36,6 +36,16 @@ export class LinearRegExp extends RegExp {
     for (let g = 0; g <= m.groupCount(); g++) groups.push(m.group(g) as string)
     return Object.assign(groups, { index: m.start(), input: s, groups: undefined }) as unknown as RegExpExecArray
   }
+
+  /** Every successive match in `s` (an empty match advances by one, as RE2's `find`), with its groups (null when unset). */
+  * matchesIn (s: string): Generator<{ index: number, groups: Array<string | null> }> {
+    const m = this.re2.matcher(s)
+    while (m.find()) {
+      const groups: Array<string | null> = []
+      for (let g = 1; g <= m.groupCount(); g++) groups.push(m.start(g) < 0 ? null : m.group(g) as string)
+      yield { index: m.start(), groups: [m.group(0) as string, ...groups] }
+    }
+  }
 }
 
 function re2Flags (flags: string): number {

@@ -7,7 +7,6 @@ import { Context, ProcessingMode } from 'mingo/core'
 import { Query } from 'mingo/query'
 import type { Options } from 'mingo/types'
 import * as accumulatorOps from 'mingo/operators/accumulator'
-import * as expressionOps from 'mingo/operators/expression'
 import * as pipelineOps from 'mingo/operators/pipeline'
 import * as projectionOps from 'mingo/operators/projection'
 import * as queryOps from 'mingo/operators/query'
@@ -18,16 +17,28 @@ import { bsonExpressionOperators, bsonPipelineOperators } from './bson-overrides
 import { translateMingoError } from './mingo-errors.js'
 import { normalizeFilter } from './normalize-filter.js'
 import { accumulatorFixes, expressionFixes, stageFixes } from './expression-fixes.js'
-import { lookupCountFixes } from './stage-fixes.js'
+import { stageValueFixes } from './stage-fixes.js'
+import { numberExpressions } from './number-expressions.js'
+import { adaptedMingoExpressions, truthy, valueExpressions } from './value-expressions.js'
+import { accumulatorExpressions, numberAccumulators } from './number-accumulators.js'
+import { $group } from './group-stage.js'
+import { regexExpressions } from './regex-expressions.js'
+import { evalExpr } from 'mingo/core'
 
 const ops = (m: object): Record<string, never> => Object.fromEntries(Object.entries(m).filter(([k]) => k.startsWith('$'))) as Record<string, never>
 
+/** devdb's own expression operators; every other mingo operator is adapted to BSON values (value-expressions.ts). */
+const OWN_EXPRESSIONS = { ...expressionFixes, ...bsonExpressionOperators, ...numberExpressions, ...valueExpressions, ...accumulatorExpressions, ...regexExpressions }
+
+/** `$expr` in a query: true by mongod's truth (a numeric zero of any type is false). */
+const $expr = (_: string, expr: unknown, options: Options) => (doc: Document): boolean => truthy(evalExpr(doc, expr, options))
+
 const CONTEXT = Context.init({
-  accumulator: { ...ops(accumulatorOps), ...ops(accumulatorFixes) },
-  expression: { ...ops(expressionOps), ...ops(expressionFixes), ...ops(bsonExpressionOperators) },
-  pipeline: { ...ops(pipelineOps), ...ops(stageFixes), ...ops(lookupCountFixes), ...ops(bsonPipelineOperators) },
+  accumulator: { ...ops(accumulatorOps), ...ops(accumulatorFixes), ...ops(numberAccumulators) },
+  expression: { ...ops(adaptedMingoExpressions(new Set(Object.keys(OWN_EXPRESSIONS)))), ...ops(OWN_EXPRESSIONS) },
+  pipeline: { ...ops(pipelineOps), ...ops(stageFixes), ...ops(stageValueFixes), ...ops(bsonPipelineOperators), $group: $group as never },
   projection: ops(projectionOps),
-  query: { ...ops(queryOps), ...ops(bsonQueryOperators) },
+  query: { ...ops(queryOps), ...ops(bsonQueryOperators), $expr: $expr as never },
   window: ops(windowOps)
 })
 

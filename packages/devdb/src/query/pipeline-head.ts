@@ -3,6 +3,7 @@
  * planner (indexes, a sort walked from an index, limits that stop scans) as mongod pushes them
  * into its query layer. The rest of the pipeline runs in mingo on the planner's output.
  */
+import { toNumber } from '../engine/bson-order.js'
 import type { Document } from 'bson'
 import { parseSort, type SortKey } from './sort.js'
 import { stageName } from './pipeline.js'
@@ -31,11 +32,11 @@ export function splitPipelineHead (pipeline: Document[]): PipelineHead {
   for (; i < pipeline.length; i++) {
     const name = stageName(pipeline[i])
     if (name === '$skip') {
-      const s = pipeline[i].$skip as number
+      const s = toNumber(pipeline[i].$skip)
       if (limit !== undefined) limit = Math.max(0, limit - s)
       skip += s
     } else if (name === '$limit') {
-      const l = pipeline[i].$limit as number
+      const l = toNumber(pipeline[i].$limit)
       limit = limit === undefined ? l : Math.min(limit, l)
     } else break
   }

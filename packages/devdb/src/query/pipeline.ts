@@ -6,6 +6,7 @@ import type { Document } from 'bson'
 import * as pipelineOps from 'mingo/operators/pipeline'
 import { CommandError, Codes } from '../errors.js'
 import { isPlainDoc } from '../engine/paths.js'
+import { isNumeric, toNumber } from '../engine/bson-order.js'
 import { validateExpression, ACCUMULATOR_OPERATORS, unrecognizedExpression } from './validate-expr.js'
 import { validateFilter } from './validate.js'
 
@@ -73,10 +74,10 @@ function validateStage (name: string, arg: unknown, index: number): void {
       return
     }
     case '$limit':
-      if (typeof arg !== 'number' || !Number.isInteger(arg) || arg <= 0) throw new CommandError(15958, 'Location15958', 'the limit must be positive')
+      if (!isNumeric(arg) || !Number.isInteger(toNumber(arg)) || toNumber(arg) <= 0) throw new CommandError(15958, 'Location15958', 'the limit must be positive')
       return
     case '$skip':
-      if (typeof arg !== 'number' || !Number.isInteger(arg) || arg < 0) throw new CommandError(15956, 'Location15956', 'invalid argument to $skip stage: Expected a non-negative number')
+      if (!isNumeric(arg) || !Number.isInteger(toNumber(arg)) || toNumber(arg) < 0) throw new CommandError(15956, 'Location15956', 'invalid argument to $skip stage: Expected a non-negative number')
       return
     case '$count':
       if (typeof arg !== 'string' || arg.length === 0) throw new CommandError(40156, 'Location40156', 'the count field must be a non-empty string')

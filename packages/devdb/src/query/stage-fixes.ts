@@ -2,14 +2,18 @@
  * Pipeline stages replaced because mingo's answers differ from mongod's:
  * - $count on no input yields no document (mingo yields `{ n: 0 }`);
  * - $lookup (localField/foreignField) treats a missing local field as null, matches array
- *   elements on both sides and compares with BSON equality (mingo drops missing fields).
+ *   elements on both sides and compares with BSON equality (mingo drops missing fields);
+ * - $unwind's `includeArrayIndex` is a long (mingo writes a JS number, i.e. an int);
+ * - $graphLookup joins by BSON equality too (mingo's uses JS equality through its own $lookup).
  */
-import type { Document } from 'bson'
+import { Long, type Document } from 'bson'
 import { Lazy, type Iterator } from 'mingo/lazy'
-import { $lookup as mingoLookup } from 'mingo/operators/pipeline'
+import { $lookup as mingoLookup, $unwind as mingoUnwind } from 'mingo/operators/pipeline'
 import type { Options } from 'mingo/types'
+import { evalExpr } from 'mingo/core'
+import { Query } from 'mingo/query'
 import { CommandError, Codes } from '../errors.js'
-import { isPlainDoc, valuesAtPath } from '../engine/paths.js'
+import { getPath, isPlainDoc, valuesAtPath } from '../engine/paths.js'
 import { keyString } from '../engine/key-string.js'
 import { bsonQueryOperators } from './bson-operators.js'
 
@@ -43,11 +47,7 @@ const $lookup = (coll: Iterator, expr: unknown, options: Options): Iterator => {
   const cache = new Map<string, unknown[]>()
   return coll.map((d: unknown) => {
     const doc = d as Document
-    const locals: unknown[] = []
-    for (const v of valuesAtPath(doc, localField)) {
-      if (Array.isArray(v)) locals.push(...(v.length === 0 ? [] : v))
-      else locals.push(v)
-    }
+    const locals = joinValues(doc, localField)
     if (locals.length === 0) locals.push(null)
     const key = locals.map(keyString).join('|')
     let matches = cache.get(key)
@@ -60,4 +60,58 @@ const $lookup = (coll: Iterator, expr: unknown, options: Options): Iterator => {
   })
 }
 
-export const lookupCountFixes = { $count, $lookup }
+const $unwind = (coll: Iterator, expr: unknown, options: Options): Iterator => {
+  const field = isPlainDoc(expr) && typeof expr.includeArrayIndex === 'string' ? expr.includeArrayIndex : undefined
+  const out = mingoUnwind(coll, expr as never, options)
+  if (field === undefined) return out
+  return out.map((d: unknown) => {
+    const i = getPath(d, field)
+    return typeof i === 'number' ? setPath(d as Document, field, Long.fromNumber(i)) : d
+  })
+}
+
+/** The values of `path` in `doc`, array elements each on their own (the join values of a lookup). */
+function joinValues (doc: unknown, path: string): unknown[] {
+  const out: unknown[] = []
+  for (const v of valuesAtPath(doc, path)) {
+    if (Array.isArray(v)) out.push(...v)
+    else out.push(v)
+  }
+  return out
+}
+
+/**
+ * $graphLookup: a breadth-first search through `from`, each round matching `connectToField`
+ * against the values found so far by BSON equality (as $lookup), each document once, at the
+ * depth it was first reached (a long, as mongod writes `depthField`).
+ */
+const $graphLookup = (coll: Iterator, expr: unknown, options: Options): Iterator => {
+  if (!isPlainDoc(expr)) throw new CommandError(Codes.FailedToParse, 'FailedToParse', 'the $graphLookup specification must be an Object')
+  for (const f of ['from', 'connectFromField', 'connectToField', 'as']) {
+    if (typeof expr[f] !== 'string') throw new CommandError(40103, 'Location40103', `$graphLookup requires '${f}' to be a string`)
+  }
+  const spec = expr as { from: string, connectFromField: string, connectToField: string, as: string, startWith: unknown, maxDepth?: unknown, depthField?: unknown, restrictSearchWithMatch?: unknown }
+  const maxDepth = spec.maxDepth === undefined ? Infinity : Number(spec.maxDepth)
+  const restrict = isPlainDoc(spec.restrictSearchWithMatch) ? new Query(spec.restrictSearchWithMatch, options) : undefined
+  const foreign = (options.collectionResolver?.(spec.from) ?? []) as Document[]
+  return coll.map((d: unknown) => {
+    const doc = d as Document
+    const start = evalExpr(doc, spec.startWith, options)
+    let frontier = Array.isArray(start) ? start : [start]
+    const reached = new Map<string, Document>()
+    for (let depth = 0; frontier.length > 0 && depth <= maxDepth; depth++) {
+      const test = bsonQueryOperators.$in(spec.connectToField, frontier, options)
+      const next: unknown[] = []
+      for (const f of foreign) {
+        const id = keyString(f._id)
+        if (reached.has(id) || !test(f) || (restrict !== undefined && !restrict.test(f))) continue
+        reached.set(id, typeof spec.depthField === 'string' ? setPath(f, spec.depthField, Long.fromNumber(depth)) : f)
+        next.push(...joinValues(f, spec.connectFromField))
+      }
+      frontier = next
+    }
+    return setPath(doc, spec.as, [...reached.values()])
+  })
+}
+
+export const stageValueFixes = { $count, $lookup, $unwind, $graphLookup }

@@ -8,18 +8,13 @@
  * of many documents never has to fit into one 16 MB BSON document.
  */
 import { crc32 } from 'node:zlib'
-import { deserialize, serialize, type Document } from 'bson'
+import { serialize, type Document } from 'bson'
+import { decodeDocument } from '../engine/bson-decode.js'
 
 export const RECORD_MAGIC = 0xdbd0_c0de
 export const HEADER_BYTES = 20
 /** A record larger than this is treated as damage: no legitimate commit comes close. */
 export const MAX_PAYLOAD_BYTES = 1024 * 1024 * 1024
-
-/**
- * Same promotion rules as the wire layer (src/wire/messages.ts), so a document read back from
- * disk has exactly the JS shape the engine had in memory before the restart.
- */
-export const STORAGE_DESERIALIZE_OPTIONS = { promoteLongs: true, promoteValues: true, promoteBuffers: false, bsonRegExp: false } as const
 
 export function encodeRecord (seq: number, docs: readonly Document[]): Buffer {
   const parts = docs.map(d => serialize(d, { checkKeys: false, ignoreUndefined: false }))
@@ -78,7 +73,9 @@ function splitBson (buf: Buffer, start: number, end: number): Document[] | undef
       if (end - pos < 5) return undefined
       const size = buf.readInt32LE(pos)
       if (size < 5 || pos + size > end) return undefined
-      docs.push(deserialize(buf.subarray(pos, pos + size), STORAGE_DESERIALIZE_OPTIONS))
+      // The wire's decoding (engine/bson-decode.ts): a document read back from disk has exactly
+      // the shape the engine had in memory before the restart.
+      docs.push(decodeDocument(buf.subarray(pos, pos + size)))
       pos += size
     }
   } catch {

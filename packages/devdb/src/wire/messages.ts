@@ -1,4 +1,5 @@
-import { deserialize, serialize, type Document } from 'bson'
+import { serialize, type Document } from 'bson'
+import { decodeDocument } from '../engine/bson-decode.js'
 
 /** Wire opcodes we speak. OP_COMPRESSED is never negotiated (hello advertises no compressors). */
 export const OP_REPLY = 1
@@ -13,9 +14,6 @@ const CHECKSUM_PRESENT = 1
 const MORE_TO_COME = 2
 const EXHAUST_ALLOWED = 1 << 16
 const KNOWN_MSG_FLAGS = CHECKSUM_PRESENT | MORE_TO_COME | EXHAUST_ALLOWED
-
-/** Values reach the engine as plain JS where possible (numbers, Date, RegExp); other BSON types stay bson classes. */
-export const DESERIALIZE_OPTIONS = { promoteLongs: true, promoteValues: true, promoteBuffers: false, bsonRegExp: false } as const
 
 export interface Header { length: number, requestId: number, responseTo: number, opCode: number }
 
@@ -40,7 +38,7 @@ function readBsonAt (buf: Buffer, offset: number, end: number): { doc: Document,
   const size = buf.readInt32LE(offset)
   if (size < 5 || offset + size > end) throw new WireError(`invalid BSON document size ${size}`)
   if (size > MAX_BSON_OBJECT_SIZE + 16 * 1024) throw new WireError('BSON document too large')
-  const doc = deserialize(buf.subarray(offset, offset + size), DESERIALIZE_OPTIONS)
+  const doc = decodeDocument(buf.subarray(offset, offset + size))
   return { doc, size }
 }
 

@@ -3,7 +3,7 @@
  * this wrapper adds what mingo lacks or does differently: $setOnInsert, $currentDate types, type
  * errors on non-numeric/non-array targets, `_id` immutability, and pipeline updates.
  */
-import { Timestamp, Long, type Document } from 'bson'
+import { Timestamp, serialize, type Document } from 'bson'
 import { update as mingoUpdate } from 'mingo/updater'
 import { Aggregator } from 'mingo/aggregator'
 import { CommandError, Codes } from '../../errors.js'
@@ -16,6 +16,12 @@ import { translateMingoError } from '../../query/mingo-errors.js'
 import { normalizeFilter } from '../../query/normalize-filter.js'
 import type { ParsedUpdate } from './validate.js'
 import type { Collation } from '../../collation/collation.js'
+import { numKind } from '../numeric.js'
+import { cloneDoc } from './clone.js'
+import { concretize, isPositional } from './positional.js'
+import { TYPED_OPERATORS, applyTypedOperators } from './typed-ops.js'
+
+export { cloneDoc }
 
 export interface ApplyOptions {
   arrayFilters?: Document[]
@@ -25,21 +31,6 @@ export interface ApplyOptions {
   collation?: Collation
 }
 
-/** Deep copy of the mutable parts (plain objects, arrays); BSON values are immutable and shared. */
-export function cloneDoc<T> (v: T): T {
-  if (Array.isArray(v)) return v.map(cloneDoc) as T
-  if (isPlainDoc(v)) {
-    const out: Document = {}
-    for (const k of Object.keys(v)) out[k] = cloneDoc(v[k])
-    return out as T
-  }
-  if (v instanceof Date) return new Date(v.getTime()) as T
-  return v
-}
-
-const isPositional = (path: string): boolean => path.split('.').some(p => p.startsWith('$'))
-
-const isWideNumber = (v: unknown): boolean => typeof v === 'object' && v !== null && ['Decimal128', 'Long'].includes((v as { _bsontype?: string })._bsontype ?? '')
 
 function idLabel (doc: Document): string {
   return `{_id: ${formatValue(doc._id)}}`
@@ -58,10 +49,6 @@ function checkTargets (doc: Document, ops: Document): void {
       }
       const cur = getPath(doc, path)
       checkTraversal(doc, path)
-      if ((op === '$inc' || op === '$mul') && (isWideNumber(cur) || isWideNumber((arg as Document)[path]))) {
-        // mingo's arithmetic is JavaScript's; refuse rather than return an inexact or mangled value.
-        throw new CommandError(Codes.NotImplemented, 'NotImplemented', `devdb does not support ${op} on Decimal128 or 64-bit integer values beyond 2^53 (field '${path}')`)
-      }
       if (cur === MISSING) continue
       const last = path.split('.').pop() ?? path
       const t = bsonTypeName(cur)
@@ -80,7 +67,7 @@ function checkTargets (doc: Document, ops: Document): void {
       if ((op === '$pull' || op === '$pullAll') && !Array.isArray(cur)) {
         throw new CommandError(Codes.BadValue, 'BadValue', 'Cannot apply $pull to a non-array value')
       }
-      if (op === '$bit' && !(typeof cur === 'number' && Number.isInteger(cur)) && !(cur instanceof Long)) {
+      if (op === '$bit' && numKind(cur) !== 'int' && numKind(cur) !== 'long') {
         throw new CommandError(Codes.BadValue, 'BadValue', `Cannot apply $bit to a value of non-integral type.${idLabel(doc)} has the field ${last} of non-integer type ${t}`)
       }
     }
@@ -184,17 +171,26 @@ export function applyUpdate (doc: Document, parsed: ParsedUpdate, opts: ApplyOpt
   const out = cloneDoc(doc)
   if (seededId !== undefined) out._id = cloneDoc(seededId)
   checkTargets(out, ops)
+  const queryOptions = mingoOptions(opts.collation !== undefined ? { collation: opts.collation as never } : {})
+  // The query only serves positional `$` resolution; an upserted seed need not match it.
+  const query = opts.isInsert === true || opts.query === undefined ? undefined : normalizeFilter(opts.query)
+  let concrete: Document
   try {
-    // The query only serves positional `$` resolution; an upserted seed need not match it.
-    mingoUpdate(out, ops, opts.arrayFilters, opts.isInsert === true || opts.query === undefined ? undefined : normalizeFilter(opts.query), { cloneMode: 'none', queryOptions: mingoOptions(opts.collation !== undefined ? { collation: opts.collation as never } : {}) })
+    concrete = concretize(out, ops, opts.arrayFilters, query, queryOptions)
   } catch (e) {
     throw translateUpdateError(e)
   }
-  // mingo skips a $set whose value is "equal" ignoring field order; mongod compares bytes, so
-  // re-assign the exact value (idempotent for everything else).
-  for (const [path, value] of Object.entries((ops.$set ?? {}) as Document)) {
-    if (!isPositional(path)) assignExisting(out, path, cloneDoc(value))
+  if (concrete !== ops) checkTargets(out, concrete)
+  applyTypedOperators(out, concrete, opts.collation?.compare)
+  const rest = Object.fromEntries(Object.entries(concrete).filter(([op]) => !TYPED_OPERATORS.has(op)))
+  try {
+    if (Object.keys(rest).length > 0) mingoUpdate(out, rest, undefined, undefined, { cloneMode: 'none', queryOptions })
+  } catch (e) {
+    throw translateUpdateError(e)
   }
+  // mingo skips a $set whose value is "equal" ignoring field order or number types; mongod
+  // compares bytes, so re-assign the exact value (idempotent for everything else).
+  for (const [path, value] of Object.entries((concrete.$set ?? {}) as Document)) assignExisting(out, path, cloneDoc(value))
   if (doc._id !== undefined && (out._id === undefined || keyString(out._id) !== keyString(doc._id))) throw immutableIdError()
   return out
 }
@@ -221,4 +217,9 @@ function translateUpdateError (e: unknown): CommandError {
   if (/conflict/i.test(msg)) return new CommandError(Codes.ConflictingUpdateOperators, 'ConflictingUpdateOperators', msg.replace(/^updating/, 'Updating'))
   if (/arrayFilters|array filter|identifier/i.test(msg)) return new CommandError(Codes.BadValue, 'BadValue', msg)
   return new CommandError(Codes.BadValue, 'BadValue', msg)
+}
+
+/** True when two documents are byte-for-byte the same BSON (mongod's test for "modified": a type change counts). */
+export function identicalDocs (a: Document, b: Document): boolean {
+  return Buffer.from(serialize(a)).equals(serialize(b))
 }

@@ -8,7 +8,7 @@ import { prepareFilter, selectPrepared } from '../select.js'
 import type { SortKey } from '../../query/sort.js'
 import type { Deadline } from '../deadline.js'
 import type { Collation } from '../../collation/collation.js'
-import { applyUpdate } from './apply.js'
+import { applyUpdate, identicalDocs } from './apply.js'
 import { parseUpdate } from './validate.js'
 import { upsertSeed } from './upsert-seed.js'
 import { prepareForStorage } from '../../commands/write-common.js'
@@ -57,7 +57,7 @@ export function runUpdate (coll: Collection, spec: UpdateSpec, journal: JournalE
     const updated = applyUpdate(doc, parsed, { arrayFilters: spec.arrayFilters, query: prepared.filter, collation: spec.collation })
     out.n++
     out.before = doc
-    if (keyString(updated) === keyString(doc)) {
+    if (identicalDocs(updated, doc)) {
       out.after = doc
       continue
     }

@@ -5,7 +5,7 @@
 import type { Document } from 'bson'
 import { CommandError, Codes } from '../../errors.js'
 import { isPlainDoc } from '../paths.js'
-import { cloneDoc } from './apply.js'
+import { cloneDoc } from './clone.js'
 
 export function upsertSeed (query: Document | undefined): Document {
   const seed: Document = {}
