@@ -55,3 +55,17 @@ t.test('bulk PUT upserts one record when nothing matches and the result is a val
     t.equal(await app.svc.db.collection('deals').countDocuments(), 1)
   }
 })
+
+t.test('bulk PUT over more than 1000 matching records is refused before anything is written', async (t) => {
+  const app = await buildCoreApp(t)
+  const u = makeUser()
+  const now = new Date()
+  await app.svc.db.collection('deals').insertMany(Array.from({ length: 1001 }, (_, i) => ({ title: `d${i}`, amount: 1, stage: 'qualified', userId: u.userId, createdAt: now, updatedAt: now })))
+  const res = await app.inject({ method: 'PUT', url: '/api/v1/deals', headers: u.headers, payload: { filter: { stage: 'qualified' }, record: { probability: 10 } } })
+  t.equal(res.statusCode, 400)
+  t.match(res.json(), { error: { code: 'VALIDATION', details: { field: 'filter' } } })
+  t.equal(await app.svc.db.collection('deals').countDocuments({ probability: 10 }), 0, 'nothing written')
+  await app.svc.db.collection('deals').deleteOne({ title: 'd0' })
+  const ok = await app.inject({ method: 'PUT', url: '/api/v1/deals', headers: u.headers, payload: { filter: { stage: 'qualified' }, record: { probability: 10 } } })
+  t.same(ok.json(), { numAffected: 1000 }, 'exactly 1000 is allowed')
+})

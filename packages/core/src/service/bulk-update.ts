@@ -1,5 +1,7 @@
 import { ObjectId, type ClientSession, type Collection, type Document } from 'mongodb'
 import { toJson } from '../values/convert.js'
+import { ValidationError } from '../errors.js'
+import { MAX_BULK_RECORDS } from './bulk-limits.js'
 import type { RecordJson, TombstoneUpdate } from './types.js'
 import { nextStamp, type Target } from './durable/commit.js'
 import { stateOf } from './durable/intents.js'
@@ -27,7 +29,9 @@ export interface BulkPlan {
  */
 export async function planBulkUpdate (collection: Collection, filter: Document, input: { set: Record<string, unknown>, unset: string[] },
   opts: { maxTimeMS: number, seed: Document | null, images: boolean }): Promise<BulkPlan> {
-  const docs = await collection.find(filter, { maxTimeMS: opts.maxTimeMS, ...(opts.images ? {} : { projection: { _id: 1, updatedAt: 1 } }) }).toArray()
+  const docs = await collection.find(filter, { limit: MAX_BULK_RECORDS + 1, maxTimeMS: opts.maxTimeMS, ...(opts.images ? {} : { projection: { _id: 1, updatedAt: 1 } }) }).toArray()
+  // One write (and, with durable effects, one transaction) per call: bounded like createMany/deleteMany, refused before anything is written.
+  if (docs.length > MAX_BULK_RECORDS) throw new ValidationError(`the filter matches more than ${MAX_BULK_RECORDS} records: narrow it`, { field: 'filter' })
   if (docs.length === 0) {
     if (opts.seed === null) return { targets: [], records: [], write: async () => [] }
     const now = new Date()

@@ -1,5 +1,6 @@
 import { ObjectId, type AnyBulkWriteOperation, type Document } from 'mongodb'
 import { ValidationError } from '../errors.js'
+import { MAX_BULK_RECORDS } from './bulk-limits.js'
 import type { RequestContext } from '../identity.js'
 import { toJson } from '../values/convert.js'
 import { screenQuery } from './acl.js'
@@ -11,8 +12,6 @@ import { applyChange, asRead, newWriteId, type WriteHost } from './write-path.js
 import { nextStamp } from './durable/commit.js'
 import { stateOf } from './durable/intents.js'
 
-/** Most records one bulk create or bulk delete may touch; more is refused, never half done. */
-export const MAX_BULK_RECORDS = 1000
 
 /** The index of the failing record in front of a validation error's field (`records.2.name`). */
 function atIndex (err: unknown, i: number): unknown {
