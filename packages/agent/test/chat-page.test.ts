@@ -11,6 +11,7 @@ import { JWT_SECRET, createRecord, startService } from './helper.js'
 // The chat page in Debian's headless Chromium. SCREENSHOTS=1 also writes the README's screenshots.
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 if (!existsSync(CHROMIUM)) {
+  process.stderr.write(`\n!!! @svc/agent chat page browser test SKIPPED: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH) !!!\n\n`)
   t.plan(0, `no Chromium at ${CHROMIUM} (set CHROMIUM_PATH)`)
   process.exit(0)
 }
