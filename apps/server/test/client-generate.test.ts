@@ -35,7 +35,7 @@ t.test('an invalid environment is refused before anything is written', async (t)
 
 t.test('the CLI writes the client with a baked-in base URL and prints the file', async (t) => {
   const out = join(mkdtempSync(join(tmpdir(), 'svc-client-')), 'client')
-  const env: NodeJS.ProcessEnv = { ...process.env, ...ENV }
+  const env: NodeJS.ProcessEnv = { ...process.env, ...ENV, _TAPJS_PROCESSINFO_COVERAGE_: '0' }
   delete env.MONGODB_URI
   const { stdout } = await promisify(execFile)(process.execPath, [BIN, 'client', 'generate', '--out', out, '--base-url', 'https://api.example.test'], { env })
   t.equal(stdout, `${join(out, 'index.ts')}\n`)

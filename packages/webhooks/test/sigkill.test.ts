@@ -15,7 +15,7 @@ for (const mode of DURABLE_MODES) {
     const rx = await startReceiver(t)
     const user = makeUser()
     const script = fileURLToPath(new URL('./fixtures/server.ts', import.meta.url))
-    const child = spawn(process.execPath, ['--conditions=@svc/source', '--import', 'tsx', script, uri], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, TRANSACTIONS: String(mode.name === 'transactions') } })
+    const child = spawn(process.execPath, ['--conditions=@svc/source', '--import', 'tsx', script, uri], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, _TAPJS_PROCESSINFO_COVERAGE_: '0', TRANSACTIONS: String(mode.name === 'transactions') } })
     t.teardown(() => { if (child.exitCode === null) child.kill('SIGKILL') })
     const line = await new Promise<string>((resolve, reject) => {
       createInterface({ input: child.stdout }).once('line', resolve)
