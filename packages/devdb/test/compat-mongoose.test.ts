@@ -86,3 +86,21 @@ t.test('transactions: committed together, rolled back together', async t => {
   }), /changed my mind/)
   t.equal(await User.countDocuments({ name: 'Dave' }), 0)
 })
+
+t.test('numeric schema types keep their BSON type: Double, Int32, BigInt (long), Decimal128', async t => {
+  const Price = conn.model('Price', new Schema({
+    ratio: Schema.Types.Double,
+    count: Schema.Types.Int32,
+    big: BigInt,
+    amount: Schema.Types.Decimal128
+  }))
+  const p = await Price.create({ ratio: 2, count: 3, big: 9007199254740993n, amount: '10.50' })
+  await Price.updateOne({ _id: p._id }, { $inc: { big: 1n, amount: mongoose.Types.Decimal128.fromString('0.25'), ratio: 1 } })
+  const raw = await conn.db!.collection('prices').findOne({ _id: p._id }, { promoteValues: false })
+  const type = (v: unknown): string => `${(v as { _bsontype: string })._bsontype}(${String(v)})`
+  t.same([type(raw?.ratio), type(raw?.count), type(raw?.big), type(raw?.amount)], ['Double(3)', 'Int32(3)', 'Long(9007199254740994)', 'Decimal128(10.75)'])
+  const back = await Price.findById(p._id)
+  t.equal(back?.big, 9007199254740994n, 'the hydrated document has the long as a BigInt, exactly')
+  t.equal(String(back?.amount), '10.75')
+  t.equal((await Price.find({ ratio: { $type: 'double' } })).length, 1, '$type: double finds the integral double')
+})
