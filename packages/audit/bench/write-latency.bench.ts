@@ -5,13 +5,11 @@
 // database runs in a child process (devdb, a single-node replica set, or MONGODB_URI, which must
 // be a replica set for the third column); the app is driven in-process with inject().
 // Usage: pnpm --filter @svc/audit bench   (BENCH_WRITES=500)
-import { spawn, type ChildProcess } from 'node:child_process'
-import { createInterface } from 'node:readline'
-import { fileURLToPath } from 'node:url'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { MongoClient } from 'mongodb'
 import svcCore from '@svc/core'
 import { signToken } from '@svc/testkit'
+import { BenchProcesses } from '@svc/testkit/bench'
 import audit from '../src/index.js'
 
 const WRITES = Number(process.env.BENCH_WRITES ?? 500)
@@ -22,13 +20,6 @@ const schemas = [
   { path: 'audited', fields: [{ name: 'title', type: String, required: true }, { name: 'n', type: Number }] }
 ]
 
-let devdb: ChildProcess | undefined
-async function databaseUri (): Promise<string> {
-  if (process.env.MONGODB_URI != null) return process.env.MONGODB_URI
-  devdb = spawn(process.execPath, ['--conditions=@svc/source', '--import', 'tsx', fileURLToPath(new URL('./devdb.ts', import.meta.url))], { stdio: ['ignore', 'pipe', 'inherit'] })
-  const line = await new Promise<string>((resolve) => createInterface({ input: devdb!.stdout! }).once('line', resolve))
-  return (JSON.parse(line) as { uri: string }).uri
-}
 
 /** p50 / p95 of one series, in ms. */
 function pct (ms: number[]): string {
@@ -49,7 +40,9 @@ async function time (app: FastifyInstance, method: 'POST' | 'PUT' | 'DELETE', ur
   return out
 }
 
-const uri = await databaseUri()
+const processes = new BenchProcesses()
+const database = await processes.database('svc_bench_audit')
+const uri = database.uri
 const client = new MongoClient(uri)
 await client.connect()
 const db = client.db()
@@ -65,7 +58,7 @@ const columns: Array<{ name: string, app: FastifyInstance, path: string }> = [
   { name: 'rows via intents', app: await build(false), path: 'audited' },
   { name: 'rows in a transaction', app: await build(true), path: 'audited' }
 ]
-console.log(`${WRITES} sequential writes each, devdb${process.env.MONGODB_URI != null ? ' → MONGODB_URI' : ' (child process)'}; p50 / p95 ms of the second (warm) pass`)
+console.log(`${WRITES} sequential writes each, database: ${database.label}; p50 / p95 ms of the second (warm) pass`)
 const results = new Map<string, Record<string, number[]>>()
 for (let pass = 0; pass < 2; pass++) { // the first pass warms up
   for (const c of columns) {
@@ -82,4 +75,4 @@ console.log(`|---|${columns.map(() => '---').join('|')}|`)
 for (const op of ['create', 'update', 'delete']) console.log(`| ${op} | ${columns.map((c) => pct(results.get(c.name)![op])).join(' | ')} |`)
 for (const c of columns) await c.app.close()
 await client.close()
-devdb?.kill('SIGTERM')
+processes.stop()

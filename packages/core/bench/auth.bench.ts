@@ -3,33 +3,22 @@
 // against a cache miss (one users lookup). Calls app.svc.auth.authenticate directly, so the
 // figures are the auth layer's own, without HTTP. The database runs in a child process.
 // Usage: pnpm --filter @svc/core bench:auth   (MONGODB_URI=… for a real MongoDB; BENCH_CALLS=20000)
-import { spawn, type ChildProcess } from 'node:child_process'
-import { createInterface } from 'node:readline'
-import { fileURLToPath } from 'node:url'
 import type { FastifyRequest } from 'fastify'
 import Fastify from 'fastify'
 import { MongoClient, ObjectId } from 'mongodb'
 import { signToken } from '@svc/testkit'
+import { BenchProcesses } from '@svc/testkit/bench'
 import svcCore from '../src/index.js'
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 20_000)
 const USERS = Math.min(CALLS, 2000)
 const SECRET = 'bench-secret-0123456789abcdef0123'
 
-let devdb: ChildProcess | undefined
-async function databaseUri (): Promise<string> {
-  if (process.env.MONGODB_URI != null) return process.env.MONGODB_URI
-  devdb = spawn(process.execPath, ['--conditions=@svc/source', '--import', 'tsx', fileURLToPath(new URL('./devdb.ts', import.meta.url))], { stdio: ['ignore', 'pipe', 'inherit'] })
-  const line = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: devdb!.stdout! }).once('line', resolve)
-    devdb!.once('exit', (code) => reject(new Error(`devdb exited with ${String(code)}`)))
-  })
-  return JSON.parse(line).uri
-}
-
 const request = (userId: string): FastifyRequest => ({ headers: { authorization: `Bearer ${signToken({ user_id: userId, email: 'b@example.test', roles: ['user'] }, SECRET, { expiresIn: 3600 })}` } }) as unknown as FastifyRequest
 
-const client = new MongoClient(await databaseUri())
+const processes = new BenchProcesses()
+const database = await processes.database('svc_bench_auth')
+const client = new MongoClient(database.uri)
 try {
   await client.connect()
   const db = client.db()
@@ -51,11 +40,11 @@ try {
   for (let i = 1; i < USERS; i++) await app.svc.auth.authenticate(misses[i])
   const missUs = Number(process.hrtime.bigint() - t0) / 1000 / (USERS - 1)
 
-  console.log(`database: ${process.env.MONGODB_URI != null ? 'MONGODB_URI' : '@svc/devdb (child process)'}`)
+  console.log(`database: ${database.label}`)
   console.log(`authenticate, passwordChangedAt cached:  ${hitUs.toFixed(1)} µs per call (${CALLS} calls)`)
   console.log(`authenticate, cache miss (users lookup): ${missUs.toFixed(1)} µs per call (${USERS - 1} users)`)
   await app.close()
 } finally {
   await client.close()
-  devdb?.kill()
+  processes.stop()
 }

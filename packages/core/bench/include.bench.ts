@@ -1,18 +1,13 @@
 // `__include` of one belongsTo and one hasMany on a 200-item page: proves the database commands
 // per request (page find + count + one find per relation, never one per parent) and reports
 // throughput next to the plain list. The database runs in a child process; svc and autocannon here.
-// Usage: pnpm --filter @svc/core bench:include   (MONGODB_URI=… for a real MongoDB; BENCH_SECONDS=10)
-import { spawn, type ChildProcess } from 'node:child_process'
-import { createInterface } from 'node:readline'
-import { fileURLToPath } from 'node:url'
-import autocannon from 'autocannon'
+// Usage: pnpm --filter @svc/core bench:include   (MONGODB_URI=… for a real MongoDB; BENCH_SECONDS, BENCH_ROUNDS)
 import Fastify from 'fastify'
 import { MongoClient, type CommandStartedEvent } from 'mongodb'
 import { signToken } from '@svc/testkit'
+import { BenchProcesses, compareLoads, describeRun } from '@svc/testkit/bench'
 import svcCore from '../src/index.js'
 
-const DURATION = Number(process.env.BENCH_SECONDS ?? 5)
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10)
 const SECRET = 'bench-secret-0123456789abcdef0123'
 const USER = '65f0000000000000000000be'
 const schemas = [
@@ -25,18 +20,9 @@ const schemas = [
   { path: 'deals', fields: [{ name: 'title', type: String, required: true }, { name: 'amount', type: Number }, { name: 'contactId', type: String }] }
 ]
 
-let devdb: ChildProcess | undefined
-async function databaseUri (): Promise<string> {
-  if (process.env.MONGODB_URI != null) return process.env.MONGODB_URI
-  devdb = spawn(process.execPath, ['--conditions=@svc/source', '--import', 'tsx', fileURLToPath(new URL('./devdb.ts', import.meta.url))], { stdio: ['ignore', 'pipe', 'inherit'] })
-  const line = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: devdb!.stdout! }).once('line', resolve)
-    devdb!.once('exit', (code) => reject(new Error(`devdb exited with ${String(code)}`)))
-  })
-  return JSON.parse(line).uri
-}
-
-const client = new MongoClient(await databaseUri(), { monitorCommands: true })
+const processes = new BenchProcesses()
+const database = await processes.database('svc_bench_include')
+const client = new MongoClient(database.uri, { monitorCommands: true })
 try {
   await client.connect()
   const db = client.db()
@@ -58,7 +44,9 @@ try {
   const plainUrl = base
   const includeUrl = `${base}&__include=company,deals`
 
-  // Command count for one request: every command the driver starts on this database.
+  // Command count for one request: every command the driver starts on this database. A first
+  // request warms the caller's password-change check (one `users` read, then cached).
+  await app.inject({ method: 'GET', url: '/api/v1/contacts?__perPage=1', headers })
   const seen: string[] = []
   const listen = (e: CommandStartedEvent): void => { if (e.databaseName === db.databaseName) seen.push(`${e.commandName} ${String(e.command[e.commandName])}`) }
   client.on('commandStarted', listen)
@@ -73,21 +61,14 @@ try {
   console.log(`  = ${finds.length} finds (page + one per relation) + ${seen.length - finds.length} count aggregate`)
   if (finds.length !== 3) throw new Error(`expected exactly 3 finds, saw ${finds.length}`)
 
-  const run = async (url: string): Promise<number> => {
-    const r = await autocannon({ url, connections: CONNECTIONS, duration: DURATION, headers })
-    if (r.errors + r.non2xx > 0) throw new Error(`${url}: ${r.errors + r.non2xx} errors / non-2xx`)
-    return r.requests.average
-  }
-  console.log(`database: ${process.env.MONGODB_URI != null ? 'MONGODB_URI' : '@svc/devdb (child process)'}; ${CONNECTIONS} connections, ${DURATION}s per run`)
-  await run(plainUrl) // warm-up: JIT and connection pool
-  await run(includeUrl)
-  const plain = await run(plainUrl)
-  const include = await run(includeUrl)
-  console.log(`list 200            ${plain.toFixed(0).padStart(6)} req/s`)
-  console.log(`list 200 + include  ${include.toFixed(0).padStart(6)} req/s   ratio ${(include / plain).toFixed(2)}`)
+  // The server shares this process with autocannon here: throughput only, no server CPU figure.
+  console.log(describeRun(database.label))
+  const [plain, include] = await compareLoads([{ label: 'plain', url: plainUrl, headers }, { label: 'include', url: includeUrl, headers }])
+  console.log(`list 200            ${plain.rps.toFixed(0).padStart(6)} req/s`)
+  console.log(`list 200 + include  ${include.rps.toFixed(0).padStart(6)} req/s   ratio ${(include.rps / plain.rps).toFixed(2)}`)
   await app.close()
   await db.dropDatabase()
 } finally {
   await client.close()
-  devdb?.kill('SIGTERM')
+  processes.stop()
 }
