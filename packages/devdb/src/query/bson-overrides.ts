@@ -11,8 +11,8 @@ import { compareValues } from '../engine/bson-order.js'
 import { parseSort, sortDocs } from './sort.js'
 import { CommandError, Codes } from '../errors.js'
 import { collatorOf } from '../collation/collation.js'
+import type { ExprOp } from './operator-kit.js'
 
-type ExprOp = (obj: unknown, expr: unknown, options: Options) => unknown
 
 function args2 (name: string, obj: unknown, expr: unknown, options: Options): [unknown, unknown] {
   const v = evalExpr(obj, expr, options)

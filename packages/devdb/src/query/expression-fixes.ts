@@ -6,19 +6,13 @@ import { ObjectId, calculateObjectSize, type Document } from 'bson'
 import { evalExpr } from 'mingo/core'
 import type { Options } from 'mingo/types'
 import { Lazy, type Iterator } from 'mingo/lazy'
-import * as expressionOps from 'mingo/operators/expression'
-import * as accumulatorOps from 'mingo/operators/accumulator'
 import { $project as mingoProject, $bucketAuto as mingoBucketAuto, $limit as mingoLimit, $skip as mingoSkip, $sample as mingoSample } from 'mingo/operators/pipeline'
 import { CommandError } from '../errors.js'
 import { bsonTypeName, isNumeric, toNumber } from '../engine/bson-order.js'
 import { isPlainDoc } from '../engine/paths.js'
+import { mingoAcc, mingoExpr, operands, typeOf, type AccOp, type ExprOp } from './operator-kit.js'
 
-type ExprOp = (obj: unknown, expr: unknown, options: Options) => unknown
-type AccOp = (coll: unknown[], expr: unknown, options: Options) => unknown
-const mingoExpr = expressionOps as unknown as Record<string, ExprOp>
-const mingoAcc = accumulatorOps as unknown as Record<string, AccOp>
 
-const typeOf = (v: unknown): string => v === undefined ? 'missing' : bsonTypeName(v)
 
 /** Date part operators return null for a null or missing date (mingo throws). */
 function nullDateSafe (name: string): ExprOp {
@@ -53,18 +47,10 @@ function firstLast (name: '$first' | '$last'): ExprOp {
   }
 }
 
-function args (name: string, obj: unknown, expr: unknown, options: Options, min: number, max: number): unknown[] {
-  const v = evalExpr(obj, Array.isArray(expr) ? expr : [expr], options) as unknown[]
-  if (v.length < min || v.length > max) {
-    throw new CommandError(16020, 'Location16020', `Expression ${name} takes ${min === max ? `exactly ${min}` : `at least ${min} and at most ${max}`} arguments. ${v.length} were passed in.`)
-  }
-  return v
-}
-
 /** MongoDB 7.0 expressions mingo does not have. */
 export const addedExpressions: Record<string, ExprOp> = {
   $indexOfCP: (obj, expr, options) => {
-    const [str, sub, start, end] = args('$indexOfCP', obj, expr, options, 2, 4)
+    const [str, sub, start, end] = operands('$indexOfCP', obj, expr, options, 2, 4)
     if (str === null || str === undefined) return null
     if (typeof str !== 'string') throw new CommandError(40093, 'Location40093', `$indexOfCP requires a string as the first argument, found: ${typeOf(str)}`)
     if (typeof sub !== 'string') throw new CommandError(40094, 'Location40094', `$indexOfCP requires a string as the second argument, found: ${typeOf(sub)}`)

@@ -6,17 +6,14 @@
  */
 import { evalExpr } from 'mingo/core'
 import type { Options } from 'mingo/types'
-import * as accumulatorOps from 'mingo/operators/accumulator'
 import { CommandError, Codes } from '../errors.js'
-import { bsonTypeName, compareValues } from '../engine/bson-order.js'
+import { compareValues } from '../engine/bson-order.js'
 import { keyString } from '../engine/key-string.js'
 import { isPlainDoc } from '../engine/paths.js'
 import { Dec, compareNumbers, decimalScale, makeDecimal, makeDouble, makeInteger, numKind, toBig, toDec, toDouble, widest, type NumKind } from '../engine/numeric.js'
 import { collatorOf } from '../collation/collation.js'
+import { fail, mingoAcc, typeOf, type AccOp, type ExprOp } from './operator-kit.js'
 
-type AccOp = (coll: unknown[], expr: unknown, options: Options) => unknown
-type ExprOp = (obj: unknown, expr: unknown, options: Options) => unknown
-const mingoAcc = accumulatorOps as unknown as Record<string, AccOp>
 
 /** The values an accumulator folds: each group member's evaluated `expr`, or the array itself in expression form. */
 function values (coll: unknown[], expr: unknown, options: Options): unknown[] {
@@ -117,8 +114,6 @@ const $addToSet: AccOp = (coll, expr, options) => {
   return [...seen.values()]
 }
 
-const fail = (code: number, msg: string): never => { throw new CommandError(code, `Location${code}`, msg) }
-const typeOf = (v: unknown): string => v === undefined ? 'missing' : bsonTypeName(v)
 
 function nCount (n: unknown): number {
   if (numKind(n) === undefined || !Number.isInteger(toDouble(n))) fail(5787902, `Value for 'n' must be of integral type, but found ${String(n)}`)

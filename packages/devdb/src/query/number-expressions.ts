@@ -7,33 +7,18 @@
 import type { Decimal } from 'decimal.js'
 import { evalExpr } from 'mingo/core'
 import type { Options } from 'mingo/types'
-import * as expressionOps from 'mingo/operators/expression'
 import { CommandError } from '../errors.js'
-import { bsonTypeName } from '../engine/bson-order.js'
 import { isPlainDoc } from '../engine/paths.js'
 import {
   Dec, arith, asKind, inInt64, isZero, makeDecimal, makeDouble, makeInteger, makeLong, numKind, remainder, toBig, toDec,
   toDouble, widest, type ArithOp, type NumKind
 } from '../engine/numeric.js'
 import { deepPlain } from './plain-values.js'
+import { fail, mingoExpr, operands, typeOf, type ExprOp } from './operator-kit.js'
 
-type ExprOp = (obj: unknown, expr: unknown, options: Options) => unknown
-const mingoExpr = expressionOps as unknown as Record<string, ExprOp>
 
-const fail = (code: number, msg: string): never => { throw new CommandError(code, `Location${code}`, msg) }
-const typeOf = (v: unknown): string => v === undefined ? 'missing' : bsonTypeName(v)
 const isNullish = (v: unknown): boolean => v === null || v === undefined
 const isNum = (v: unknown): boolean => numKind(v) !== undefined
-
-/** The evaluated operands, `expr` taken as one operand when it is not an array; arity checked like mongod (16020). */
-export function operands (name: string, obj: unknown, expr: unknown, options: Options, min = 0, max = Infinity): unknown[] {
-  const v = evalExpr(obj, Array.isArray(expr) ? expr : [expr], options) as unknown[]
-  if (v.length < min || v.length > max) {
-    const want = min === max ? `exactly ${min}` : max === Infinity ? `at least ${min}` : `at least ${min} and at most ${max}`
-    fail(16020, `Expression ${name} takes ${want} argument${min === 1 && max === 1 ? '' : 's'}. ${v.length} were passed in.`)
-  }
-  return v
-}
 
 // ---- arithmetic -------------------------------------------------------------------------------
 

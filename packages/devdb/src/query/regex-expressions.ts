@@ -5,15 +5,11 @@
  */
 import { evalExpr } from 'mingo/core'
 import type { Options } from 'mingo/types'
-import { CommandError } from '../errors.js'
-import { bsonTypeName } from '../engine/bson-order.js'
 import { isPlainDoc } from '../engine/paths.js'
 import { LinearRegExp, linear } from './linear-regex.js'
 import { mongoRegex } from './normalize-filter.js'
+import { fail, typeOf, type ExprOp } from './operator-kit.js'
 
-type ExprOp = (obj: unknown, expr: unknown, options: Options) => unknown
-const fail = (code: number, msg: string): never => { throw new CommandError(code, `Location${code}`, msg) }
-const typeOf = (v: unknown): string => v === undefined ? 'missing' : bsonTypeName(v)
 
 /** The input and compiled pattern of a regex expression; null when the input or the pattern is null or missing. */
 function regexArgs (name: string, obj: unknown, expr: unknown, options: Options): { input: string, re: LinearRegExp } | null {

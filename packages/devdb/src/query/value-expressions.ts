@@ -7,20 +7,15 @@
  */
 import { evalExpr } from 'mingo/core'
 import type { Options } from 'mingo/types'
-import * as expressionOps from 'mingo/operators/expression'
-import { CommandError } from '../errors.js'
-import { bsonTypeName, compareValues } from '../engine/bson-order.js'
+import { compareValues } from '../engine/bson-order.js'
 import { keyString } from '../engine/key-string.js'
 import { isPlainDoc } from '../engine/paths.js'
 import { isZero, numKind, toDouble } from '../engine/numeric.js'
 import { collatorOf } from '../collation/collation.js'
-import { operands, plainLiterals } from './number-expressions.js'
+import { plainLiterals } from './number-expressions.js'
 import { sortDocs, parseSort } from './sort.js'
+import { fail, mingoExpr, operands, typeOf, type ExprOp } from './operator-kit.js'
 
-type ExprOp = (obj: unknown, expr: unknown, options: Options) => unknown
-const mingoExpr = expressionOps as unknown as Record<string, ExprOp>
-const fail = (code: number, msg: string): never => { throw new CommandError(code, `Location${code}`, msg) }
-const typeOf = (v: unknown): string => v === undefined ? 'missing' : bsonTypeName(v)
 
 /** mongod's truth: false, null, missing and numeric zeros are false; everything else is true. */
 export function truthy (v: unknown): boolean {
