@@ -22,6 +22,7 @@ import { writeOut } from './aggregate-out.js'
 import type { Deadline } from '../engine/deadline.js'
 import type { Collection } from '../engine/collection.js'
 import type { PlanExecutor } from '../plan/executor.js'
+import { letVariables } from '../query/let-vars.js'
 import { effectiveCollation, type Collation } from '../collation/collation.js'
 import { explainSections, type Verbosity } from '../plan/explain.js'
 
@@ -43,7 +44,7 @@ export interface AggregatePlan {
 export function planAggregate (cmd: Document, ctx: CommandContext): AggregatePlan {
   const target = cmd.aggregate
   const pipeline = validatePipeline(cmd.pipeline)
-  const variables = isPlainDoc(cmd.let) ? cmd.let : undefined
+  const variables = letVariables(cmd.let, 'aggregate.let')
   if (target === 1) {
     if (pipeline.length === 0 || stageName(pipeline[0]) !== '$documents') {
       throw new CommandError(Codes.InvalidNamespace, 'InvalidNamespace', `{aggregate: 1} is not valid for '${pipeline.length > 0 ? stageName(pipeline[0]) : ''}'; a collection is required.`)

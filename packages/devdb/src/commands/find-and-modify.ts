@@ -8,6 +8,7 @@ import { compileProjection } from '../query/projection.js'
 import { prepareFilter, selectPrepared } from '../engine/select.js'
 import { runUpdate } from '../engine/update/run-update.js'
 import { checkHint } from './find.js'
+import { letVariables } from '../query/let-vars.js'
 import { effectiveCollation } from '../collation/collation.js'
 
 const failed = (msg: string): CommandError => new CommandError(Codes.FailedToParse, 'FailedToParse', msg)
@@ -16,7 +17,8 @@ export const findAndModifyCommand: Handler = (cmd, ctx) => {
   const name = collectionArg(cmd, Object.keys(cmd)[0])
   const query = optionalDoc(cmd, 'query', 'findAndModify') ?? {}
   const sort = parseSort(optionalDoc(cmd, 'sort', 'findAndModify'))
-  const projection = compileProjection(optionalDoc(cmd, 'fields', 'findAndModify'))
+  const variables = letVariables(cmd.let, 'findAndModify.let')
+  const projection = compileProjection(optionalDoc(cmd, 'fields', 'findAndModify'), variables)
   const remove = cmd.remove === true
   const upsert = cmd.upsert === true
   const returnNew = cmd.new === true
@@ -33,7 +35,7 @@ export const findAndModifyCommand: Handler = (cmd, ctx) => {
     return projection !== undefined ? projection.apply([d], query)[0] : d
   }
   if (remove) {
-    const prepared = prepareFilter(existing, query, undefined, collation)
+    const prepared = prepareFilter(existing, query, variables, collation)
     if (existing === undefined) return { lastErrorObject: { n: 0 }, value: null, ok: 1 }
     const { docs } = selectPrepared(existing, prepared, { limit: 1, sort, deadline: ctx.deadline, hint: cmd.hint })
     const doc = docs[0]
@@ -43,10 +45,10 @@ export const findAndModifyCommand: Handler = (cmd, ctx) => {
     ctx.server.opcounters.delete++
     return { lastErrorObject: { n: 1 }, value: project(doc), ok: 1 }
   }
-  prepareFilter(existing, query, undefined, collation)
+  prepareFilter(existing, query, variables, collation)
   if (existing === undefined && !upsert) return { lastErrorObject: { n: 0, updatedExisting: false }, value: null, ok: 1 }
   const coll = ctx.server.catalog.getOrCreate(ctx.db, name, ctx.journal)
-  const r = runUpdate(coll, { q: query, u: cmd.update, upsert, arrayFilters: cmd.arrayFilters, sort, deadline: ctx.deadline, hint: cmd.hint, collation }, ctx.journal)
+  const r = runUpdate(coll, { q: query, u: cmd.update, upsert, arrayFilters: cmd.arrayFilters, sort, deadline: ctx.deadline, hint: cmd.hint, collation, variables }, ctx.journal)
   ctx.server.opcounters.update++
   const lastErrorObject: Document = { n: r.n, updatedExisting: r.upsertedId === undefined && r.n > 0 }
   if (r.upsertedId !== undefined) lastErrorObject.upserted = r.upsertedId

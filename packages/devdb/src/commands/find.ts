@@ -10,6 +10,7 @@ import { isNumeric, toNumber, compareValues } from '../engine/bson-order.js'
 import { valuesAtPath } from '../engine/paths.js'
 import { keyString } from '../engine/key-string.js'
 import type { Collection } from '../engine/collection.js'
+import { letVariables } from '../query/let-vars.js'
 import { effectiveCollation } from '../collation/collation.js'
 import { findSource } from './find-source.js'
 import type { PlanExecutor } from '../plan/executor.js'
@@ -50,12 +51,13 @@ export function parseFind (cmd: Document, ctx: CommandContext): FindQuery {
   const collation = effectiveCollation(cmd.collation, coll?.collation)
   const filter = optionalDoc(cmd, 'filter', 'find')
   const sort = parseSort(optionalDoc(cmd, 'sort', 'find'))
-  const projection = compileProjection(optionalDoc(cmd, 'projection', 'find'))
+  const variables = letVariables(cmd.let, 'find.let')
+  const projection = compileProjection(optionalDoc(cmd, 'projection', 'find'), variables)
   const skip = nonNegative(optionalInt(cmd, 'skip', 'find'), 'skip') ?? 0
   const limit = nonNegative(optionalInt(cmd, 'limit', 'find'), 'limit') ?? 0
   const batchSize = nonNegative(optionalInt(cmd, 'batchSize', 'find'), 'batchSize')
   checkHint(coll, cmd.hint)
-  const prepared = prepareFilter(coll, filter, optionalDoc(cmd, 'let', 'find'), collation)
+  const prepared = prepareFilter(coll, filter, variables, collation)
   if (prepared.score === undefined && (projection?.wantsTextScore === true || sort.some(k => k.meta === 'textScore'))) {
     throw badValue('query requires text score metadata, but it is not available')
   }

@@ -9,6 +9,7 @@ import { prepareFilter, selectPrepared } from '../engine/select.js'
 import { isPlainDoc } from '../engine/paths.js'
 import { isNumeric, toNumber } from '../engine/bson-order.js'
 import { checkHint } from './find.js'
+import { letVariables } from '../query/let-vars.js'
 import { effectiveCollation } from '../collation/collation.js'
 
 function statementFilter (st: Document, field: string, cmdName: string): Document {
@@ -23,6 +24,7 @@ const updateCommand: Handler = (cmd, ctx) => {
   const name = collectionArg(cmd, 'update')
   const statements = batchArg(cmd, 'updates', 'update')
   const ordered = cmd.ordered !== false
+  const letVars = letVariables(cmd.let, 'update.let')
   let n = 0
   let nModified = 0
   const upserted: Document[] = []
@@ -36,11 +38,12 @@ const updateCommand: Handler = (cmd, ctx) => {
       const existing = ctx.server.catalog.get(ctx.db, name)
       const collation = effectiveCollation(st.collation, existing?.collation, 'UpdateOpEntry.collation')
       checkHint(existing, st.hint)
+      const variables = letVariables(st.c, 'UpdateOpEntry.c', letVars)
       // Validate the filter before creating the collection so a bad filter leaves no trace.
-      prepareFilter(existing, q, undefined, collation)
+      prepareFilter(existing, q, variables, collation)
       if (existing === undefined && st.upsert !== true) continue
       const coll = ctx.server.catalog.getOrCreate(ctx.db, name, ctx.journal)
-      const r = runUpdate(coll, { q, u: st.u, multi: st.multi === true, upsert: st.upsert === true, arrayFilters: st.arrayFilters as Document[] | undefined, deadline: ctx.deadline, hint: st.hint, collation }, ctx.journal)
+      const r = runUpdate(coll, { q, u: st.u, multi: st.multi === true, upsert: st.upsert === true, arrayFilters: st.arrayFilters as Document[] | undefined, deadline: ctx.deadline, hint: st.hint, collation, variables }, ctx.journal)
       n += r.n
       nModified += r.nModified
       if (r.upsertedId !== undefined) upserted.push({ index: i, _id: r.upsertedId })
@@ -57,6 +60,7 @@ const deleteCommand: Handler = (cmd, ctx) => {
   const name = collectionArg(cmd, 'delete')
   const statements = batchArg(cmd, 'deletes', 'delete')
   const ordered = cmd.ordered !== false
+  const variables = letVariables(cmd.let, 'delete.let')
   let n = 0
   const writeErrors: Document[] = []
   for (let i = 0; i < statements.length; i++) {
@@ -70,7 +74,7 @@ const deleteCommand: Handler = (cmd, ctx) => {
       const coll = ctx.server.catalog.get(ctx.db, name)
       const collation = effectiveCollation(st.collation, coll?.collation, 'DeleteOpEntry.collation')
       checkHint(coll, st.hint)
-      const prepared = prepareFilter(coll, q, undefined, collation)
+      const prepared = prepareFilter(coll, q, variables, collation)
       if (coll === undefined) continue
       const { docs } = selectPrepared(coll, prepared, { limit, deadline: ctx.deadline, hint: st.hint })
       for (const d of docs) {

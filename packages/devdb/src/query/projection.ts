@@ -19,7 +19,8 @@ export interface CompiledProjection {
 
 const PROJECTION_OPS = new Set(['$slice', '$elemMatch', '$meta'])
 
-export function compileProjection (spec: unknown): CompiledProjection | undefined {
+/** `variables`: the command's `let`, seen by the projection's expressions. */
+export function compileProjection (spec: unknown, variables?: Document): CompiledProjection | undefined {
   if (spec === undefined || spec === null) return undefined
   if (!isPlainDoc(spec)) throw badValue('projection must be an object')
   if (Object.keys(spec).length === 0) return undefined
@@ -71,7 +72,7 @@ export function compileProjection (spec: unknown): CompiledProjection | undefine
     const input = exclusion ? docs.map(copyContainers) : docs
     let out = input
     if (hasRest) {
-      out = new Query(positional && filter !== undefined ? normalizeFilter(filter) : {}, mingoOptions()).find(input, mingoSpec).all() as Document[]
+      out = new Query(positional && filter !== undefined ? normalizeFilter(filter) : {}, mingoOptions(variables !== undefined ? { variables } : {})).find(input, mingoSpec).all() as Document[]
       out = out.map((d, i) => projectionOrder(docs[i], d, mingoSpec) as Document)
     }
     if (exclusion && hasOps) out = out.map((d, i) => applyArrayOps(docs[i], d, arrayOps))

@@ -29,6 +29,8 @@ export interface ApplyOptions {
   isInsert?: boolean
   /** the statement's collation: the query is re-matched (for positional `$`) under it */
   collation?: Collation
+  /** `let`/`c` variables, seen by a pipeline update */
+  variables?: Document
 }
 
 
@@ -135,7 +137,7 @@ export function applyUpdate (doc: Document, parsed: ParsedUpdate, opts: ApplyOpt
   if (parsed.kind === 'pipeline') {
     let out: Document
     try {
-      out = new Aggregator(parsed.stages, mingoOptions()).run([cloneDoc(doc)])[0] as Document
+      out = new Aggregator(parsed.stages, mingoOptions(opts.variables !== undefined ? { variables: opts.variables } : {})).run([cloneDoc(doc)])[0] as Document
     } catch (e) {
       throw translateMingoError(e)
     }

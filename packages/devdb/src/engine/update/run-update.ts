@@ -26,6 +26,8 @@ export interface UpdateSpec {
   hint?: unknown
   /** the statement's effective collation */
   collation?: Collation
+  /** the command's `let` and the statement's `c` (update) */
+  variables?: Document
 }
 
 export interface UpdateOutcome {
@@ -50,11 +52,11 @@ export function runUpdate (coll: Collection, spec: UpdateSpec, journal: JournalE
   }
   if (parsed.kind === 'operators') checkArrayFilters(parsed.paths, spec.arrayFilters)
   else if (spec.arrayFilters !== undefined && spec.arrayFilters.length > 0) checkArrayFilters([], spec.arrayFilters)
-  const prepared = prepareFilter(coll, spec.q, undefined, spec.collation)
+  const prepared = prepareFilter(coll, spec.q, spec.variables, spec.collation)
   const { docs } = selectPrepared(coll, prepared, { limit: spec.multi === true ? 0 : 1, sort: spec.sort, deadline: spec.deadline, hint: spec.hint })
   const out: UpdateOutcome = { n: 0, nModified: 0 }
   for (const doc of docs) {
-    const updated = applyUpdate(doc, parsed, { arrayFilters: spec.arrayFilters, query: prepared.filter, collation: spec.collation })
+    const updated = applyUpdate(doc, parsed, { arrayFilters: spec.arrayFilters, query: prepared.filter, collation: spec.collation, variables: spec.variables })
     out.n++
     out.before = doc
     if (identicalDocs(updated, doc)) {
@@ -73,7 +75,7 @@ export function runUpdate (coll: Collection, spec: UpdateSpec, journal: JournalE
       doc = applyUpdate({}, parsed)
       if (doc._id === undefined && seed._id !== undefined) doc = { _id: seed._id, ...doc }
     } else {
-      doc = applyUpdate(seed, parsed, { arrayFilters: spec.arrayFilters, query: spec.q, isInsert: true })
+      doc = applyUpdate(seed, parsed, { arrayFilters: spec.arrayFilters, query: spec.q, isInsert: true, variables: spec.variables })
       if (seed._id !== undefined && (doc._id === undefined || keyString(doc._id) !== keyString(seed._id))) {
         throw new CommandError(Codes.ImmutableField, 'ImmutableField', "Performing an update on the path '_id' would modify the immutable field '_id'")
       }
