@@ -42,10 +42,11 @@ t.test('invalid documents', async t => {
   t.equal(e1.code, 53)
   t.equal(e1.message, "The '_id' value cannot be of type array")
   // write errors come back inside an ok:1 reply
-  const r2 = await h.db.command({ insert: 'e', documents: [{ $bad: 1 }] })
-  t.equal(r2.n, 0)
+  const r2 = await h.db.command({ insert: 'e', documents: [{ _id: 'ok' }, { _id: { $bad: 1 } }] })
+  t.equal(r2.n, 1)
+  t.equal(r2.writeErrors[0].index, 1)
   t.equal(r2.writeErrors[0].code, 2)
-  t.equal(r2.writeErrors[0].errmsg, "Document can't have $ prefixed field names: $bad")
+  t.equal(r2.writeErrors[0].errmsg, "_id fields may not contain '$'-prefixed fields: $bad is not valid for storage.")
 })
 
 t.test('bad arguments', async t => {

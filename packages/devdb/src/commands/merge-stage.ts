@@ -11,6 +11,7 @@ import { isPlainDoc, getPath, MISSING } from '../engine/paths.js'
 import { assertValidCollectionName } from '../engine/collection.js'
 import { keyString } from '../engine/key-string.js'
 import { prepareForStorage } from './write-common.js'
+import { duplicateKeyError } from '../engine/index-def.js'
 import { cloneDoc } from '../engine/update/clone.js'
 import { select } from '../engine/select.js'
 
@@ -49,10 +50,9 @@ export function writeMerge (raw: unknown, results: Document[], ctx: CommandConte
   const catalog = ctx.server.catalog
   const target = catalog.get(spec.db, spec.coll) ?? catalog.create(spec.db, spec.coll, {}, ctx.journal)
   const onId = spec.on.length === 1 && spec.on[0] === '_id'
-  if (!onId) {
-    const ok = target.indexes.some(ix => ix.unique && ix.partial === undefined && !ix.sparse && ix.fields.length === spec.on.length && spec.on.every(f => ix.fields.includes(f)))
-    if (!ok) throw new CommandError(51183, 'Location51183', 'Cannot find index to verify that join fields will be unique')
-  }
+  // The unique index that makes the 'on' fields a key ('_id_' for the default).
+  const onIndex = target.indexes.find(ix => ix.unique && ix.partial === undefined && !ix.sparse && ix.fields.length === spec.on.length && spec.on.every(f => ix.fields.includes(f)))
+  if (onIndex === undefined) throw new CommandError(51183, 'Location51183', 'Cannot find index to verify that join fields will be unique')
   for (const r of results) {
     let doc = cloneDoc(r)
     if (onId && doc._id === undefined) doc = { _id: new ObjectId(), ...doc }
@@ -78,7 +78,8 @@ export function writeMerge (raw: unknown, results: Document[], ctx: CommandConte
     }
     if (spec.whenMatched === 'keepExisting') continue
     if (spec.whenMatched === 'fail') {
-      throw new CommandError(Codes.DuplicateKey, 'DuplicateKey', `$merge failed due to matching document in ${spec.db}.${spec.coll}`)
+      // mongod inserts in this mode: the target's unique index refuses the document (E11000 with keyPattern/keyValue).
+      throw duplicateKeyError(target.ns, onIndex, onIndex.fields.map(f => getPath(doc, f)))
     }
     const { _id: _ignored, ...rest } = doc
     const next: Document = spec.whenMatched === 'replace' ? { _id: existing._id, ...rest } : { ...existing, ...rest }

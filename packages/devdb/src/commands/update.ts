@@ -20,9 +20,26 @@ function statementFilter (st: Document, field: string, cmdName: string): Documen
   return q
 }
 
+const UPDATE_FIELDS = new Set(['q', 'u', 'c', 'arrayFilters', 'hint', 'multi', 'upsert', 'upsertSupplied', 'collation', 'sampleId', '$_allowShardKeyUpdatesWithoutFullShardKeyInQuery'])
+const DELETE_FIELDS = new Set(['q', 'limit', 'hint', 'collation', 'sampleId'])
+
+/**
+ * mongod parses the whole command (IDL) before running a statement: a statement field it does not
+ * know (`sort` on an update before 8.0, say) fails the command.
+ */
+function checkStatementFields (statements: Document[], known: Set<string>, path: string): void {
+  for (const st of statements) {
+    if (!isPlainDoc(st)) continue
+    for (const k of Object.keys(st)) {
+      if (!known.has(k)) throw new CommandError(40415, 'Location40415', `BSON field '${path}.${k}' is an unknown field.`)
+    }
+  }
+}
+
 const updateCommand: Handler = (cmd, ctx) => {
   const name = collectionArg(cmd, 'update')
   const statements = batchArg(cmd, 'updates', 'update')
+  checkStatementFields(statements, UPDATE_FIELDS, 'update.updates')
   const ordered = cmd.ordered !== false
   const letVars = letVariables(cmd.let, 'update.let')
   let n = 0
@@ -59,6 +76,7 @@ const updateCommand: Handler = (cmd, ctx) => {
 const deleteCommand: Handler = (cmd, ctx) => {
   const name = collectionArg(cmd, 'delete')
   const statements = batchArg(cmd, 'deletes', 'delete')
+  checkStatementFields(statements, DELETE_FIELDS, 'delete.deletes')
   const ordered = cmd.ordered !== false
   const variables = letVariables(cmd.let, 'delete.let')
   let n = 0

@@ -18,7 +18,8 @@ export function batchArg (cmd: Document, field: string, cmdName: string): Docume
 /** Validates a document about to be stored and returns it with `_id` first (generated if absent). */
 export function prepareForStorage (doc: unknown, generateId = true): Document {
   if (!isPlainDoc(doc)) throw new CommandError(Codes.TypeMismatch, 'TypeMismatch', 'document must be an object')
-  checkStorable(doc, true)
+  // Since MongoDB 5.0 `$`-prefixed and dotted field names may be stored, top level included: only `_id` is checked.
+  if (doc._id !== undefined) checkId(doc._id)
   if (doc._id === undefined) {
     if (!generateId) return doc
     return { _id: new ObjectId(), ...doc }
@@ -27,15 +28,6 @@ export function prepareForStorage (doc: unknown, generateId = true): Document {
   if (keys[0] === '_id') return doc
   const { _id, ...rest } = doc
   return { _id, ...rest }
-}
-
-export function checkStorable (doc: Document, topLevel: boolean): void {
-  if (topLevel && '_id' in doc && doc._id !== undefined) checkId(doc._id)
-  for (const k of Object.keys(doc)) {
-    if (topLevel && k.startsWith('$')) {
-      throw new CommandError(Codes.BadValue, 'BadValue', `Document can't have $ prefixed field names: ${k}`)
-    }
-  }
 }
 
 export function checkId (id: unknown): void {
