@@ -8,6 +8,7 @@ import { CursorManager } from '../src/engine/cursors.js'
 import { runCommand } from '../src/commands/index.js'
 import { Committer } from '../src/engine/committer.js'
 import { Sessions } from '../src/txn/sessions.js'
+import { ClusterClock } from '../src/txn/cluster-time.js'
 import { defaultParams, type ServerState } from '../src/commands/context.js'
 import { TENANTS } from './tenant-workload.js'
 
@@ -25,7 +26,8 @@ export async function engineTime (size: number): Promise<Record<string, number>>
     connections: { current: 0, totalCreated: 0 },
     opcounters: {},
     params: defaultParams(),
-    sessions: new Sessions(catalog)
+    sessions: new Sessions(catalog),
+    clock: new ClusterClock()
   }
   const run = async (body: Document): Promise<Document> => await runCommand({ ...body, $db: 'bench' }, state, 1, { committer })
   try {

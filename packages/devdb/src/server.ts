@@ -12,6 +12,7 @@ import type { DurableStore, StoredState } from './storage/types.js'
 import { openDurableStore } from './storage/durable-store.js'
 import { Committer } from './engine/committer.js'
 import { Sessions } from './txn/sessions.js'
+import { ClusterClock } from './txn/cluster-time.js'
 
 export interface DevDbOptions {
   port?: number
@@ -64,7 +65,8 @@ export async function startDevDb (options: DevDbOptions = {}): Promise<DevDb> {
     params: defaultParams(),
     store,
     replSetName: options.replSet === false ? undefined : (options.replSet ?? 'rs0'),
-    sessions: new Sessions(catalog)
+    sessions: new Sessions(catalog),
+    clock: new ClusterClock()
   }
   const sockets = new Set<Socket>()
   let nextConnectionId = 1

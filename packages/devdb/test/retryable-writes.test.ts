@@ -30,7 +30,8 @@ async function command (doc: Document): Promise<Document> {
     pending = Buffer.concat([pending, chunk])
   }
   const length = pending.readInt32LE(0)
-  const reply = deserialize(pending.subarray(21, length))
+  // without the logical time every replica-set reply carries (operationTime, $clusterTime)
+  const { operationTime: _t, $clusterTime: _c, ...reply } = deserialize(pending.subarray(21, length))
   pending = pending.subarray(length)
   return reply
 }

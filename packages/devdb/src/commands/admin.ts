@@ -17,7 +17,7 @@ function uuidOf (o: object): UUID {
 }
 
 const UNSUPPORTED_CREATE = ['capped', 'validator', 'timeseries', 'clusteredIndex', 'viewOn', 'pipeline', 'changeStreamPreAndPostImages', 'encryptedFields', 'expireAfterSeconds', 'size', 'max']
-const IGNORED = new Set(['create', 'lsid', '$db', '$clusterTime', 'writeConcern', '$readPreference', 'comment', 'apiVersion', 'apiStrict', 'apiDeprecationErrors', 'validationLevel', 'validationAction', 'storageEngine', 'indexOptionDefaults', 'autoIndexId', 'idIndex', 'collation'])
+const IGNORED = new Set(['create', 'lsid', '$db', '$clusterTime', 'writeConcern', 'readConcern', 'maxTimeMS', 'txnNumber', 'autocommit', 'startTransaction', '$readPreference', 'comment', 'apiVersion', 'apiStrict', 'apiDeprecationErrors', 'validationLevel', 'validationAction', 'storageEngine', 'indexOptionDefaults', 'autoIndexId', 'idIndex', 'collation'])
 
 export const adminCommands: Record<string, Handler> = {
   listDatabases: (cmd, ctx) => {

@@ -5,6 +5,7 @@ import type { CursorManager } from '../engine/cursors.js'
 import type { DurableStore, JournalEntry } from '../storage/types.js'
 import type { Deadline } from '../engine/deadline.js'
 import type { Sessions } from '../txn/sessions.js'
+import type { ClusterClock } from '../txn/cluster-time.js'
 
 export interface ServerState {
   catalog: Catalog
@@ -22,6 +23,8 @@ export interface ServerState {
   replSetName?: string
   /** logical sessions and their transactions */
   sessions: Sessions
+  /** logical time: operationTime/$clusterTime of replies, snapshot reads */
+  clock: ClusterClock
 }
 
 export interface ServerParams {

@@ -79,7 +79,7 @@ export const handshakeCommands: Record<string, Handler> = {
   }),
   getParameter: (cmd, ctx) => {
     const out: Document = {}
-    const known: Document = { featureCompatibilityVersion: { version: '7.0' }, authenticationMechanisms: [], maxBSONObjectSize: MAX_BSON_OBJECT_SIZE, ttlMonitorSleepSecs: 60, ...ctx.server.params }
+    const known: Document = { featureCompatibilityVersion: { version: '7.0' }, authenticationMechanisms: [], requireApiVersion: false, maxBSONObjectSize: MAX_BSON_OBJECT_SIZE, ttlMonitorSleepSecs: 60, ...ctx.server.params }
     const all = cmd.getParameter === '*' || (typeof cmd.getParameter === 'object' && cmd.getParameter !== null && cmd.getParameter.allParameters === true)
     for (const [k, v] of Object.entries(known)) if (all || k in cmd) out[k] = v
     if (!all && Object.keys(out).length === 0) throw new CommandError(Codes.InvalidOptions, 'InvalidOptions', 'no option found to get')

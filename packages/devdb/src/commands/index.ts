@@ -16,6 +16,8 @@ import { renameCollectionCommand } from './rename.js'
 import { explainCommand } from './explain.js'
 import { translateMingoError } from '../query/mingo-errors.js'
 import { Deadline, NO_DEADLINE, parseMaxTimeMS } from '../engine/deadline.js'
+import { isPlainDoc } from '../engine/paths.js'
+import { SNAPSHOT_READS, checkApiVersion, checkReadConcern, readConcernOf, writeConcernError } from './generic-args.js'
 
 const COMMANDS: Record<string, Handler> = {
   ...handshakeCommands,
@@ -42,19 +44,35 @@ export interface DispatchOptions { committer: Committer }
 
 /** Runs one command; its changes are acknowledged only once journaled, and undone when that fails. */
 export async function runCommand (body: Document, server: ServerState, connectionId: number, opts: DispatchOptions, dbOverride?: string): Promise<Document> {
+  let reply: Document
   try {
-    return await opts.committer.run(journal => {
+    reply = await opts.committer.run(journal => {
+      let r: Document
       try {
-        return dispatch(body, server, connectionId, journal, dbOverride)
+        r = dispatch(body, server, connectionId, journal, dbOverride)
       } catch (e) {
-        return errorReply(e)
+        r = errorReply(e)
       }
+      // A write advances the replica set's logical time (its operationTime).
+      if (journal.length > 0) server.clock.tick()
+      return r
     })
   } catch (e) {
     // An undone write did not happen: a retried commitTransaction or retryable write must not answer ok.
     if (body.txnNumber !== undefined) server.sessions.writeUndone(body)
-    return new CommandError(Codes.InternalError, 'InternalError', `journal commit failed, the write was undone: ${e instanceof Error ? e.message : String(e)}`).toReply()
+    reply = new CommandError(Codes.InternalError, 'InternalError', `journal commit failed, the write was undone: ${e instanceof Error ? e.message : String(e)}`).toReply()
   }
+  return replicaSetReply(body, reply, server)
+}
+
+/** Commands that take a write concern and wait for it (the reply carries a writeConcernError). */
+const WRITE_CONCERN_COMMANDS = new Set(['insert', 'update', 'delete', 'findAndModify', 'findandmodify', 'create', 'drop', 'dropDatabase', 'createIndexes', 'dropIndexes', 'renameCollection', 'commitTransaction', 'abortTransaction'])
+
+/** What a replica-set member adds to every reply: the write concern's outcome and the logical time. */
+function replicaSetReply (body: Document, reply: Document, server: ServerState): Document {
+  if (server.replSetName === undefined) return reply
+  const wce = reply.ok === 1 && WRITE_CONCERN_COMMANDS.has(Object.keys(body)[0]) ? writeConcernError(body) : undefined
+  return server.clock.gossip(wce !== undefined ? { ...reply, writeConcernError: wce } : reply)
 }
 
 function dispatch (body: Document, server: ServerState, connectionId: number, journal: JournalEntry[], dbOverride?: string): Document {
@@ -67,6 +85,7 @@ function dispatch (body: Document, server: ServerState, connectionId: number, jo
     // A standalone mongod has neither retryable writes nor transactions.
     if (server.replSetName === undefined) throw new CommandError(Codes.IllegalOperation, 'IllegalOperation', 'Transaction numbers are only allowed on a replica set member or mongos')
   }
+  checkApiVersion(name, body)
   if (name === 'endSessions' || name === 'killSessions') server.sessions.endSessions(body[name])
   if (txnStatement) {
     server.opcounters.command++
@@ -80,9 +99,18 @@ function dispatch (body: Document, server: ServerState, connectionId: number, jo
       handler(body, { server: { ...server, catalog }, db, connectionId, journal: txnJournal, deadline }))
   }
   const handler = lookup(name)
+  const readConcern = readConcernOf(body)
+  checkReadConcern(name, body, readConcern, server.replSetName === undefined)
   server.opcounters.command++
   // getMore runs on its cursor's remaining budget (its own maxTimeMS is refused there).
   const deadline = name === 'getMore' ? NO_DEADLINE : new Deadline(parseMaxTimeMS(body))
+  if (readConcern?.level === 'snapshot' && SNAPSHOT_READS.has(name)) {
+    // A snapshot read outside a transaction: the catalog as of atClusterTime (default: now), echoed in the reply.
+    const snap = server.clock.snapshot(server.catalog, readConcern.atClusterTime)
+    const reply = handler(body, { server: { ...server, catalog: snap.catalog }, db, connectionId, journal, deadline })
+    const { atClusterTime } = snap
+    return isPlainDoc(reply.cursor) ? { ...reply, cursor: { ...reply.cursor, atClusterTime } } : { ...reply, atClusterTime }
+  }
   const ctx: CommandContext = { server, db, connectionId, journal, deadline }
   // A retryable write (txnNumber without autocommit) is executed once per txnNumber.
   if (body.txnNumber !== undefined) return server.sessions.retryableWrite(body, name, () => handler(body, ctx))
