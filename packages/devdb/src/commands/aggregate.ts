@@ -43,7 +43,7 @@ export interface AggregatePlan {
 /** Validates an aggregate command and plans the part of it the query layer runs. */
 export function planAggregate (cmd: Document, ctx: CommandContext): AggregatePlan {
   const target = cmd.aggregate
-  const pipeline = validatePipeline(cmd.pipeline)
+  const pipeline = validatePipeline(listLocalSessions(cmd.pipeline, target, ctx))
   const variables = letVariables(cmd.let, 'aggregate.let')
   if (target === 1) {
     if (pipeline.length === 0 || stageName(pipeline[0]) !== '$documents') {
@@ -64,6 +64,23 @@ export function planAggregate (cmd: Document, ctx: CommandContext): AggregatePla
     count: countOnly !== undefined, sortMemoryLimit: sortMemoryLimit(cmd, ctx), planCache: ctx.explaining !== true && cmd.explain !== true, errorContext: 'PlanExecutor error during aggregation'
   })
   return { coll, head, prepared, exec, collation, variables, countOnly }
+}
+
+/**
+ * `$listLocalSessions` (first stage of an `aggregate: 1`): the server's local session cache —
+ * every session a command used in the last 30 minutes — fed to the rest of the pipeline as
+ * `$documents`. Without authentication `{}`, `allUsers` and `users` list the same sessions.
+ */
+function listLocalSessions (pipeline: unknown, target: unknown, ctx: CommandContext): unknown {
+  const first: unknown = Array.isArray(pipeline) ? pipeline[0] : undefined
+  if (!isPlainDoc(first) || !('$listLocalSessions' in first)) return pipeline
+  const spec: unknown = first.$listLocalSessions
+  if (!isPlainDoc(spec)) throw new CommandError(Codes.TypeMismatch, 'TypeMismatch', "BSON field '$listLocalSessions' is the wrong type, expected type 'object'")
+  for (const k of Object.keys(spec)) {
+    if (k !== 'allUsers' && k !== 'users') throw new CommandError(40415, 'Location40415', `BSON field '$listLocalSessions.${k}' is an unknown field.`)
+  }
+  if (target !== 1) throw new CommandError(Codes.InvalidNamespace, 'InvalidNamespace', '$listLocalSessions must be run against the database with {aggregate: 1}, not a collection')
+  return [{ $documents: { $literal: ctx.server.sessions.localSessions() } }, ...(pipeline as unknown[]).slice(1)]
 }
 
 export const aggregateCommand: Handler = (cmd, ctx) => {

@@ -86,6 +86,7 @@ function dispatch (body: Document, server: ServerState, connectionId: number, jo
     if (server.replSetName === undefined) throw new CommandError(Codes.IllegalOperation, 'IllegalOperation', 'Transaction numbers are only allowed on a replica set member or mongos')
   }
   checkApiVersion(name, body)
+  server.sessions.touch(body.lsid)
   if (name === 'endSessions' || name === 'killSessions') server.sessions.endSessions(body[name])
   if (txnStatement) {
     server.opcounters.command++

@@ -10,7 +10,8 @@
  * TransientTransactionError) and is aborted; the commit checks again for writes made meanwhile
  * outside transactions (first committer wins).
  */
-import { Long, type Document } from 'bson'
+import { createHash } from 'node:crypto'
+import { Binary, Long, type Document } from 'bson'
 import { docKey, type Catalog } from '../engine/catalog.js'
 import type { JournalEntry } from '../storage/types.js'
 import { CommandError, Codes } from '../errors.js'
@@ -35,6 +36,11 @@ interface Session {
   retried?: { txnNumber: bigint, reply: Document }
 }
 
+/** mongod's logicalSessionTimeoutMinutes: an idle session leaves the local session cache after it */
+const SESSION_TIMEOUT_MS = 30 * 60_000
+/** the user digest of sessions without authentication: SHA-256 of the empty user name */
+const NO_AUTH_UID = new Binary(createHash('sha256').update('').digest())
+
 /** Commands the driver retries with a txnNumber (retryable writes). */
 const RETRYABLE = new Set(['insert', 'update', 'delete', 'findAndModify', 'findandmodify'])
 
@@ -42,6 +48,8 @@ export class Sessions {
   private readonly sessions = new Map<string, Session>()
   /** docKey → the open transaction that wrote it */
   private readonly locks = new Map<string, Transaction>()
+  /** the local logical session cache ($listLocalSessions): every lsid a command carried, by key */
+  private readonly local = new Map<string, { id: unknown, lastUse: Date }>()
 
   constructor (private readonly catalog: Catalog, private readonly lifetimeMs = TRANSACTION_LIFETIME_MS) {}
 
@@ -133,11 +141,25 @@ export class Sessions {
     }
   }
 
+  /** Notes a command's session in the local session cache. */
+  touch (lsid: unknown): void {
+    const key = lsidKeyOrUndefined(lsid)
+    if (key !== undefined) this.local.set(key, { id: (lsid as Document).id, lastUse: new Date() })
+  }
+
+  /** `$listLocalSessions`' documents: the sessions used in the last 30 minutes. */
+  localSessions (): Document[] {
+    const limit = Date.now() - SESSION_TIMEOUT_MS
+    for (const [key, s] of this.local) if (s.lastUse.getTime() < limit) this.local.delete(key)
+    return [...this.local.values()].map(s => ({ _id: { id: s.id, uid: NO_AUTH_UID }, lastUse: s.lastUse }))
+  }
+
   /** endSessions / killSessions: their open transactions are aborted. */
   endSessions (ids: unknown): void {
     if (!Array.isArray(ids)) return
     for (const lsid of ids) {
       const key = lsidKeyOrUndefined(lsid)
+      if (key !== undefined) this.local.delete(key)
       const s = key === undefined ? undefined : this.sessions.get(key)
       if (s?.txn?.state === 'inProgress') this.end(s.txn, 'aborted')
       if (key !== undefined) this.sessions.delete(key)
