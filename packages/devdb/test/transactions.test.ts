@@ -166,6 +166,31 @@ t.test('a failing statement aborts the transaction; DDL is refused inside one', 
   await s.endSession()
 })
 
+t.test('create and createIndexes inside a transaction: seen by it, installed by its commit (mongod 4.4+)', async t => {
+  await h.db.collection('made').drop().catch(() => {})
+  const s = h.client.startSession()
+  s.startTransaction()
+  await h.db.createCollection('made', { session: s })
+  await h.db.collection('made').createIndex({ x: 1 }, { name: 'x_1', unique: true, session: s })
+  await h.db.collection('made').insertOne({ _id: 1 as never, x: 1 }, { session: s })
+  t.equal((await h.db.listCollections({ name: 'made' }).toArray()).length, 0, 'invisible before the commit')
+  await s.commitTransaction()
+  t.same((await h.db.collection('made').listIndexes().toArray()).map(i => i.name), ['_id_', 'x_1'])
+  t.equal((await mongoError(async () => await h.db.collection('made').insertOne({ x: 1 }))).code, 11000, 'the unique index is built')
+  // an index on a collection that existed before the transaction stays refused, as in mongod
+  s.startTransaction()
+  const e = await mongoError(async () => await h.db.collection('made').createIndex({ y: 1 }, { session: s }))
+  t.equal(e.code, 263)
+  t.equal(e.message, 'Cannot create new indexes on existing collection test.made in a multi-document transaction.')
+  await s.abortTransaction().catch(() => {})
+  // an aborted transaction leaves no collection behind
+  s.startTransaction()
+  await h.db.collection('made2').createIndex({ z: 1 }, { session: s })
+  await s.abortTransaction()
+  t.equal((await h.db.listCollections({ name: 'made2' }).toArray()).length, 0)
+  await s.endSession()
+})
+
 t.test('protocol errors: unknown transaction number, commit and abort rules', async t => {
   await reset()
   // a client of its own: its first session is new to the server (the driver reuses pooled session ids)

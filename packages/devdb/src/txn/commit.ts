@@ -9,6 +9,7 @@ import type { Catalog } from '../engine/catalog.js'
 import { Collection } from '../engine/collection.js'
 import type { Transaction } from './transaction.js'
 import { writeConflict } from './errors.js'
+import { buildIndex } from '../engine/index-build.js'
 
 export function applyCommit (catalog: Catalog, txn: Transaction): void {
   for (const key of txn.written) {
@@ -43,6 +44,10 @@ export function applyCommit (catalog: Catalog, txn: Transaction): void {
         else c.insert(e.doc as Document)
         break
       }
+      case 'createIndex':
+        // only on a collection the transaction created (checked by its statement)
+        target(e.db, e.coll).addIndex(buildIndex(e.index))
+        break
       case 'del': {
         const c = target(e.db, e.coll)
         const existing = c.getById(e.id)
@@ -58,7 +63,9 @@ export function applyCommit (catalog: Catalog, txn: Transaction): void {
     if (s.live !== undefined) {
       s.live.adoptContents(s.coll)
     } else {
-      catalog.create(s.coll.db, s.coll.name, s.coll.options, []).adoptContents(s.coll)
+      const created = catalog.create(s.coll.db, s.coll.name, s.coll.options, [])
+      for (const ix of s.coll.userIndexes) created.addIndex(buildIndex({ ...ix.spec }))
+      created.adoptContents(s.coll)
     }
   }
   if (catalog.openTransactions > 1) for (const key of txn.written) catalog.lastWrite.set(key, ++catalog.writeSeq)

@@ -22,9 +22,13 @@ import { noSuchTransaction, notInTransaction, writeConflict } from './errors.js'
 /** mongod's transactionLifetimeLimitSeconds */
 export const TRANSACTION_LIFETIME_MS = 60_000
 
-/** Commands a transaction may run (mongod also allows some DDL; devdb refuses it). */
+/**
+ * Commands a transaction may run: mongod 7.0's, less the ones devdb has not (`count` is not among
+ * them there either). `create` and `createIndexes` make new collections and their indexes, seen by
+ * the transaction and installed by its commit.
+ */
 const IN_TRANSACTION = new Set(['find', 'getMore', 'killCursors', 'insert', 'update', 'delete', 'findAndModify', 'findandmodify',
-  'aggregate', 'distinct', 'commitTransaction', 'abortTransaction'])
+  'aggregate', 'distinct', 'commitTransaction', 'abortTransaction', 'create', 'createIndexes'])
 
 /** Runs a command's handler against `catalog`, with its writes going to `journal`. */
 export type Execute = (catalog: Catalog, journal: JournalEntry[]) => Document
@@ -187,11 +191,16 @@ export class Sessions {
       return reply
     }
     for (const e of local) {
-      if (e.t !== 'put' && e.t !== 'del' && e.t !== 'createCollection') {
+      if (e.t === 'createIndex' && !createdIn(txn.entries, local, e.db, e.coll)) {
+        // mongod: only a collection the transaction created (or creates with the index) may get one
+        this.end(txn, 'aborted')
+        throw new CommandError(Codes.OperationNotSupportedInTransaction, 'OperationNotSupportedInTransaction', `Cannot create new indexes on existing collection ${e.db}.${e.coll} in a multi-document transaction.`)
+      }
+      if (e.t !== 'put' && e.t !== 'del' && e.t !== 'createCollection' && e.t !== 'createIndex') {
         this.end(txn, 'aborted')
         throw notInTransaction(e.t)
       }
-      if (e.t === 'createCollection') continue
+      if (e.t === 'createCollection' || e.t === 'createIndex') continue
       const key = docKey(`${e.db}.${e.coll}`, e.t === 'put' ? e.doc._id : e.id)
       const holder = this.locks.get(key)
       if ((holder !== undefined && holder !== txn) || (this.catalog.lastWrite.get(key) ?? 0) > txn.snapshotSeq) {
@@ -237,6 +246,10 @@ export class Sessions {
       if (s.txn?.state === 'inProgress' && s.txn.expired(now, this.lifetimeMs)) this.end(s.txn, 'aborted')
     }
   }
+}
+
+function createdIn (entries: JournalEntry[], local: JournalEntry[], db: string, coll: string): boolean {
+  return [...entries, ...local].some(e => e.t === 'createCollection' && e.db === db && e.coll === coll)
 }
 
 function lsidKeyOrUndefined (lsid: unknown): string | undefined {
