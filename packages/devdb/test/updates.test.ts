@@ -144,3 +144,14 @@ t.test('$set of _id to its own value is a no-op; $rename refuses array elements'
   const up = await c.updateOne({ k: 'new' }, { $set: { _id: 'chosen' } } as never, { upsert: true })
   t.equal(up.upsertedId, 'chosen')
 })
+
+t.test('several positional paths into one array in one update (mongoose timestamps on subdocuments)', async t => {
+  const c = h.db.collection('pos2')
+  await c.insertOne({ _id: 1 as never, children: [{ name: 'a' }, { name: 'b' }] })
+  await c.updateOne({ 'children.name': 'b' }, { $set: { 'children.$.name': 'B', 'children.$.at': 1 } })
+  await c.updateOne({ _id: 1 as never }, { $set: { 'children.$[x].seen': true, 'children.$[x].by': 'me' } }, { arrayFilters: [{ 'x.name': 'a' }] })
+  await c.updateOne({ _id: 1 as never }, { $inc: { 'children.$[].n': 1 }, $set: { 'children.$[].ok': 1 } })
+  t.same(await c.findOne({ _id: 1 as never }), { _id: 1, children: [{ name: 'a', seen: true, by: 'me', n: 1, ok: 1 }, { name: 'B', at: 1, n: 1, ok: 1 }] })
+  const e = await mongoError(async () => await c.updateOne({ 'children.name': 'B' }, { $set: { 'children.$': {}, 'children.$.x': 1 } }))
+  t.equal(e.code, 40, 'a real conflict is still refused')
+})

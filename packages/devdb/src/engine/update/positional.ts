@@ -35,12 +35,15 @@ export function concretize (doc: Document, ops: Document, arrayFilters: Document
   const positional: string[] = []
   for (const arg of Object.values(ops)) for (const path of Object.keys(arg as Document)) if (isPositional(path)) positional.push(path)
   if (positional.length === 0) return ops
-  const set: Document = {}
-  positional.forEach((p, i) => { set[p] = new Marker(i) })
-  const scratch = cloneDoc(doc)
-  mingoUpdate(scratch, { $set: set }, arrayFilters, query, { cloneMode: 'none', queryOptions })
+  // One path at a time: mingo refuses two positional paths into the same array in one $set
+  // ('a.$.x' and 'a.$.y' "would create a conflict at 'a'"), which mongod allows; real conflicts
+  // were refused before (validate.ts).
   const found = positional.map((): string[] => [])
-  collectMarkers(scratch, '', found)
+  positional.forEach((p, i) => {
+    const scratch = cloneDoc(doc)
+    mingoUpdate(scratch, { $set: { [p]: new Marker(i) } }, arrayFilters, query, { cloneMode: 'none', queryOptions })
+    collectMarkers(scratch, '', found)
+  })
   const concrete = new Map(positional.map((p, i) => [p, found[i]]))
   const out: Document = {}
   for (const [op, arg] of Object.entries(ops)) {
