@@ -155,3 +155,15 @@ t.test('several positional paths into one array in one update (mongoose timestam
   const e = await mongoError(async () => await c.updateOne({ 'children.name': 'B' }, { $set: { 'children.$': {}, 'children.$.x': 1 } }))
   t.equal(e.code, 40, 'a real conflict is still refused')
 })
+
+t.test('$pull conditions as mongod matches them', async t => {
+  t.same(await after({ a: [{ x: 1 }, { x: 2 }, { x: 3 }] }, { $pull: { a: { $or: [{ x: 1 }, { x: 3 }] } } }), { a: [{ x: 2 }] }, 'a query on each element document')
+  t.same(await after({ a: [{ x: 1, y: 1 }, { x: 1 }, 5] }, { $pull: { a: { x: 1, y: 1 } } }), { a: [{ x: 1 }, 5] })
+  t.same(await after({ a: [{ x: 1 }, 5, 'k'] }, { $pull: { a: {} } }), { a: [5, 'k'] }, '{} removes every document')
+  t.same(await after({ a: [1, 6, 7, 2] }, { $pull: { a: { $gte: 6 } } }), { a: [1, 2] }, 'an operator condition applies to the element')
+  t.same(await after({ a: ['apple', 'kiwi', 'avocado'] }, { $pull: { a: /^a/ } }), { a: ['kiwi'] })
+  t.same(await after({ a: [1, 2.0, 3] }, { $pull: { a: 2 } }), { a: [1, 3] }, 'equality across number types')
+  t.same(await after({ a: [[1, 2], [3]] }, { $pull: { a: [1, 2] } }), { a: [[3]] })
+  t.same(await after({ a: ['A', 'a', 'b'] }, { $pull: { a: 'a' } }, { collation: { locale: 'en', strength: 2 } }), { a: ['b'] }, 'under the collation')
+  t.same(await after({ a: [{ b: [1, 2] }, { b: [3] }] }, { $pull: { a: { b: { $elemMatch: { $gt: 2 } } } } }), { a: [{ b: [1, 2] }] })
+})

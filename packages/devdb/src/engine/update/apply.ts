@@ -11,7 +11,7 @@ import { bsonTypeName, isNumeric } from '../bson-order.js'
 import { getPath, isPlainDoc, MISSING } from '../paths.js'
 import { keyString } from '../key-string.js'
 import { formatValue } from '../format-value.js'
-import { mingoOptions } from '../../query/options.js'
+import { compileFilter, mingoOptions } from '../../query/options.js'
 import { translateMingoError } from '../../query/mingo-errors.js'
 import { normalizeFilter } from '../../query/normalize-filter.js'
 import type { ParsedUpdate } from './validate.js'
@@ -183,7 +183,7 @@ export function applyUpdate (doc: Document, parsed: ParsedUpdate, opts: ApplyOpt
     throw translateUpdateError(e)
   }
   if (concrete !== ops) checkTargets(out, concrete)
-  applyTypedOperators(out, concrete, opts.collation?.compare)
+  applyTypedOperators(out, concrete, filter => compileFilter(filter, opts.collation !== undefined ? { collation: opts.collation as never } : {}), opts.collation?.compare)
   const rest = Object.fromEntries(Object.entries(concrete).filter(([op]) => !TYPED_OPERATORS.has(op)))
   try {
     if (Object.keys(rest).length > 0) mingoUpdate(out, rest, undefined, undefined, { cloneMode: 'none', queryOptions })

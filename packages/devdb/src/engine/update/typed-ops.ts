@@ -5,10 +5,12 @@
  *   error, as mongod's SafeNum; any double → double; decimal → decimal), exact over int64;
  * - `$min`/`$max`: BSON order under the statement's collation;
  * - `$bit`: int/long bitwise;
- * - `$addToSet`/`$push`: membership by BSON value, `$sort` by BSON order.
- * (mingo's versions use JS arithmetic and equality, so they drop types and precision.)
+ * - `$addToSet`/`$push`: membership by BSON value, `$sort` by BSON order;
+ * - `$pull`: mongod's matchers (a condition on each element, see `pull`).
+ * (mingo's versions use JS arithmetic and equality, so they drop types and precision; its $pull
+ * wraps any condition with an operator key, so `{ $or: […] }` matched nothing.)
  */
-import type { Document } from 'bson'
+import { BSONRegExp, type Document } from 'bson'
 import { CommandError, Codes } from '../../errors.js'
 import { compareValues, type StringCompare } from '../bson-order.js'
 import { keyString } from '../key-string.js'
@@ -18,7 +20,13 @@ import { arith, asKind, numKind, toBig, toDouble, makeLong } from '../numeric.js
 import { parseSort, sortDocs } from '../../query/sort.js'
 import { cloneDoc } from './clone.js'
 
-export const TYPED_OPERATORS = new Set(['$inc', '$mul', '$min', '$max', '$bit', '$addToSet', '$push'])
+export const TYPED_OPERATORS = new Set(['$inc', '$mul', '$min', '$max', '$bit', '$addToSet', '$push', '$pull'])
+
+/** Compiles a query filter under the statement's collation. */
+export type CompileFilter = (filter: Document) => (doc: Document) => boolean
+
+/** Top-level query operators: a `$pull` condition starting with one is a query on each element. */
+const TOP_LEVEL = new Set(['$and', '$or', '$nor', '$expr', '$where', '$text', '$comment', '$jsonSchema'])
 
 /** Sets `path`, creating missing documents on the way and padding arrays with nulls (as mongod). */
 function setAt (doc: Document, path: string, value: unknown): void {
@@ -109,8 +117,29 @@ function addToSet (cur: unknown, arg: unknown): unknown[] {
   return list
 }
 
+/**
+ * `$pull` as mongod's PullNode: a document whose first field is not a field operator (`{ x: 1 }`,
+ * `{ $or: […] }`, `{}`) is a query each element document must match; another document
+ * (`{ $gte: 6 }`) or a regex is a condition on the element itself; any other value matches by
+ * BSON equality under the collation.
+ */
+function pull (cur: unknown, arg: unknown, compile: CompileFilter, strCmp?: StringCompare): unknown {
+  if (!Array.isArray(cur)) return MISSING
+  let test: (v: unknown) => boolean
+  const first = isPlainDoc(arg) ? Object.keys(arg)[0] : undefined
+  if (isPlainDoc(arg) && (first === undefined || !first.startsWith('$') || TOP_LEVEL.has(first))) {
+    const m = compile(arg)
+    test = v => isPlainDoc(v) && m(v)
+  } else if (isPlainDoc(arg) || arg instanceof RegExp || arg instanceof BSONRegExp) {
+    const m = compile({ v: arg })
+    test = v => m({ v })
+  } else test = v => compareValues(v, arg, strCmp) === 0
+  const kept = cur.filter(v => !test(v))
+  return kept.length === cur.length ? MISSING : kept
+}
+
 /** The new value of one path, or MISSING when the operator leaves it as it is. */
-function next (op: string, cur: unknown, arg: unknown, path: string, doc: Document, strCmp?: StringCompare): unknown {
+function next (op: string, cur: unknown, arg: unknown, path: string, doc: Document, compile: CompileFilter, strCmp?: StringCompare): unknown {
   switch (op) {
     case '$inc': return cur === MISSING ? arg : arith('+', cur, arg, overflow(op, cur, doc))
     // On a missing field $mul writes a zero of the multiplier's type.
@@ -120,16 +149,17 @@ function next (op: string, cur: unknown, arg: unknown, path: string, doc: Docume
     case '$bit': return bit(cur, arg as Document, path)
     case '$addToSet': return addToSet(cur, arg)
     case '$push': return push(cur, arg, strCmp)
+    case '$pull': return pull(cur, arg, compile, strCmp)
   }
   return MISSING
 }
 
 /** Applies the typed operators of `ops` (concrete paths, targets already checked) to `doc` in place. */
-export function applyTypedOperators (doc: Document, ops: Document, strCmp?: StringCompare): void {
+export function applyTypedOperators (doc: Document, ops: Document, compile: CompileFilter, strCmp?: StringCompare): void {
   for (const [op, arg] of Object.entries(ops)) {
     if (!TYPED_OPERATORS.has(op)) continue
     for (const [path, v] of Object.entries(arg as Document)) {
-      const value = next(op, getPath(doc, path), v, path, doc, strCmp)
+      const value = next(op, getPath(doc, path), v, path, doc, compile, strCmp)
       if (value !== MISSING) setAt(doc, path, value)
     }
   }
