@@ -167,3 +167,16 @@ t.test('$pull conditions as mongod matches them', async t => {
   t.same(await after({ a: ['A', 'a', 'b'] }, { $pull: { a: 'a' } }, { collation: { locale: 'en', strength: 2 } }), { a: ['b'] }, 'under the collation')
   t.same(await after({ a: [{ b: [1, 2] }, { b: [3] }] }, { $pull: { a: { b: { $elemMatch: { $gt: 2 } } } } }), { a: [{ b: [1, 2] }] })
 })
+
+t.test('$-prefixed field names in update paths (MongoDB 5.0+)', async t => {
+  t.same(await after({ p: { a: 1 } }, { $set: { 'p.$each': 42 } }), { p: { a: 1, $each: 42 } }, 'nested: written')
+  t.same(await after({ a: [{ b: 1 }] }, { $set: { 'a.$[].$c': 2 } }), { a: [{ b: 1, $c: 2 }] })
+  const c = h.db.collection('dollarUpsert')
+  const r = await c.updateOne({ _id: 1 as never }, { $set: { $myKey: 'k' }, $setOnInsert: { v: 0 } }, { upsert: true })
+  t.equal(r.upsertedCount, 1)
+  t.same(await c.findOne({ _id: 1 as never }), { _id: 1, $myKey: 'k', v: 0 }, 'an upsert inserts a top-level $-prefixed field')
+  const e = await mongoError(async () => await c.updateOne({ _id: 1 as never }, { $set: { $myKey: 'again' } }))
+  t.equal(e.code, 52, 'an existing document cannot get one')
+  t.equal(e.message, "The dollar ($) prefixed field '$myKey' in '$myKey' is not valid for storage.")
+  t.equal((await mongoError(async () => await c.updateOne({ _id: 1 as never }, { $inc: { $n: 1 } }))).code, 52)
+})

@@ -19,7 +19,7 @@ import type { Collation } from '../../collation/collation.js'
 import { numKind } from '../numeric.js'
 import { cloneDoc } from './clone.js'
 import { concretize, isPositional } from './positional.js'
-import { TYPED_OPERATORS, applyTypedOperators } from './typed-ops.js'
+import { TYPED_OPERATORS, applyTypedOperators, setAt } from './typed-ops.js'
 
 export { cloneDoc }
 
@@ -173,6 +173,16 @@ export function applyUpdate (doc: Document, parsed: ParsedUpdate, opts: ApplyOpt
   const out = cloneDoc(doc)
   if (seededId !== undefined) out._id = cloneDoc(seededId)
   checkTargets(out, ops)
+  // mongod 5.0+: an update may not write a top-level `$`-prefixed field of an existing document;
+  // an upsert's new document may have one (it is validated as an insert), as may nested fields.
+  if (opts.isInsert !== true) {
+    for (const arg of Object.values(ops)) {
+      for (const path of Object.keys(arg as Document)) {
+        const first = path.split('.')[0]
+        if (first.startsWith('$') && !isPositional(first)) throw new CommandError(52, 'DollarPrefixedFieldName', `The dollar ($) prefixed field '${first}' in '${path}' is not valid for storage.`)
+      }
+    }
+  }
   const queryOptions = mingoOptions(opts.collation !== undefined ? { collation: opts.collation as never } : {})
   // The query only serves positional `$` resolution; an upserted seed need not match it.
   const query = opts.isInsert === true || opts.query === undefined ? undefined : normalizeFilter(opts.query)
@@ -184,7 +194,7 @@ export function applyUpdate (doc: Document, parsed: ParsedUpdate, opts: ApplyOpt
   }
   if (concrete !== ops) checkTargets(out, concrete)
   applyTypedOperators(out, concrete, filter => compileFilter(filter, opts.collation !== undefined ? { collation: opts.collation as never } : {}), opts.collation?.compare)
-  const rest = Object.fromEntries(Object.entries(concrete).filter(([op]) => !TYPED_OPERATORS.has(op)))
+  const rest = dollarFields(out, Object.fromEntries(Object.entries(concrete).filter(([op]) => !TYPED_OPERATORS.has(op))))
   try {
     if (Object.keys(rest).length > 0) mingoUpdate(out, rest, undefined, undefined, { cloneMode: 'none', queryOptions })
   } catch (e) {
@@ -195,6 +205,35 @@ export function applyUpdate (doc: Document, parsed: ParsedUpdate, opts: ApplyOpt
   for (const [path, value] of Object.entries((concrete.$set ?? {}) as Document)) assignExisting(out, path, cloneDoc(value))
   if (doc._id !== undefined && (out._id === undefined || keyString(out._id) !== keyString(doc._id))) throw immutableIdError()
   return out
+}
+
+/**
+ * `$set`/`$unset` of paths whose first field is `$`-prefixed (`$myKey`; mongod 5.0+ takes them,
+ * mingo refuses them) applied here; the other operators are returned for mingo.
+ */
+function dollarFields (doc: Document, ops: Document): Document {
+  const rest: Document = { ...ops }
+  for (const op of ['$set', '$unset']) {
+    const arg = rest[op]
+    if (!isPlainDoc(arg) || !Object.keys(arg).some(p => p.startsWith('$'))) continue
+    const left: Document = {}
+    for (const [path, v] of Object.entries(arg)) {
+      if (!path.startsWith('$')) left[path] = v
+      else if (op === '$set') setAt(doc, path, cloneDoc(v))
+      else unsetAt(doc, path)
+    }
+    if (Object.keys(left).length > 0) rest[op] = left
+    else delete rest[op]
+  }
+  return rest
+}
+
+function unsetAt (doc: Document, path: string): void {
+  const parts = path.split('.')
+  const parent = parts.length === 1 ? doc : getPath(doc, parts.slice(0, -1).join('.'))
+  const leaf = parts[parts.length - 1]
+  if (Array.isArray(parent) && /^\d+$/.test(leaf) && Number(leaf) < parent.length) parent[Number(leaf)] = null
+  else if (isPlainDoc(parent)) delete parent[leaf]
 }
 
 function assignExisting (doc: Document, path: string, value: unknown): void {

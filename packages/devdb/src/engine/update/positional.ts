@@ -11,7 +11,8 @@ import type { Options } from 'mingo/types'
 import { isPlainDoc } from '../paths.js'
 import { cloneDoc } from './clone.js'
 
-export const isPositional = (path: string): boolean => path.split('.').some(p => p.startsWith('$'))
+/** `$`, `$[]` and `$[id]` are positional; any other `$`-prefixed part is a field name (mongod 5.0+). */
+export const isPositional = (path: string): boolean => path.split('.').some(p => p === '$' || /^\$\[\w*\]$/.test(p))
 
 class Marker {
   constructor (readonly index: number) {}

@@ -29,7 +29,7 @@ export type CompileFilter = (filter: Document) => (doc: Document) => boolean
 const TOP_LEVEL = new Set(['$and', '$or', '$nor', '$expr', '$where', '$text', '$comment', '$jsonSchema'])
 
 /** Sets `path`, creating missing documents on the way and padding arrays with nulls (as mongod). */
-function setAt (doc: Document, path: string, value: unknown): void {
+export function setAt (doc: Document, path: string, value: unknown): void {
   const parts = path.split('.')
   let cur: unknown = doc
   for (let i = 0; i < parts.length; i++) {

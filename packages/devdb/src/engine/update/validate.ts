@@ -54,10 +54,6 @@ export function parseUpdate (u: unknown): ParsedUpdate {
     for (const [path, v] of Object.entries(arg)) {
       if (path === '') throw failedToParse("An empty update path is not valid.")
       if (path.split('.').some(p => p === '')) throw failedToParse(`The update path '${path}' contains an empty field name, which is not allowed.`)
-      const dollar = path.split('.').find(p => p.startsWith('$') && p !== '$' && !/^\$\[\w*\]$/.test(p))
-      if (dollar !== undefined) {
-        throw new CommandError(52, 'DollarPrefixedFieldName', `The dollar ($) prefixed field '${dollar}' in '${path}' is not valid for storage.`)
-      }
       checkOperand(op, path, v)
       paths.push(path)
       if (op === '$rename') {
