@@ -180,3 +180,15 @@ t.test('$-prefixed field names in update paths (MongoDB 5.0+)', async t => {
   t.equal(e.message, "The dollar ($) prefixed field '$myKey' in '$myKey' is not valid for storage.")
   t.equal((await mongoError(async () => await c.updateOne({ _id: 1 as never }, { $inc: { $n: 1 } }))).code, 52)
 })
+
+t.test('an operator that creates its field through an array by name is PathNotViable (28)', async t => {
+  const c = h.db.collection('pnv')
+  await c.insertOne({ _id: 1 as never, comments: [{ body: 'a' }, { body: 'b' }], nums: [1, 2] })
+  const e = await mongoError(async () => await c.updateOne({ _id: 1 as never }, { $set: { 'comments.body': 'fail' } }))
+  t.equal(e.code, 28)
+  t.equal(e.message, "Cannot create field 'body' in element {comments: [ { body: \"a\" }, { body: \"b\" } ]}")
+  t.equal((await mongoError(async () => await c.updateOne({ _id: 1 as never }, { $inc: { 'nums.x': 1 } }))).code, 28)
+  const u = await c.updateOne({ _id: 1 as never }, { $unset: { 'comments.body': 1 } })
+  t.equal(u.modifiedCount, 0, '$unset of such a path does nothing, as in mongod')
+  t.same(await after({ a: [{ b: 1 }] }, { $set: { 'a.0.b': 2 } }), { a: [{ b: 2 }] }, 'by index it is a path')
+})

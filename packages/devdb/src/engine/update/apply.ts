@@ -50,7 +50,7 @@ function checkTargets (doc: Document, ops: Document): void {
         checkRenameSide(doc, String((arg as Document)[path]), 'destination')
       }
       const cur = getPath(doc, path)
-      checkTraversal(doc, path)
+      checkTraversal(doc, path, CREATING.has(op))
       if (cur === MISSING) continue
       const last = path.split('.').pop() ?? path
       const t = bsonTypeName(cur)
@@ -102,10 +102,24 @@ function checkArrayUpdateTarget (doc: Document, path: string): void {
 }
 
 /** Setting `a.b` where `a` is a scalar fails with PathNotViable (28), as in mongod. */
-function checkTraversal (doc: Document, path: string): void {
+/** Operators that create their field when it is missing (the others leave a missing path alone). */
+const CREATING = new Set(['$set', '$setOnInsert', '$inc', '$mul', '$min', '$max', '$push', '$addToSet', '$currentDate', '$bit'])
+
+/**
+ * The path can be walked, or created: no scalar on the way; an array is entered by index only —
+ * for an operator that creates its field, the last part too (`$set: { 'a.b': 1 }` on an array
+ * `a` is PathNotViable in mongod, not a no-op).
+ */
+function checkTraversal (doc: Document, path: string, creating: boolean): void {
   const parts = path.split('.')
   let cur: unknown = doc
-  for (let i = 0; i < parts.length - 1; i++) {
+  for (let i = 0; i < parts.length; i++) {
+    if (i === parts.length - 1) {
+      if (creating && Array.isArray(cur) && !/^\d+$/.test(parts[i])) {
+        throw new CommandError(28, 'PathNotViable', `Cannot create field '${parts[i]}' in element {${parts[i - 1]}: ${formatValue(cur)}}`)
+      }
+      return
+    }
     if (Array.isArray(cur)) {
       if (!/^\d+$/.test(parts[i])) {
         throw new CommandError(28, 'PathNotViable', `Cannot create field '${parts[i]}' in element {${parts[i - 1]}: ${formatValue(cur)}}`)
