@@ -40,3 +40,10 @@ t.test('invalid projections are refused', async t => {
   const e4 = await mongoError(async () => await c.findOne({}, { projection: { x: { $nope: 1 } } }))
   t.equal(e4.code, 168)
 })
+
+t.test('$elemMatch projection with a condition of operators only applies it to the element (as the query operator)', async t => {
+  t.same(await c.findOne({ _id: 1 as never }, { projection: { arr: { $elemMatch: { $in: [4, 2] } } } }), { _id: 1, arr: [2] })
+  t.same(await c.findOne({ _id: 1 as never }, { projection: { arr: { $elemMatch: { $gte: 3, $lt: 5 } } } }), { _id: 1, arr: [3] })
+  t.same(await c.findOne({ _id: 1 as never }, { projection: { items: { $elemMatch: { v: { $gt: 1 } } } } }), { _id: 1, items: [{ k: 'y', v: 2 }] })
+  t.same(await c.findOne({ _id: 2 as never }, { projection: { arr: { $elemMatch: { $gt: 0 } } } }), { _id: 2 }, 'no match: no field')
+})

@@ -23,6 +23,7 @@ import { adaptedMingoExpressions, truthy, valueExpressions } from './value-expre
 import { accumulatorExpressions, numberAccumulators } from './number-accumulators.js'
 import { $group } from './group-stage.js'
 import { regexExpressions } from './regex-expressions.js'
+import { projectionFixes } from './projection-ops.js'
 import { evalExpr } from 'mingo/core'
 
 const ops = (m: object): Record<string, never> => Object.fromEntries(Object.entries(m).filter(([k]) => k.startsWith('$'))) as Record<string, never>
@@ -37,7 +38,7 @@ const CONTEXT = Context.init({
   accumulator: { ...ops(accumulatorOps), ...ops(accumulatorFixes), ...ops(numberAccumulators) },
   expression: { ...ops(adaptedMingoExpressions(new Set(Object.keys(OWN_EXPRESSIONS)))), ...ops(OWN_EXPRESSIONS) },
   pipeline: { ...ops(pipelineOps), ...ops(stageFixes), ...ops(stageValueFixes), ...ops(bsonPipelineOperators), $group: $group as never },
-  projection: ops(projectionOps),
+  projection: { ...ops(projectionOps), ...ops(projectionFixes) },
   query: { ...ops(queryOps), ...ops(bsonQueryOperators), $expr: $expr as never },
   window: ops(windowOps)
 })
