@@ -38,3 +38,15 @@ t.test("$merge whenMatched 'fail' answers the duplicate key with keyPattern and 
   t.same(e.keyPattern, { _id: 1 })
   t.same(e.keyValue, { _id: 2 })
 })
+
+t.test('documents over 16 MB are refused as mongod does: an insert (2), an update result (17419)', async t => {
+  const c = coll('big')
+  const e1 = await mongoError(async () => await c.insertOne({ _id: 1, s: 'x'.repeat(16 * 1024 * 1024) }))
+  t.equal(e1.code, 2)
+  t.match(e1.message, /^object to insert too large\. size in bytes: \d+, max size: 16777216$/)
+  await c.insertOne({ _id: 2, a: 'x'.repeat(9 * 1024 * 1024) })
+  const e2 = await mongoError(async () => await c.updateOne({ _id: 2 }, { $set: { b: 'y'.repeat(9 * 1024 * 1024) } }))
+  t.equal(e2.code, 17419)
+  t.equal(e2.message, 'Resulting document after update is larger than 16777216')
+  t.same(await c.find({}, { projection: { _id: 1 } }).toArray(), [{ _id: 2 }], 'nothing written')
+})

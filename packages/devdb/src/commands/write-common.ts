@@ -1,5 +1,6 @@
 /** Shared pieces of the write commands: batch checks, stored-document validation, write errors. */
-import { ObjectId, type Document } from 'bson'
+import { ObjectId, calculateObjectSize, type Document } from 'bson'
+import { MAX_BSON_OBJECT_SIZE } from '../wire/messages.js'
 import { CommandError, Codes } from '../errors.js'
 import { bsonTypeName } from '../engine/bson-order.js'
 import { isPlainDoc } from '../engine/paths.js'
@@ -20,6 +21,8 @@ export function prepareForStorage (doc: unknown, generateId = true): Document {
   if (!isPlainDoc(doc)) throw new CommandError(Codes.TypeMismatch, 'TypeMismatch', 'document must be an object')
   // Since MongoDB 5.0 `$`-prefixed and dotted field names may be stored, top level included: only `_id` is checked.
   if (doc._id !== undefined) checkId(doc._id)
+  const size = calculateObjectSize(doc)
+  if (size > MAX_BSON_OBJECT_SIZE) throw new CommandError(Codes.BadValue, 'BadValue', `object to insert too large. size in bytes: ${size}, max size: ${MAX_BSON_OBJECT_SIZE}`)
   if (doc._id === undefined) {
     if (!generateId) return doc
     return { _id: new ObjectId(), ...doc }
@@ -28,6 +31,11 @@ export function prepareForStorage (doc: unknown, generateId = true): Document {
   if (keys[0] === '_id') return doc
   const { _id, ...rest } = doc
   return { _id, ...rest }
+}
+
+/** A document an update produced may not pass 16 MB (mongod: 17419). */
+export function checkUpdatedSize (doc: Document): void {
+  if (calculateObjectSize(doc) > MAX_BSON_OBJECT_SIZE) throw new CommandError(17419, 'Location17419', `Resulting document after update is larger than ${MAX_BSON_OBJECT_SIZE}`)
 }
 
 export function checkId (id: unknown): void {

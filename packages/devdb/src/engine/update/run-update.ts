@@ -11,7 +11,7 @@ import type { Collation } from '../../collation/collation.js'
 import { applyUpdate, identicalDocs } from './apply.js'
 import { parseUpdate } from './validate.js'
 import { upsertSeed } from './upsert-seed.js'
-import { prepareForStorage } from '../../commands/write-common.js'
+import { checkUpdatedSize, prepareForStorage } from '../../commands/write-common.js'
 import { isPlainDoc } from '../paths.js'
 import { checkArrayFilters } from './array-filters.js'
 
@@ -63,6 +63,7 @@ export function runUpdate (coll: Collection, spec: UpdateSpec, journal: JournalE
       out.after = doc
       continue
     }
+    checkUpdatedSize(updated)
     coll.replace(doc, updated)
     journal.push({ t: 'put', db: coll.db, coll: coll.name, doc: updated })
     out.nModified++
