@@ -62,7 +62,7 @@ export async function startDevDb (options: DevDbOptions = {}): Promise<DevDb> {
     port: 0,
     connections: { current: 0, totalCreated: 0 },
     opcounters: { insert: 0, query: 0, update: 0, delete: 0, getmore: 0, command: 0 },
-    params: defaultParams(),
+    params: { ...defaultParams(), ttlMonitorSleepSecs: options.ttlMonitorSleepSecs ?? 60 },
     store,
     replSetName: options.replSet === false ? undefined : (options.replSet ?? 'rs0'),
     sessions: new Sessions(catalog),
@@ -96,7 +96,7 @@ export async function startDevDb (options: DevDbOptions = {}): Promise<DevDb> {
   const address = server.address()
   const port = typeof address === 'object' && address !== null ? address.port : 0
   state.port = port
-  const ttl = new TtlSweeper(catalog, (options.ttlMonitorSleepSecs ?? 60) * 1000, committer)
+  const ttl = new TtlSweeper(catalog, () => state.params.ttlMonitorSleepSecs * 1000, committer)
   ttl.start()
   let snapshotTimer: NodeJS.Timeout | undefined
   const snapshot = async (): Promise<void> => {

@@ -31,10 +31,12 @@ export interface ServerParams {
   /** 7.0 default true: a blocking sort over the memory limit "spills" unless the command says allowDiskUse: false */
   allowDiskUseByDefault: boolean
   internalQueryMaxBlockingSortMemoryUsageBytes: number
+  /** the TTL monitor's sleep between sweeps (startup option and setParameter, as mongod) */
+  ttlMonitorSleepSecs: number
 }
 
 export function defaultParams (): ServerParams {
-  return { allowDiskUseByDefault: true, internalQueryMaxBlockingSortMemoryUsageBytes: 100 * 1024 * 1024 }
+  return { allowDiskUseByDefault: true, internalQueryMaxBlockingSortMemoryUsageBytes: 100 * 1024 * 1024, ttlMonitorSleepSecs: 60 }
 }
 
 export interface CommandContext {

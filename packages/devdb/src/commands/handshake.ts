@@ -79,7 +79,7 @@ export const handshakeCommands: Record<string, Handler> = {
   }),
   getParameter: (cmd, ctx) => {
     const out: Document = {}
-    const known: Document = { featureCompatibilityVersion: { version: '7.0' }, authenticationMechanisms: [], requireApiVersion: false, maxBSONObjectSize: MAX_BSON_OBJECT_SIZE, ttlMonitorSleepSecs: 60, ...ctx.server.params }
+    const known: Document = { featureCompatibilityVersion: { version: '7.0' }, authenticationMechanisms: [], requireApiVersion: false, maxBSONObjectSize: MAX_BSON_OBJECT_SIZE, ...ctx.server.params }
     const all = cmd.getParameter === '*' || (typeof cmd.getParameter === 'object' && cmd.getParameter !== null && cmd.getParameter.allParameters === true)
     for (const [k, v] of Object.entries(known)) if (all || k in cmd) out[k] = v
     if (!all && Object.keys(out).length === 0) throw new CommandError(Codes.InvalidOptions, 'InvalidOptions', 'no option found to get')
@@ -94,6 +94,11 @@ export const handshakeCommands: Record<string, Handler> = {
       if (k === 'internalQueryMaxBlockingSortMemoryUsageBytes' && isNumeric(v) && toNumber(v) > 0) {
         was[k] = params.internalQueryMaxBlockingSortMemoryUsageBytes
         params.internalQueryMaxBlockingSortMemoryUsageBytes = Math.trunc(toNumber(v))
+        continue
+      }
+      if (k === 'ttlMonitorSleepSecs' && isNumeric(v) && Number.isInteger(toNumber(v)) && toNumber(v) > 0) {
+        was[k] = params.ttlMonitorSleepSecs
+        params.ttlMonitorSleepSecs = toNumber(v)
         continue
       }
       throw new CommandError(Codes.InvalidOptions, 'InvalidOptions', `attempted to set unrecognized parameter [${k}], use help:true to see options `)

@@ -10,16 +10,23 @@ import { Rank } from './bson-order.js'
 
 export class TtlSweeper {
   private timer: NodeJS.Timeout | undefined
+  private stopped = false
   private running: Promise<void> = Promise.resolve()
-  constructor (private readonly catalog: Catalog, private readonly intervalMs: number, private readonly committer: Committer) {}
+  /** @param intervalMs read before each sleep, so `setParameter ttlMonitorSleepSecs` takes effect at the next one */
+  constructor (private readonly catalog: Catalog, private readonly intervalMs: () => number, private readonly committer: Committer) {}
 
   start (): void {
-    this.timer = setInterval(() => { this.running = this.running.then(async () => { await this.sweep() }).catch(() => {}) }, this.intervalMs)
+    if (this.stopped) return
+    this.timer = setTimeout(() => {
+      this.running = this.running.then(async () => { await this.sweep() }).catch(() => {})
+      this.start()
+    }, this.intervalMs())
     this.timer.unref()
   }
 
   stop (): void {
-    if (this.timer !== undefined) clearInterval(this.timer)
+    this.stopped = true
+    if (this.timer !== undefined) clearTimeout(this.timer)
   }
 
   async idle (): Promise<void> { await this.running }
