@@ -192,3 +192,14 @@ t.test('an operator that creates its field through an array by name is PathNotVi
   t.equal(u.modifiedCount, 0, '$unset of such a path does nothing, as in mongod')
   t.same(await after({ a: [{ b: 1 }] }, { $set: { 'a.0.b': 2 } }), { a: [{ b: 2 }] }, 'by index it is a path')
 })
+
+t.test('a field named __proto__ is stored like any other (mongod keeps it)', async t => {
+  const c = h.db.collection('proto')
+  await c.insertOne({ _id: 1 as never })
+  await c.updateOne({ _id: 1 as never }, { $set: JSON.parse('{ "p": { "__proto__": "abcd", "x": 1 } }') })
+  const doc = await c.findOne({ _id: 1 as never })
+  t.ok(Object.prototype.hasOwnProperty.call(doc?.p, '__proto__'))
+  t.equal(Object.getOwnPropertyDescriptor(doc?.p, '__proto__')?.value, 'abcd')
+  t.same(Object.keys(doc?.p ?? {}), ['__proto__', 'x'])
+  t.equal(({} as Record<string, unknown>).x, undefined, 'no prototype was touched')
+})

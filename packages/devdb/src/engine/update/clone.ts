@@ -1,12 +1,13 @@
 import type { Document } from 'bson'
 import { isPlainDoc } from '../paths.js'
+import { setOwn } from '../doc-copy.js'
 
 /** Deep copy of the mutable parts (plain objects, arrays); BSON values are immutable and shared. */
 export function cloneDoc<T> (v: T): T {
   if (Array.isArray(v)) return v.map(cloneDoc) as T
   if (isPlainDoc(v)) {
     const out: Document = {}
-    for (const k of Object.keys(v)) out[k] = cloneDoc(v[k])
+    for (const k of Object.keys(v)) setOwn(out, k, cloneDoc(v[k]))
     return out as T
   }
   if (v instanceof Date) return new Date(v.getTime()) as T
