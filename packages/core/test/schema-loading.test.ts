@@ -1,5 +1,7 @@
 import t, { type Test } from 'tap'
-import { loadRegistry, SchemaError } from '../src/index.js'
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { loadRegistry, SchemaError, ValidationError } from '../src/index.js'
 import { EXAMPLE_SCHEMA_DIR } from './helper.js'
 
 const contact = (extra = ''): string => `export default { path: 'contacts', collection: 'contacts', fields: [{ name: 'email', type: String, required: true }]${extra} }\n`
@@ -31,6 +33,13 @@ t.test('TypeScript, JavaScript and defineSchema files load the same way', async 
   t.same(registry.all().map((m) => m.path).sort(), ['contacts', 'deals', 'notes', 'tags'])
   t.equal(registry.get('v1', 'tags')?.collection, 'tags', 'collection defaults to path')
   t.equal(registry.get('v1', 'deals')?.fields[0].min, 0)
+})
+
+t.test('a TypeScript schema file shares the host\'s @svc/core: the error classes a hook throws are core\'s', async (t) => {
+  const dir = t.testdir({ versions: { v1: { 'deals.ts': "import { ValidationError } from '@svc/core'\nexport const Imported = ValidationError\nexport default { path: 'deals', fields: [] }\n" } } })
+  await loadRegistry({ schemaDir: dir })
+  const mod = await import(pathToFileURL(join(dir, 'versions', 'v1', 'deals.ts')).href) as { Imported: unknown }
+  t.equal(mod.Imported, ValidationError, 'one module instance of @svc/core (tsx\'s tsImport gave each schema file its own)')
 })
 
 t.test('the example CRM schemas load and resolve their relations', async (t) => {

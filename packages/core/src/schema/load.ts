@@ -1,7 +1,7 @@
 import { readdir, stat } from 'node:fs/promises'
 import { join, relative } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { tsImport } from 'tsx/esm/api'
+import { register } from 'tsx/esm/api'
 import type { FastifyBaseLogger } from 'fastify'
 import { normalizeSchema } from './normalize.js'
 import { Registry } from './registry.js'
@@ -36,10 +36,23 @@ async function listFiles (schemaDir: string): Promise<Array<{ file: string, vers
   return out
 }
 
-async function importSchema (file: string): Promise<unknown> {
-  const url = pathToFileURL(file).href
-  // tsx loads TypeScript without registering a global loader; plain JS goes through Node.
-  const mod = /\.m?ts$/.test(file) ? await tsImport(url, import.meta.url) : await import(url)
+let tsxRegistered = false
+let loads = 0
+
+/**
+ * TypeScript schema files go through tsx's loader, registered once for the process on the first
+ * one (the reference server's launcher registers it anyway). Not `tsImport`: its namespace gives
+ * every import of the schema file — `@svc/core` included — a module instance of its own, so the
+ * `ValidationError` a hook throws would not be core's class, and each schema file would load core
+ * and its dependencies again. Each load imports the file afresh (a query on its URL), as tsImport
+ * did, so a schema edited on disk is read again; what it imports is shared as usual.
+ */
+async function importSchema (file: string, load: number): Promise<unknown> {
+  if (/\.m?ts$/.test(file) && !tsxRegistered) {
+    register()
+    tsxRegistered = true
+  }
+  const mod = await import(`${pathToFileURL(file).href}?svc-schema-load=${load}`)
   const exported = (mod as { default?: unknown }).default
   // tsx may wrap a CJS-transpiled module: `default.default` is the real export then.
   if (exported != null && typeof exported === 'object' && 'default' in exported && !('path' in exported)) return (exported as { default: unknown }).default
@@ -56,11 +69,12 @@ export async function loadRegistry (opts: LoadOptions): Promise<Registry> {
     for (const k of unknownKeys) unknown.push(`${source}: ${k}`)
   }
   if (opts.schemaDir !== undefined) {
+    const load = ++loads
     for (const { file, version } of await listFiles(opts.schemaDir)) {
       const source = relative(process.cwd(), file) || file
       let raw: unknown
       try {
-        raw = await importSchema(file)
+        raw = await importSchema(file, load)
       } catch (err) {
         throw new SchemaError(source, 'import', (err as Error).message)
       }
