@@ -36,7 +36,7 @@ function normalize (v: unknown): unknown {
   }
   if (v instanceof Date || v instanceof RegExp) return v
   const o = v as Record<string, unknown>
-  for (const k in o) o[k] = normalize(o[k])
+  for (const k of Object.keys(o)) o[k] = normalize(o[k])
   return o
 }
 
