@@ -3,7 +3,6 @@
  * MinKey < null/missing < numbers < symbol,string < object < array < BinData < ObjectId < bool < Date < Timestamp < regex < MaxKey.
  * Numbers compare by value across int/long/double/Decimal128.
  */
-import { Decimal128, Long } from 'bson'
 import { compareNumbers } from './numeric.js'
 
 export const Rank = {
@@ -79,15 +78,7 @@ export function isNumeric (v: unknown): boolean {
 }
 
 /** Numeric value as a JS number (Decimal128/Long lose precision beyond 2^53, acceptable for a dev database). */
-export function toNumber (v: unknown): number {
-  if (typeof v === 'number') return v
-  if (typeof v === 'bigint') return Number(v)
-  if (v instanceof Long) return v.toNumber()
-  if (v instanceof Decimal128) return Number(v.toString())
-  const t = (v as { _bsontype?: string, valueOf: () => number })
-  if (t._bsontype === 'Int32' || t._bsontype === 'Double') return t.valueOf()
-  return NaN
-}
+export { toDouble as toNumber } from './numeric.js'
 
 function cmp (a: number | string | bigint, b: number | string | bigint): number {
   return a < b ? -1 : a > b ? 1 : 0

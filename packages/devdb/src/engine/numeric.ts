@@ -62,6 +62,7 @@ export function toBig (v: unknown): bigint {
 /** Value as a JS double (rounded for wide longs and decimals). */
 export function toDouble (v: unknown): number {
   if (typeof v === 'number') return v
+  if (typeof v === 'bigint') return Number(v)
   if (v instanceof Long) return v.toNumber()
   if (v instanceof Decimal128) return Number(v.toString())
   const t = v as { _bsontype?: string, valueOf: () => number }
