@@ -10,7 +10,7 @@ import type { Options } from 'mingo/types'
 import { compareValues } from '../engine/bson-order.js'
 import { keyString } from '../engine/key-string.js'
 import { isPlainDoc } from '../engine/paths.js'
-import { isZero, numKind, toDouble } from '../engine/numeric.js'
+import { isZero, numKind, plainNumber, toDouble } from '../engine/numeric.js'
 import { collatorOf } from '../collation/collation.js'
 import { plainLiterals } from './number-expressions.js'
 import { sortDocs, parseSort } from './sort.js'
@@ -178,16 +178,15 @@ export const valueExpressions: Record<string, ExprOp> = {
  */
 const PASS_THROUGH = new Set(['$arrayElemAt', '$arrayToObject', '$concatArrays', '$first', '$firstN', '$getField', '$ifNull', '$last', '$lastN',
   '$let', '$literal', '$map', '$mergeObjects', '$objectToArray', '$reduce', '$reverseArray', '$setField', '$slice', '$unsetField', '$zip'])
+/** An operand evaluated and handed to mingo as a literal JS number (positions and counts). */
+const plainOperand = (obj: unknown, e: unknown, options: Options): unknown => ({ $literal: plainNumber(evalExpr(obj, e, options)) })
+
 /** Pass-through operators whose numeric position/count operands mingo needs as JS numbers. */
 const NUMERIC_POSITIONS: Record<string, (expr: unknown, obj: unknown, options: Options) => unknown> = {
-  $arrayElemAt: (expr, obj, options) => Array.isArray(expr) ? [expr[0], { $literal: plainScalar(evalExpr(obj, expr[1], options)) }] : expr,
-  $slice: (expr, obj, options) => Array.isArray(expr) ? [expr[0], ...expr.slice(1).map(e => ({ $literal: plainScalar(evalExpr(obj, e, options)) }))] : expr,
-  $firstN: (expr, obj, options) => isPlainDoc(expr) ? { ...expr, n: { $literal: plainScalar(evalExpr(obj, expr.n, options)) } } : expr,
-  $lastN: (expr, obj, options) => isPlainDoc(expr) ? { ...expr, n: { $literal: plainScalar(evalExpr(obj, expr.n, options)) } } : expr
-}
-
-function plainScalar (v: unknown): unknown {
-  return numKind(v) !== undefined && numKind(v) !== 'decimal' ? toDouble(v) : v
+  $arrayElemAt: (expr, obj, options) => Array.isArray(expr) ? [expr[0], plainOperand(obj, expr[1], options)] : expr,
+  $slice: (expr, obj, options) => Array.isArray(expr) ? [expr[0], ...expr.slice(1).map(e => plainOperand(obj, e, options))] : expr,
+  $firstN: (expr, obj, options) => isPlainDoc(expr) ? { ...expr, n: plainOperand(obj, expr.n, options) } : expr,
+  $lastN: (expr, obj, options) => isPlainDoc(expr) ? { ...expr, n: plainOperand(obj, expr.n, options) } : expr
 }
 
 /** Every mingo expression operator not replaced above, adapted as described. */
