@@ -41,7 +41,8 @@ export async function buildAgentApp (config: AgentConfig, opts: { logger?: Fasti
     maxToolRounds: config.maxToolRounds,
     maxResultChars: config.maxResultChars,
     slack: config.slack,
-    learning: config.learning
+    learning: config.learning,
+    serviceWriteTools: config.serviceWriteTools
   })
   return app
 }

@@ -23,6 +23,8 @@ export interface AgentConfig {
   maxResultChars: number
   /** Recall persona and memories (the learning layer) into each turn. */
   learning: boolean
+  /** Service mode: write tools the model may call besides the read tools. */
+  serviceWriteTools: string[]
   /** The Slack channel, when SLACK_SIGNING_SECRET and SLACK_BOT_TOKEN are set. */
   slack?: { signingSecret: string, botToken: string, apiUrl?: string }
 }
@@ -97,6 +99,8 @@ export function loadConfig (env: Env = process.env): ConfigResult {
   const maxResultChars = int(env, 'AGENT_MAX_RESULT_CHARS', 16000, 500, problems)
   const learning = read(env, 'AGENT_LEARNING') ?? 'false'
   if (learning !== 'true' && learning !== 'false') problems.push(`AGENT_LEARNING must be true or false (got '${learning}')`)
+  const serviceWriteTools = (read(env, 'AGENT_SERVICE_WRITE_TOOLS') ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '')
+  for (const name of serviceWriteTools) if (!/^[A-Za-z0-9_.-]{1,128}$/.test(name)) problems.push(`AGENT_SERVICE_WRITE_TOOLS must be comma-separated tool names (got '${name}')`)
   const signingSecret = read(env, 'SLACK_SIGNING_SECRET')
   const botToken = read(env, 'SLACK_BOT_TOKEN')
   if ((signingSecret === undefined) !== (botToken === undefined)) problems.push('SLACK_SIGNING_SECRET and SLACK_BOT_TOKEN go together (the Slack channel needs both)')
@@ -122,6 +126,7 @@ export function loadConfig (env: Env = process.env): ConfigResult {
       maxToolRounds,
       maxResultChars,
       learning: learning === 'true',
+      serviceWriteTools,
       ...(signingSecret !== undefined && botToken !== undefined ? { slack: { signingSecret, botToken, ...(slackApiUrl !== undefined ? { apiUrl: slackApiUrl } : {}) } } : {})
     },
     problems,

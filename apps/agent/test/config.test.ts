@@ -38,6 +38,12 @@ t.test('the learning layer', async (t) => {
   t.match(loadConfig({ ...minimal, AGENT_LEARNING: 'yes' }).problems, [/AGENT_LEARNING must be true or false/])
 })
 
+t.test('service-mode write tools', async (t) => {
+  t.same(loadConfig(minimal).config?.serviceWriteTools, [], 'read tools only by default')
+  t.same(loadConfig({ ...minimal, AGENT_SERVICE_WRITE_TOOLS: 'create_leads, update_leads' }).config?.serviceWriteTools, ['create_leads', 'update_leads'])
+  t.match(loadConfig({ ...minimal, AGENT_SERVICE_WRITE_TOOLS: 'create leads' }).problems, [/AGENT_SERVICE_WRITE_TOOLS/])
+})
+
 t.test('the Slack channel', async (t) => {
   t.equal(loadConfig(minimal).config?.slack, undefined, 'off by default')
   t.same(loadConfig({ ...minimal, SLACK_SIGNING_SECRET: 's', SLACK_BOT_TOKEN: 'xoxb-1' }).config?.slack, { signingSecret: 's', botToken: 'xoxb-1' })

@@ -29,7 +29,7 @@ t.test('AGENT_LEARNING=true loads the agent schemas with their field ACL', async
   const denied = await on.inject(['user'], '/api/v1/agentMemory', { content: 'x' })
   t.equal(denied.statusCode, 403, 'memory is written by role agent only')
   t.match(denied.json().error, { code: 'FORBIDDEN', details: { field: 'content' } })
-  t.equal((await on.inject(['agent'], '/api/v1/agentMemory', { content: 'reports in EUR' })).statusCode, 201, 'the agent remembers')
+  t.equal((await on.inject(['agent'], '/api/v1/agentMemory', { content: 'reports in EUR', channel: 'http', channelUserId: 'c1' })).statusCode, 201, 'the agent remembers')
 
   const off = await paths(t, {})
   t.same(off.paths.filter((p) => AGENT_SCHEMAS.includes(p)), [], 'unset: none of them')

@@ -22,6 +22,8 @@ import { Toolbox } from './runtime/toolbox.js'
 import { slackChannel, type SlackOptions } from './channels/slack.js'
 import { DEFAULT_MAX_RESULT_CHARS } from './tools/bound.js'
 import { McpTools, type HeaderSource } from './tools/mcp-tools.js'
+import { checkServiceWriteTools, type ToolPolicy } from './tools/policy.js'
+import { ServiceRecords } from './service/records.js'
 
 export interface AgentOptions {
   /** The service's base URL; MCP at `<svcUrl>/mcp`, conversations under `<svcUrl>/api/v1`. */
@@ -45,8 +47,10 @@ export interface AgentOptions {
   chatPage?: boolean
   /** The Slack channel (`POST /slack/events`), when given. */
   slack?: SlackOptions
-  /** Recall the persona and memories (the learning layer's schemas) into each turn's prompt. Default false. */
+  /** The learning layer: recall persona, approved skills and the chat user's memories and profile; learning tools for role `agent`. Default false. */
   learning?: boolean
+  /** Service mode: write tools (by name) the model may call besides the read tools. Default none. */
+  serviceWriteTools?: string[]
 }
 
 export const DEFAULT_MAX_TOOL_ROUNDS = 8
@@ -76,6 +80,8 @@ export async function svcAgent (app: FastifyInstance, opts: AgentOptions): Promi
   }
   oauthCallbackRoute(app)
   if (opts.chatPage !== false) await pageRoutes(app)
+  checkServiceWriteTools(opts.serviceWriteTools ?? [])
+  const policy: ToolPolicy = { mode: identities.mode, serviceWriteTools: new Set(opts.serviceWriteTools ?? []) }
   const mcpUrl = `${opts.svcUrl.replace(/\/+$/, '')}/mcp`
   const maxResultChars = opts.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS
   const clients = new LRUCache<string, Toolbox>({
@@ -85,19 +91,20 @@ export async function svcAgent (app: FastifyInstance, opts: AgentOptions): Promi
   const toolbox = (key: string, headers: HeaderSource): Toolbox => {
     let box = clients.get(key)
     if (box == null) {
-      box = new Toolbox(new McpTools(mcpUrl, headers), maxResultChars)
+      box = new Toolbox(new McpTools(mcpUrl, headers), maxResultChars, policy)
       clients.set(key, box)
     }
     return box
   }
   app.addHook('onClose', async () => { clients.clear() })
+  const records = new ServiceRecords(opts.svcUrl)
   const turns = new ConversationTurns({
     model: opts.model,
     toolbox,
-    conversations: new Conversations(opts.svcUrl),
+    conversations: new Conversations(records),
     maxToolRounds: opts.maxToolRounds ?? DEFAULT_MAX_TOOL_ROUNDS,
     systemPrompt: opts.systemPrompt,
-    ...(opts.learning === true ? { recall: new Recall(opts.svcUrl) } : {})
+    ...(opts.learning === true ? { learning: { recall: new Recall(records), records } } : {})
   })
   chatRoute(app, { identities, turns, cookie: cookieSettings })
   if (opts.slack != null) await app.register(slackChannel, { ...opts.slack, identities, turns })

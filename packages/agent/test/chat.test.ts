@@ -1,7 +1,7 @@
 import t from 'tap'
 import { signToken, tokenUser } from '@svc/testkit'
 import { startScriptedModel } from '../src/testing/index.js'
-import { JWT_SECRET, createRecord, parseSse, sequence, startAgent, startService } from './helper.js'
+import { JWT_SECRET, cookieOf, createRecord, parseSse, sequence, startAgent, startService } from './helper.js'
 
 const svc = await startService(t)
 const model = await startScriptedModel('openai')
@@ -13,12 +13,6 @@ await createRecord(svc, alice.headers, 'contacts', { name: 'Grace', status: 'lea
 await createRecord(svc, bob.headers, 'contacts', { name: 'Bob-only', status: 'customer' })
 const aliceBearer = alice.headers.authorization.slice(7)
 const agent = await startAgent(t, model, { svcUrl: svc.url, auth: { mode: 'service', bearer: aliceBearer } })
-
-function cookieOf (res: { headers: Record<string, unknown> }): string {
-  const raw = res.headers['set-cookie']
-  const first = Array.isArray(raw) ? raw[0] : raw as string
-  return first.split(';')[0]
-}
 
 t.test('SSE: tool call, tool result, tokens, render, final, done — in order', async (t) => {
   model.push(

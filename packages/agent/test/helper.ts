@@ -67,3 +67,15 @@ export async function createRecord (svc: Service, headers: Record<string, string
   if (res.statusCode !== 201 && res.statusCode !== 200) throw new Error(`create ${path}: ${res.statusCode} ${res.body}`)
   return res.json()
 }
+
+/** `name=value` of the first Set-Cookie of a reply. */
+export function cookieOf (res: { headers: Record<string, unknown> }): string {
+  const raw = res.headers['set-cookie']
+  const first = Array.isArray(raw) ? raw[0] : raw as string
+  return first.split(';')[0]
+}
+
+/** The channel user id inside a session cookie (`svc_agent_session=<payload>.<mac>`). */
+export function cuidOf (cookie: string): string {
+  return JSON.parse(Buffer.from(cookie.split('=')[1].split('.')[0], 'base64url').toString()).cuid
+}

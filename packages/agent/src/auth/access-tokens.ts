@@ -1,21 +1,12 @@
 import { UnauthenticatedError } from '../errors.js'
 import type { AgentStore } from '../store/types.js'
 import type { SvcAuth } from './svc-auth.js'
+import { readClaims } from './jwt-claims.js'
 
 export const DEFAULT_ACCESS_TTL_SECONDS = 900
 export const DEFAULT_REFRESH_SKEW_SECONDS = 60
 
 interface Cached { token: string, renewAt: number }
-
-/** `exp` of a JWT in ms, read without verifying (the service verifies). */
-function jwtExpiry (jwt: string): number {
-  try {
-    const exp = (JSON.parse(Buffer.from(jwt.split('.')[1] ?? '', 'base64url').toString('utf8')) as { exp?: unknown }).exp
-    return typeof exp === 'number' ? exp * 1000 : Number.POSITIVE_INFINITY
-  } catch {
-    return Number.POSITIVE_INFINITY
-  }
-}
 
 /**
  * Per-user access tokens: minted from the stored refresh token on demand, cached for the access
@@ -36,7 +27,7 @@ export class AccessTokens {
 
   /** Caches a token just obtained (a fresh login). */
   seed (key: string, token: string, now = Date.now()): void {
-    const lifetime = Math.min(now + this.ttlSeconds * 1000, jwtExpiry(token))
+    const lifetime = Math.min(now + this.ttlSeconds * 1000, readClaims(token).exp ?? Number.POSITIVE_INFINITY)
     this.#cache.set(key, { token, renewAt: lifetime - this.skewSeconds * 1000 })
   }
 

@@ -7,6 +7,8 @@ export interface ChatIdentity {
   /** Key of this identity's cached MCP client. */
   key: string
   headers: HeaderSource
+  /** The roles of the identity's token (unverified; decides which tools are offered, the service decides what they may do). */
+  roles: string[]
 }
 
 /**

@@ -2,6 +2,7 @@ import { UnauthenticatedError, UnlinkedError } from '../errors.js'
 import type { AgentStore } from '../store/types.js'
 import type { AccessTokens } from './access-tokens.js'
 import type { ChatIdentity, Identities } from './identity.js'
+import { readClaims } from './jwt-claims.js'
 import type { Nonces } from './nonces.js'
 
 export interface PerUserAuthOptions {
@@ -45,9 +46,10 @@ export function perUserMode (parts: PerUserParts): Identities {
     mode: 'per-user',
     async forChannelUser (channel: string, channelUserId: string): Promise<ChatIdentity> {
       const key = storeKey(parts.agentKey, channel, channelUserId)
+      let token: string
       try {
         // Minted (or refreshed) before any streaming, so a revoked link answers UNLINKED.
-        await parts.tokens.get(key)
+        token = await parts.tokens.get(key)
       } catch (err) {
         if (err instanceof UnauthenticatedError) return unlinked(channel, channelUserId)
         throw err
@@ -56,7 +58,8 @@ export function perUserMode (parts: PerUserParts): Identities {
         channel,
         channelUserId,
         key,
-        headers: async () => ({ authorization: `Bearer ${await parts.tokens.get(key)}` })
+        headers: async () => ({ authorization: `Bearer ${await parts.tokens.get(key)}` }),
+        roles: readClaims(token).roles
       }
     }
   }

@@ -1,5 +1,6 @@
 import { UnauthenticatedError } from '../errors.js'
 import type { ChatIdentity, Identities } from './identity.js'
+import { readClaims } from './jwt-claims.js'
 
 export interface ServiceAuthOptions {
   mode: 'service'
@@ -9,31 +10,22 @@ export interface ServiceAuthOptions {
   clientId?: string
 }
 
-/** `exp` of a JWT, read without verifying (the service verifies; this only spots an expired one early). */
-function expiresAt (jwt: string): number | null {
-  try {
-    const payload = JSON.parse(Buffer.from(jwt.split('.')[1] ?? '', 'base64url').toString('utf8')) as { exp?: unknown }
-    return typeof payload.exp === 'number' ? payload.exp * 1000 : null
-  } catch {
-    return null
-  }
-}
-
 /**
- * Service mode: one identity (`SVC_BEARER` or `SVC_CLIENT_ID`) for every turn; channel users are
- * told apart only to keep their conversations apart.
+ * Service mode: one identity (`SVC_BEARER` or `SVC_CLIENT_ID`) for every turn. The service cannot
+ * tell the chat users apart, so the agent keeps their conversations, memories and profiles apart
+ * by (channel, channelUserId) wherever it reads or writes them.
  */
 export function serviceMode (opts: ServiceAuthOptions): Identities {
   const bearer = opts.bearer ?? ''
   const clientId = opts.clientId ?? ''
   if (bearer === '' && clientId === '') throw new Error('@svc/agent: service mode needs SVC_BEARER or SVC_CLIENT_ID')
-  const exp = bearer !== '' ? expiresAt(bearer) : null
+  const { exp, roles } = bearer !== '' ? readClaims(bearer) : { exp: null, roles: [] }
   const headers: Record<string, string> = bearer !== '' ? { authorization: `Bearer ${bearer}` } : { 'x-client-id': clientId }
   return {
     mode: 'service',
     async forChannelUser (channel: string, channelUserId: string): Promise<ChatIdentity> {
       if (exp != null && exp <= Date.now()) throw new UnauthenticatedError('the agent\'s SVC_BEARER has expired; mint a new one')
-      return { channel, channelUserId, key: 'service', headers: () => headers }
+      return { channel, channelUserId, key: 'service', headers: () => headers, roles }
     }
   }
 }

@@ -3,10 +3,14 @@ import type { ChatIdentity } from '../auth/identity.js'
 import type { Conversations } from '../conversations.js'
 import type { Model } from '../model/types.js'
 import type { Recall } from '../recall.js'
+import { RecordsError, type ServiceRecords } from '../service/records.js'
+import { LearningTools } from '../tools/learning-tools.js'
 import type { HeaderSource } from '../tools/mcp-tools.js'
 import type { AgentEvent, HistoryMessage, TurnResult } from './events.js'
 import type { Toolbox } from './toolbox.js'
 import { DEFAULT_SYSTEM_PROMPT, runTurn } from './turn.js'
+
+const LOST = 'conversations are not kept: each turn starts without the previous ones'
 
 export interface TurnsOptions {
   model: Model
@@ -15,8 +19,8 @@ export interface TurnsOptions {
   conversations: Conversations
   maxToolRounds: number
   systemPrompt?: string
-  /** The learning layer: persona and memories recalled into each turn's prompt. */
-  recall?: Recall
+  /** The learning layer: recall into each turn's prompt, and the learning tools for identities holding role `agent`. */
+  learning?: { recall: Recall, records: ServiceRecords }
 }
 
 export interface PreparedTurn {
@@ -26,37 +30,58 @@ export interface PreparedTurn {
 
 /**
  * Chat turns of any channel: the identity's tools, the channel user's stored conversation, the
- * turn itself, the conversation saved. Persistence failures never fail a turn (logged instead).
+ * turn itself, the conversation saved. Persistence failures never fail a turn (logged instead;
+ * a schema the service does not serve is said once, not at every turn).
  */
 export class ConversationTurns {
+  readonly #warned = new Set<string>()
+
   constructor (private readonly opts: TurnsOptions) {}
+
+  #warn (log: FastifyBaseLogger, what: string, err: unknown): void {
+    if (err instanceof RecordsError && err.missing) {
+      if (this.#warned.has(err.path)) return
+      this.#warned.add(err.path)
+      log.warn(`the service serves no ${err.path} schema (start it with AGENT_LEARNING=true): ${what}`)
+      return
+    }
+    log.warn({ err }, what)
+  }
 
   /** Checks the service answers for this identity and loads its history (before any streaming). */
   async prepare (identity: ChatIdentity, log: FastifyBaseLogger): Promise<PreparedTurn> {
     const toolbox = this.opts.toolbox(identity.key, identity.headers)
-    await toolbox.specs()
+    await toolbox.serviceTools()
     const key = { channel: identity.channel, channelUserId: identity.channelUserId }
     let stored: { id: string | null, history: HistoryMessage[] } = { id: null, history: [] }
+    let keep = true
     try {
       stored = await this.opts.conversations.load(key, identity.headers)
     } catch (err) {
-      log.warn({ err }, 'conversation not loaded; answering without history')
+      // Without the schema there is nothing to save into either; the next turn asks again.
+      keep = !(err instanceof RecordsError && err.missing)
+      this.#warn(log, LOST, err)
     }
     let systemPrompt = this.opts.systemPrompt ?? DEFAULT_SYSTEM_PROMPT
-    if (this.opts.recall != null) {
+    const learning = this.opts.learning
+    if (learning != null) {
       try {
-        systemPrompt = await this.opts.recall.prompt(systemPrompt, identity.channelUserId, identity.headers)
+        systemPrompt = await learning.recall.prompt(systemPrompt, key, identity.headers)
       } catch (err) {
-        log.warn({ err }, 'memory not recalled; answering without it')
+        this.#warn(log, 'nothing is recalled into the prompt', err)
       }
     }
+    // Spec: the learning layer's writes belong to role agent; a person's own token gets no learning tools.
+    const tools = toolbox.forTurn(learning != null && identity.roles.includes('agent') ? new LearningTools(learning.records, key, identity.headers) : undefined)
     return {
       run: async (message, emit, signal) => {
-        const result = await runTurn({ model: this.opts.model, toolbox, message, history: stored.history, maxToolRounds: this.opts.maxToolRounds, systemPrompt, emit, signal })
-        try {
-          await this.opts.conversations.save(key, stored.id, result.history, identity.headers)
-        } catch (err) {
-          log.warn({ err }, 'conversation not saved')
+        const result = await runTurn({ model: this.opts.model, toolbox: tools, message, history: stored.history, maxToolRounds: this.opts.maxToolRounds, systemPrompt, emit, signal })
+        if (keep) {
+          try {
+            await this.opts.conversations.save(key, stored.id, result.history, identity.headers)
+          } catch (err) {
+            this.#warn(log, LOST, err)
+          }
         }
         return result
       }

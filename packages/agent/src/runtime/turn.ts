@@ -1,6 +1,6 @@
 import type { ChatMessage, Model } from '../model/types.js'
 import type { AgentEvent, HistoryMessage, TurnResult } from './events.js'
-import type { Toolbox } from './toolbox.js'
+import type { TurnToolbox } from './toolbox.js'
 
 export const DEFAULT_SYSTEM_PROMPT = [
   'You are the assistant of a data service. Answer questions about the user\'s records using the tools;',
@@ -13,7 +13,7 @@ export const CONTEXT_MESSAGES = 20
 
 export interface TurnInput {
   model: Model
-  toolbox: Toolbox
+  toolbox: TurnToolbox
   message: string
   history: HistoryMessage[]
   maxToolRounds: number

@@ -7,15 +7,20 @@ const AGENT = ['agent']
 const HUMANS = ['user', 'admin']
 const EVERYONE = ['agent', 'user', 'admin']
 
-/** What the agent remembers, optionally about one channel user. */
+/**
+ * What the agent remembers about one chat user, keyed by (channel, channelUserId): in service
+ * mode every chat user shares the agent's identity, so the key is what keeps them apart.
+ */
 export const agentMemorySchema = {
   path: 'agentMemory',
   collection: 'agent_memory',
   fields: [
     { name: 'content', type: String, required: true, searchable: true, acl: { create: AGENT, update: AGENT } },
-    { name: 'channelUserId', type: String, acl: { create: AGENT, update: AGENT } },
+    { name: 'channel', type: String, required: true, acl: { create: AGENT, update: AGENT } },
+    { name: 'channelUserId', type: String, required: true, acl: { create: AGENT, update: AGENT } },
     { name: 'tags', type: [String], acl: { create: AGENT, update: AGENT } }
-  ]
+  ],
+  compositeIndex: [{ userId: 1, channel: 1, channelUserId: 1 }]
 }
 
 /** How the agent speaks and behaves; the agent may only propose a patch. */
@@ -46,11 +51,13 @@ export const skillsSchema = {
   }
 }
 
-/** What the agent learned about a customer it talks to. */
+/** What the agent learned about a customer it talks to, one per (channel, channelUserId). */
 export const customerProfilesSchema = {
   path: 'customerProfiles',
   collection: 'customer_profiles',
+  compositeIndex: [{ userId: 1, channel: 1, channelUserId: 1 }],
   fields: [
+    { name: 'channel', type: String, required: true, acl: { create: AGENT, update: AGENT } },
     { name: 'channelUserId', type: String, required: true, acl: { create: AGENT, update: AGENT } },
     { name: 'displayName', type: String, acl: { create: AGENT, update: AGENT } },
     { name: 'summary', type: String, acl: { create: AGENT, update: AGENT } },

@@ -12,6 +12,11 @@ export interface ToolOutcome {
   result: unknown
 }
 
+/** A service tool as listed, with the service's own read-only annotation. */
+export interface McpToolSpec extends ToolSpec {
+  readOnly: boolean
+}
+
 const VERSION = '0.1.0'
 
 /** 401 from the service means the identity is no longer valid (an expired bearer). */
@@ -29,7 +34,7 @@ export class McpTools {
   readonly #url: string
   readonly #headers: HeaderSource
   #client: Promise<Client> | null = null
-  #tools: ToolSpec[] | null = null
+  #tools: McpToolSpec[] | null = null
 
   constructor (url: string, headers: HeaderSource) {
     this.#url = url
@@ -60,15 +65,15 @@ export class McpTools {
   }
 
   /** The tools the service offers this identity (listed once per client). */
-  async list (): Promise<ToolSpec[]> {
+  async list (): Promise<McpToolSpec[]> {
     if (this.#tools != null) return this.#tools
     const client = await this.#connected()
-    const tools: ToolSpec[] = []
+    const tools: McpToolSpec[] = []
     let cursor: string | undefined
     try {
       do {
         const page = await client.listTools(cursor != null ? { cursor } : {})
-        for (const t of page.tools) tools.push({ name: t.name, description: t.description, parameters: t.inputSchema as Record<string, unknown> })
+        for (const t of page.tools) tools.push({ name: t.name, description: t.description, parameters: t.inputSchema as Record<string, unknown>, readOnly: t.annotations?.readOnlyHint === true })
         cursor = page.nextCursor
       } while (cursor != null)
     } catch (err) {
