@@ -7,6 +7,7 @@ export type { ClientErrorCode, ErrorCode, ErrorDetails, ErrorDetailsByCode } fro
 export { createResource, methodNames, capitalize } from './runtime/resource.js'
 export type { ResourceDescriptor } from './runtime/resource.js'
 export { filterValue, listParams } from './runtime/query.js'
+export type { RawListQuery } from './runtime/query.js'
 export { MemoryTokenStore } from './runtime/tokens.js'
 export type { TokenStore, Tokens } from './runtime/tokens.js'
 export { Transport } from './runtime/transport.js'

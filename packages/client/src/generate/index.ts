@@ -3,6 +3,8 @@ import { byCode, camel, key, literal, pascal } from './names.js'
 import { checkNames, descriptorOf, descriptorSource, resourceSource } from './resource.js'
 
 export type { DescribeDocument, DescribedField, DescribedSchema } from './describe.js'
+// The runtime's view of one schema, for apps that build their client from `_describe` at run time.
+export { descriptorOf } from './resource.js'
 
 export interface GenerateOptions {
   /** Baked in as the default `baseUrl` (callers may still pass another). */

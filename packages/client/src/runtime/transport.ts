@@ -20,7 +20,7 @@ export interface ClientOptions {
   fetch?: typeof globalThis.fetch
 }
 
-export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE'
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
 
 export interface RequestSpec {
   method: Method
