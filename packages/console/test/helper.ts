@@ -61,7 +61,10 @@ export async function startConsoleServer (t: Tap, opts: ConsoleOptions = {}): Pr
 export async function userWithRoles (server: ConsoleServer, roles: string[]): Promise<RegisteredUser> {
   const u = await registerUser(server.app)
   await server.db.collection('users').updateOne({ email: u.user.email }, { $set: { roles } })
-  return u
+  // Roles reach tokens at the next login.
+  const res = await server.app.inject({ method: 'POST', url: '/login', payload: { email: u.user.email, password: u.password } })
+  const session = res.json() as { accessToken: string, refreshToken: string }
+  return { ...u, ...session, headers: { authorization: `Bearer ${session.accessToken}` } }
 }
 
 export function chromiumOrSkip (t: { plan: (n: number, why: string) => void }, what: string): boolean {
