@@ -2,6 +2,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import type { Db } from 'mongodb'
 import svcCore, { DEFAULT_VERSION, svcServerOptions } from '@svc/core'
 import svcAudit from '@svc/audit'
+import svcConsole from '@svc/console'
 import { agentConversationsSchema, learningSchemas } from '@svc/agent/schemas'
 import svcFiles from '@svc/files'
 import svcGraphql from '@svc/graphql'
@@ -95,6 +96,9 @@ export async function buildServer (config: ServerConfig, opts: BuildServerOption
   })
   // MCP tools for AI agents at POST /mcp; built on ready from the registry and the plugins above.
   await app.register(svcMcp, { production: config.nodeEnv === 'production' })
+  // The data console at /console: static pages over the public API (the visitor's own token);
+  // core's reset mails link to /reset-password, which leads to its reset form.
+  await app.register(svcConsole, { resetPasswordPage: true })
   const { smtp } = config
   // Without SMTP_HOST core writes reset mails to the log (spec).
   if (smtp.host !== undefined && smtp.from !== undefined) {

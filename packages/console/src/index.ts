@@ -13,6 +13,11 @@ export interface ConsoleOptions {
   prefix?: string
   /** The built app (`index.html` and `assets/`); default this package's `dist/app`. */
   appDir?: string
+  /**
+   * Also answer `GET /reset-password` (the link of core's reset mails, `<PUBLIC_BASE_URL>/reset-password?token=…`)
+   * with a redirect to the console's reset form; default `false` (an app may serve that page itself).
+   */
+  resetPasswordPage?: boolean
 }
 
 // `dist/app` seen from `src/` (tests, `@svc/source`) and from `dist/` (the published package).
@@ -55,6 +60,13 @@ async function svcConsole (app: FastifyInstance, opts: ConsoleOptions): Promise<
       maxAge: '365d'
     })
     scope.get(prefix, { schema }, async (_req, reply) => await reply.redirect(`${prefix}/`))
+    if (opts.resetPasswordPage === true) {
+      scope.get('/reset-password', { schema }, async (req, reply) => {
+        const token = (req.query as { token?: unknown }).token
+        const query = typeof token === 'string' ? `?${new URLSearchParams({ token }).toString()}` : ''
+        return await reply.header('referrer-policy', 'no-referrer').redirect(`${prefix}/reset-password${query}`)
+      })
+    }
     // Every other path under the prefix is a route of the app (history API): the same page.
     scope.get(`${prefix}/*`, { schema }, async (req, reply) => {
       if (req.url.startsWith(`${prefix}/assets/`)) return await reply.code(404).send({ error: { code: 'NOT_FOUND', message: `no asset ${req.url}` } })

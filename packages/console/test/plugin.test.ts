@@ -2,16 +2,16 @@ import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
-import Fastify from 'fastify'
+import Fastify, { type FastifyInstance } from 'fastify'
 import svcCore from '@svc/core'
 import { getTestDb } from '@svc/testkit'
-import svcConsole, { PAGE_CSP } from '../src/index.js'
+import svcConsole, { PAGE_CSP, type ConsoleOptions } from '../src/index.js'
 import { JWT_SECRET, SCHEMA_DIR } from './helper.js'
 
 // The plugin alone, through app.inject(): the page under its prefix, the built assets, refusals.
 const APP_DIR = join(import.meta.dirname, '..', 'dist', 'app')
 
-async function appWith (t: Tap.Test, opts: Parameters<typeof svcConsole>[1] = {}): Promise<ReturnType<typeof Fastify>> {
+async function appWith (t: { teardown: (fn: () => unknown) => void }, opts: ConsoleOptions = {}): Promise<FastifyInstance> {
   const { db } = await getTestDb(t)
   const app = Fastify({ logger: false })
   await app.register(svcCore, { db, schemaDir: SCHEMA_DIR, jwtSecret: JWT_SECRET })
@@ -67,6 +67,16 @@ t.test('another prefix', async (t) => {
   t.equal(res.statusCode, 200)
   t.match(res.body, '<base href="/admin/data/">')
   t.equal((await app.inject('/console/')).statusCode, 404)
+})
+
+t.test('the reset link of core\'s mails leads to the console\'s reset form when asked', async (t) => {
+  const off = await appWith(t)
+  t.equal((await off.inject('/reset-password?token=abc')).statusCode, 404, 'off by default')
+  const on = await appWith(t, { resetPasswordPage: true })
+  const res = await on.inject('/reset-password?token=abc%2Bdef&other=1')
+  t.equal(res.statusCode, 302)
+  t.equal(res.headers.location, '/console/reset-password?token=abc%2Bdef', 'the token only')
+  t.equal((await on.inject('/reset-password')).headers.location, '/console/reset-password')
 })
 
 t.test('refusals at registration', async (t) => {
