@@ -1,4 +1,3 @@
-// packages/console/examples/basic.ts
 // The console next to svc in an existing Fastify app: register it after @svc/core.
 import Fastify from 'fastify'
 import type { Db } from 'mongodb'
