@@ -23,7 +23,8 @@ async function audit (app: FastifyInstance, opts: AuditOptions): Promise<void> {
     service.wantBulkRecords()
     // Core's durable effects: the rows exist iff the write committed (a transaction on a
     // replica set, a reconciled write-ahead intent on a standalone server).
-    service.addDurableEffect('audit', (result) => buildRows(result, now()).map((document) => ({ collection: AUDIT_COLLECTION, document })))
+    // `migrations: true`: records `svc schema apply` migrates get their row too (action 'migrate').
+    service.addDurableEffect('audit', (result) => buildRows(result, now()).map((document) => ({ collection: AUDIT_COLLECTION, document })), { migrations: true })
   }
 
   const history: AuditApi['history'] = async (ctx, path, id, paging = {}, version = 'v1') => {

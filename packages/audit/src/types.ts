@@ -31,6 +31,8 @@ export interface AuditRow {
   requestId: string | null
   /** Bulk PUT rows: the caller's filter (one row per changed record). */
   bulkFilter?: Record<string, unknown>
+  /** `action: 'migrate'` rows: the migration (`svc schema apply`) that changed the record. */
+  migration?: string
   at: Date
 }
 
@@ -44,6 +46,8 @@ export interface HistoryEntry {
   before: Record<string, unknown> | null
   after: Record<string, unknown> | null
   diff: AuditDiff
+  /** `action: 'migrate'`: the migration's name. */
+  migration?: string
   at: string
 }
 

@@ -11,6 +11,8 @@ import { RecordEvents, ResourceServices } from './service/index.js'
 import type { SvcContext, SvcCoreOptions } from './types.js'
 import { startPeriodic } from './periodic.js'
 import { transactionsSupported } from './service/durable/transaction.js'
+import { SchemaEvolution } from './evolution/index.js'
+import { startupCheck, type SchemaCheckMode } from './evolution/startup-check.js'
 
 export * from './errors.js'
 export { defineSchema } from './schema/define.js'
@@ -27,6 +29,11 @@ export { ResourceService, ResourceServices, RecordEvents, memoryAggregationCache
 export type { AggregationCache, AggregationResult } from './service/index.js'
 export type { RecordEvent, ListQuery, ListResult, ReadOptions, RecordJson, Scope, DeleteStrategy, WriteResult, WriteSubscriber, Operation, PurgeHook, TombstoneUpdate, DurableDoc, DurableEffect } from './service/index.js'
 export { INTENTS_COLLECTION } from './service/index.js'
+// Schema evolution: `svc schema plan|apply`, migration files, the start-up check.
+export * from './evolution/index.js'
+export type { MigrateBatchOptions, MigrateBatchResult, MigratedRecord } from './service/migrate-batch.js'
+export { MigrationInvalidError, MIGRATION_MARKS_COLLECTION } from './service/migrate-batch.js'
+export { MigrationStepError, type MigrationStep, type StepImage } from './service/migration-steps.js'
 export { normalizeError, type ErrorEnvelope, type NormalizedError } from './http/error-envelope.js'
 export { svcServerOptions } from './http/server-options.js'
 // The BSON boundary, paging and the filter/search rules, for plugins that add reads (restore, history) or describe them (MCP).
@@ -86,6 +93,9 @@ async function svcCore (app: FastifyInstance, opts: SvcCoreOptions): Promise<voi
   if (opts.resetStalenessMs !== undefined && (!Number.isInteger(opts.resetStalenessMs) || opts.resetStalenessMs < 1)) throw new Error('@svc/core: option `resetStalenessMs` must be a positive whole number of milliseconds')
   if (opts.publicBaseUrl !== undefined && !/^https?:\/\/\S+$/.test(opts.publicBaseUrl)) throw new Error('@svc/core: option `publicBaseUrl` must be an http(s) URL')
 
+  const schemaCheck: SchemaCheckMode = opts.schemaCheck ?? (process.env.NODE_ENV === 'production' ? 'refuse' : 'warn')
+  if (!['refuse', 'warn', 'off'].includes(schemaCheck)) throw new Error("@svc/core: option `schemaCheck` must be 'refuse', 'warn' or 'off'")
+
   const transactions = await useTransactions(app, opts.db, opts.transactions ?? 'auto')
   const registry = await loadRegistry({ schemaDir: opts.schemaDir, schemas: opts.schemas, log: app.log })
   const events = new RecordEvents(app.log.child({ name: '@svc/core.events' }))
@@ -105,7 +115,8 @@ async function svcCore (app: FastifyInstance, opts: SvcCoreOptions): Promise<voi
     },
     auth: null as unknown as SvcContext['auth'], // installed by the auth layer below
     features: {},
-    manifest: null as unknown as Manifest // needs `svc` itself, set just below
+    manifest: null as unknown as Manifest, // needs `svc` itself, set just below
+    evolution: new SchemaEvolution({ db: opts.db, registry, services, ...(opts.schemaDir !== undefined ? { schemaDir: opts.schemaDir } : {}) })
   }
   svc.manifest = new Manifest(svc)
   app.decorate('svc', svc)
@@ -113,7 +124,10 @@ async function svcCore (app: FastifyInstance, opts: SvcCoreOptions): Promise<voi
   app.addHook('onRoute', svc.manifest.recordRoute)
   app.decorateRequest('identity', null)
   installErrorHandling(app, { production: opts.production ?? process.env.NODE_ENV === 'production' })
-  await ensureIndexes(opts.db, registry)
+  // Before the indexes: a new unique index's duplicates are reported, not just refused by the build.
+  const migrations = schemaCheck === 'off' ? [] : await svc.evolution.migrations()
+  await startupCheck({ db: opts.db, registry, services, migrations, log: app.log.child({ name: '@svc/core.schema' }) }, schemaCheck)
+  if (opts.indexes !== false) await ensureIndexes(opts.db, registry)
   await app.register(authPlugin, { jwtSecret: opts.jwtSecret, accessTokenTtlSeconds, bcryptRounds: svc.config.bcryptRounds, refreshTokenTtlSeconds, publicBaseUrl: opts.publicBaseUrl, resetStalenessMs: opts.resetStalenessMs })
   reconcileIntents(app, services, intentReconcileMs)
   describeRoute(app)

@@ -6,6 +6,7 @@ import type { Identity } from './identity.js'
 import type { Registry } from './schema/registry.js'
 import type { AggregationCache } from './service/aggregation-cache.js'
 import type { RecordEvents, ResourceServices } from './service/index.js'
+import type { SchemaEvolution } from './evolution/index.js'
 
 /** Options of the @svc/core plugin. The host app owns the MongoDB connection and passes its `Db`. */
 export interface SvcCoreOptions {
@@ -60,6 +61,19 @@ export interface SvcCoreOptions {
    * without transactions stops start-up.
    */
   transactions?: 'auto' | boolean
+  /**
+   * Start-up compares the schemas with the snapshot they were last served with and the stored
+   * records (sampled): `refuse` stops start-up while migrations are pending or records do not fit
+   * a change, `warn` logs and serves, `off` skips the check (and writes no snapshot). Default
+   * `refuse` when `NODE_ENV` is `production`, else `warn`.
+   */
+  schemaCheck?: 'refuse' | 'warn' | 'off'
+  /**
+   * Create the schemas' indexes at start-up (default `true`). `false` opens the app on a database
+   * without building anything there: `svc schema plan|apply` on a database whose files would
+   * not start yet (a new unique index over duplicates).
+   */
+  indexes?: boolean
 }
 
 /** The authentication service the auth layer installs on `app.svc.auth`. */
@@ -111,6 +125,8 @@ export interface SvcContext {
    * server's SMTP mailer; unset, reset mails are written to the log (spec: no SMTP_HOST).
    */
   mailer?: SendMail
+  /** Schema evolution: `plan()`, `apply()`, `migrations()`, `snapshot()` (what `svc schema …` runs). */
+  evolution: SchemaEvolution
 }
 
 declare module 'fastify' {

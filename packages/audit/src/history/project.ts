@@ -29,6 +29,7 @@ export function toEntry (row: AuditRow, readable: Readable): HistoryEntry {
     before: strip(row.before, readable),
     after: strip(row.after, readable),
     diff: stripDiff(row.diff ?? {}, readable),
+    ...(row.migration !== undefined ? { migration: row.migration } : {}),
     at: row.at.toISOString()
   }
 }

@@ -27,6 +27,8 @@ export function buildRows (result: WriteResult, at: Date): AuditRow[] {
     version: result.model.version,
     actor: actorOf(result.ctx),
     requestId: result.ctx.requestId ?? null,
+    // `svc schema apply`: which migration changed the record.
+    ...(result.migration !== undefined ? { migration: result.migration } : {}),
     at
   }
   const row = (before: Record<string, unknown> | null, after: Record<string, unknown> | null, extra: Partial<AuditRow> = {}): AuditRow => {

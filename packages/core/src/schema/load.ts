@@ -59,6 +59,11 @@ async function importSchema (file: string, load: number): Promise<unknown> {
   return exported
 }
 
+/** An ES module's default export, read afresh from disk (migration files load the way schema files do). */
+export async function importDefault (file: string): Promise<unknown> {
+  return await importSchema(file, ++loads)
+}
+
 /** Loads, validates and normalizes every schema; throws one SchemaError naming the file and key. */
 export async function loadRegistry (opts: LoadOptions): Promise<Registry> {
   const registry = new Registry()

@@ -114,8 +114,14 @@ function object (fields: FieldModel[], input: Record<string, unknown>, mode: Inp
  */
 export function prepareInput (model: ResourceModel, input: unknown, mode: InputMode, opts: { strict?: boolean } = {}): PreparedInput {
   if (!isObject(input)) throw new ValidationError('record must be a JSON object', { field: '' })
+  const { prepared, issues } = checkInput(model, input, mode, opts)
+  if (issues.length > 0) throw validationError(issues)
+  return prepared
+}
+
+/** prepareInput's checks without the throw: every issue (unbounded) and what would be stored. */
+export function checkInput (model: ResourceModel, input: Record<string, unknown>, mode: InputMode, opts: { strict?: boolean } = {}): { prepared: PreparedInput, issues: Issue[] } {
   const problems = new Problems()
-  const out = object(model.fields, input, mode, '', problems, opts.strict === true)
-  if (problems.list.length > 0) throw validationError(problems.list)
-  return out
+  const prepared = object(model.fields, input, mode, '', problems, opts.strict === true)
+  return { prepared, issues: problems.list }
 }

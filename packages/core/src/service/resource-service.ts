@@ -1,6 +1,6 @@
 import type { Collection, Document } from 'mongodb'
 import type { FastifyBaseLogger } from 'fastify'
-import { NotFoundError, ValidationError } from '../errors.js'
+import { ForbiddenError, NotFoundError, ValidationError } from '../errors.js'
 import type { RequestContext } from '../identity.js'
 import type { ResourceModel } from '../schema/model.js'
 import { parseId, toJson } from '../values/convert.js'
@@ -26,6 +26,8 @@ import { AggregationRunner } from './aggregations.js'
 import { memoryAggregationCache, type AggregationCache } from './aggregation-cache.js'
 import { searchSort, textClause } from './search.js'
 import { checkIdempotencyKey, type IdempotencyKeys, type IdempotentResult } from './idempotency.js'
+import { StoredRecords } from './stored-records.js'
+import { migrateBatch, type MigrateBatchOptions, type MigrateBatchResult } from './migrate-batch.js'
 import type { DeleteStrategy, ListQuery, ListResult, ReadOptions, RecordJson, Scope, TombstoneUpdate, WriteResult, WriteSubscriber } from './types.js'
 
 const hardDelete: DeleteStrategy = () => null
@@ -83,6 +85,8 @@ export class ResourceService {
   readonly relations: RelationLoader
   /** Declared aggregations: `aggregations.run(ctx, name, params)` for every surface. */
   readonly aggregations: AggregationRunner
+  /** Operator reads of the stored records for `svc schema plan` (see stored-records.ts). */
+  readonly stored: StoredRecords
 
   constructor (model: ResourceModel, deps: ResourceServiceDeps) {
     this.model = model
@@ -93,6 +97,7 @@ export class ResourceService {
     this.#clientScopes = compileClientScopes(model)
     this.relations = new RelationLoader(model, deps.lookup ?? ((p) => { throw new Error(`@svc/core: no service lookup for relation target '${p}'`) }))
     this.aggregations = new AggregationRunner(this)
+    this.stored = new StoredRecords(deps.collection)
     this.#durable = { db: deps.collection.db, store: deps.intents, effects: this.#effects, leaseMs: deps.intentLeaseMs, log: deps.log, transactions: deps.transactions }
   }
 
@@ -100,10 +105,23 @@ export class ResourceService {
    * Extension point 5 — documents a write must leave behind (audit rows, webhook outbox rows):
    * `build(result)` answers `[{ collection, document }]` (each with an `_id`) for every write of
    * this service, and core makes them exist iff the write committed (see durable/commit.ts).
+   * `migrations: true`: also for the records `svc schema apply` migrates (audit rows; an event
+   * outbox leaves it off, as migrations publish no event).
    */
-  addDurableEffect (name: string, build: DurableEffect): void {
+  addDurableEffect (name: string, build: DurableEffect, opts: { migrations?: boolean } = {}): void {
     if (this.#effects.some((e) => e.name === name)) throw new Error(`@svc/core: durable effect '${name}' is already registered on ${this.model.key}`)
-    this.#effects.push({ name, build })
+    this.#effects.push({ name, build, ...(opts.migrations === true ? { migrations: true } : {}) })
+  }
+
+  /**
+   * `svc schema apply`: one batch of one tenant's records through the pending migrations (see
+   * migrate-batch.ts). Operators only (`system: true`); no hooks, no events, no write subscribers;
+   * the durable effects registered with `migrations: true` (audit rows) and per-record markers.
+   */
+  async migrateBatch (ctx: RequestContext, opts: MigrateBatchOptions): Promise<MigrateBatchResult> {
+    if (ctx.system !== true) throw new ForbiddenError('migrations are run by operators (svc schema apply)')
+    const durable = { ...this.#durable, effects: this.#effects.filter((e) => e.migrations === true) }
+    return await migrateBatch({ model: this.model, collection: this.collection, stored: this.stored, durable }, ctx, opts)
   }
 
   addScope (scope: Scope): void { this.#scopes.push(scope) }

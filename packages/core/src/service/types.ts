@@ -77,6 +77,8 @@ export interface WriteResult {
   records?: Array<{ before: RecordJson, after: RecordJson | null }>
   /** Set when the operation is not the event's action: restore publishes `updated` with `operation: 'restore'`. */
   operation?: string
+  /** `operation: 'migrate'` results (`svc schema apply`, never published): the migration's name. */
+  migration?: string
   /** `transitioned` results (published right after the `updated` of the same PUT): which state field moved. */
   transition?: { field: string, from: string | null, to: string }
 }

@@ -17,7 +17,11 @@ export interface DurableDoc {
  */
 export type DurableEffect = (result: WriteResult) => DurableDoc[] | Promise<DurableDoc[]>
 
-export interface NamedEffect { name: string, build: DurableEffect }
+/**
+ * `migrations`: the effect also records migrations (`operation: 'migrate'` results of
+ * `svc schema apply`, which publish no event): audit rows do, an event outbox does not.
+ */
+export interface NamedEffect { name: string, build: DurableEffect, migrations?: boolean }
 
 /** One record the write moves from one state to the next (`null`: absent). */
 export interface Target { recordId: ObjectId, from: RecordState, to: RecordState }

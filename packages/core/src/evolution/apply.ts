@@ -1,0 +1,143 @@
+import { createHash } from 'node:crypto'
+import { setTimeout as sleep } from 'node:timers/promises'
+import type { Document } from 'mongodb'
+import type { RequestContext } from '../identity.js'
+import type { MigratedRecord } from '../service/migrate-batch.js'
+import type { ResourceService } from '../service/resource-service.js'
+import { MigrationStore } from './migration-store.js'
+import { stepsFor, type PlanDeps } from './plan.js'
+
+export interface ApplyOptions {
+  /** Read and compute everything, write nothing; answers counts and before/after samples. */
+  dryRun?: boolean
+  /** Records per batch (one transaction or intent group each); default 500, at most 1000. */
+  batchSize?: number
+  /** At most this many records read per second (throttle); default 2000, 0 = unthrottled. */
+  rate?: number
+  /** Only this tenant's records (a canary); the migrations are then not marked applied. */
+  tenant?: string
+  /** Dry run: how many changed records to keep as samples (default 5). */
+  samples?: number
+  /** Called after every batch. */
+  onProgress?: (p: ApplyProgress) => void
+  /** How long the apply lock lasts without renewal (default 30 s; renewed every batch). */
+  lockLeaseMs?: number
+}
+
+export interface ApplyProgress {
+  resource: string
+  migrations: string[]
+  tenant: string | null
+  tenantIndex: number
+  tenants: number
+  /** Records of this resource the migrations select (an estimate when they have no filter). */
+  total: number
+  scanned: number
+  migrated: number
+  unchanged: number
+  skipped: number
+  elapsedMs: number
+  recordsPerSecond: number
+}
+
+export interface ApplyResourceResult { resource: string, migrations: string[], tenants: number, scanned: number, migrated: number, unchanged: number, skipped: number }
+
+export interface ApplyResult {
+  /** Migrations that were pending when the run started. */
+  pending: string[]
+  /** Marked applied by this run (none for a dry run or a `tenant` run). */
+  applied: string[]
+  resources: ApplyResourceResult[]
+  dryRun: boolean
+  /** Dry run: changed records (before/after per migration) and records that would not fit. */
+  samples: MigratedRecord[]
+  invalid: MigratedRecord[]
+  ms: number
+}
+
+const SYSTEM: RequestContext = { identity: null, surface: 'system', system: true }
+
+async function selectedTotal (service: ResourceService, filters: Array<Document | undefined>): Promise<number> {
+  if (filters.some((f) => f === undefined)) return await service.stored.estimate()
+  try {
+    return await service.stored.count({ $or: filters }, 5000)
+  } catch {
+    return await service.stored.estimate()
+  }
+}
+
+/**
+ * `svc schema apply`: the pending migrations, resource by resource and tenant by tenant, in
+ * batches through `service.migrateBatch` (guarded writes with their audit rows and markers),
+ * throttled, with a checkpoint per tenant, under a lock one run holds at a time. Interrupted at
+ * any point (even SIGKILL), a rerun continues where the checkpoints and markers say: each record
+ * is migrated once. When every tenant is done the migrations are marked applied.
+ */
+export async function applyMigrations (deps: PlanDeps, opts: ApplyOptions = {}): Promise<ApplyResult> {
+  const started = Date.now()
+  const store = new MigrationStore(deps.db)
+  const applied = await store.applied()
+  const pending = deps.migrations.filter((m) => !applied.has(m.name))
+  const dryRun = opts.dryRun === true
+  const result: ApplyResult = { pending: pending.map((m) => m.name), applied: [], resources: [], dryRun, samples: [], invalid: [], ms: 0 }
+  if (pending.length === 0) return { ...result, ms: Date.now() - started }
+  const batchSize = Math.min(1000, Math.max(1, opts.batchSize ?? 500))
+  const rate = opts.rate ?? 2000
+  const leaseMs = opts.lockLeaseMs ?? 30_000
+  const token = dryRun ? null : await store.lock(leaseMs)
+  // One run = this set of pending migrations: its checkpoints mean nothing to another set.
+  const run = createHash('sha256').update(pending.map((m) => m.name).join('\n')).digest('hex').slice(0, 16)
+  let scannedAll = 0
+  try {
+    if (!dryRun) await deps.services.reconcileIntents()
+    for (const model of deps.registry.all()) {
+      const steps = stepsFor(pending, model.key)
+      if (steps.length === 0) continue
+      const service = deps.services.get(model.path, model.version)
+      const filters = steps.map((s) => s.filter)
+      const selection = filters.every((f) => f !== undefined) ? { $or: filters } : {}
+      if (!dryRun) await service.stored.ensureTenantOrder()
+      const tenants = opts.tenant !== undefined ? [opts.tenant] : await service.stored.tenants(selection)
+      const total = await selectedTotal(service, filters)
+      const r: ApplyResourceResult = { resource: model.key, migrations: steps.map((s) => s.name), tenants: tenants.length, scanned: 0, migrated: 0, unchanged: 0, skipped: 0 }
+      result.resources.push(r)
+      for (const [i, tenant] of tenants.entries()) {
+        let { lastId, done } = dryRun ? { lastId: null, done: false } : await store.checkpoint(run, model.key, tenant)
+        while (!done) {
+          const b = await service.migrateBatch(SYSTEM, { tenant, after: lastId, limit: batchSize, steps, dryRun })
+          r.scanned += b.scanned
+          r.migrated += b.migrated
+          r.unchanged += b.unchanged
+          r.skipped += b.skipped
+          scannedAll += b.scanned
+          for (const rec of b.records ?? []) {
+            if (rec.issues !== undefined) { if (result.invalid.length < 20) result.invalid.push(rec) } else if (result.samples.length < (opts.samples ?? 5)) result.samples.push(rec)
+          }
+          done = b.lastId === null || b.scanned < batchSize
+          if (b.lastId !== null) lastId = b.lastId
+          if (token !== null) {
+            await store.saveCheckpoint(run, model.key, tenant, lastId, done)
+            if (!(await store.renew(token, leaseMs))) throw new Error('the apply lock was taken over by another run; stopping')
+          }
+          const elapsedMs = Date.now() - started
+          opts.onProgress?.({ resource: model.key, migrations: r.migrations, tenant, tenantIndex: i, tenants: tenants.length, total, scanned: r.scanned, migrated: r.migrated, unchanged: r.unchanged, skipped: r.skipped, elapsedMs, recordsPerSecond: Math.round(scannedAll / Math.max(elapsedMs, 1) * 1000) })
+          if (rate > 0) {
+            const wait = started + scannedAll / rate * 1000 - Date.now()
+            if (wait > 0) await sleep(wait)
+          }
+        }
+      }
+    }
+    if (!dryRun && opts.tenant === undefined) {
+      for (const m of pending) {
+        const rs = result.resources.filter((x) => x.migrations.includes(m.name))
+        await store.markDone({ _id: m.name, checksum: m.checksum, resources: [...m.resources.keys()], migrated: rs.reduce((n, x) => n + x.migrated, 0), unchanged: rs.reduce((n, x) => n + x.unchanged, 0) })
+        result.applied.push(m.name)
+      }
+      await store.cleanUp(run, result.applied)
+    }
+  } finally {
+    if (token !== null) await store.unlock(token)
+  }
+  return { ...result, ms: Date.now() - started }
+}
