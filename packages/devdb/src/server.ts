@@ -65,7 +65,8 @@ export async function startDevDb (options: DevDbOptions = {}): Promise<DevDb> {
     params: { ...defaultParams(), ttlMonitorSleepSecs: options.ttlMonitorSleepSecs ?? 60 },
     store,
     replSetName: options.replSet === false ? undefined : (options.replSet ?? 'rs0'),
-    sessions: new Sessions(catalog),
+    // A transaction abandoned by its client (killed) holds its writes until this lifetime ends.
+    sessions: new Sessions(catalog, () => state.params.transactionLifetimeLimitSeconds * 1000),
     clock: new ClusterClock()
   }
   const sockets = new Set<Socket>()

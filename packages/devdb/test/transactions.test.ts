@@ -223,6 +223,36 @@ t.test('protocol errors: unknown transaction number, commit and abort rules', as
   t.equal(await seen.findOne({ _id: 'z' }), null)
 })
 
+t.test('a transaction its client abandoned holds its writes until transactionLifetimeLimitSeconds, settable at run time', async t => {
+  await reset()
+  const admin = h.client.db('admin')
+  t.equal((await admin.command({ getParameter: 1, transactionLifetimeLimitSeconds: 1 })).transactionLifetimeLimitSeconds, 60, "mongod's default")
+  const abandoned = h.client.startSession()
+  abandoned.startTransaction()
+  await accounts.updateOne({ _id: 'a' }, { $inc: { balance: -1 } }, { session: abandoned })
+  const blocked = await mongoError(async () => {
+    const s = other.startSession()
+    try {
+      s.startTransaction()
+      await other.db('test').collection('accounts').updateOne({ _id: 'a' }, { $inc: { balance: 1 } }, { session: s })
+    } finally {
+      await s.endSession()
+    }
+  })
+  t.equal(blocked.code, 112, 'WriteConflict while the abandoned transaction is open')
+  t.equal((await admin.command({ setParameter: 1, transactionLifetimeLimitSeconds: 1 })).was, 60)
+  await new Promise(resolve => setTimeout(resolve, 1100))
+  const s = other.startSession()
+  s.startTransaction()
+  await other.db('test').collection('accounts').updateOne({ _id: 'a' }, { $inc: { balance: 1 } }, { session: s })
+  await s.commitTransaction()
+  await s.endSession()
+  t.equal((await seen.findOne({ _id: 'a' }))?.balance, 101, 'past the lifetime the abandoned one is aborted and the write lands')
+  t.equal((await mongoError(async () => await admin.command({ setParameter: 1, transactionLifetimeLimitSeconds: 0 }))).code, 72)
+  await admin.command({ setParameter: 1, transactionLifetimeLimitSeconds: 60 })
+  await abandoned.endSession().catch(() => {})
+})
+
 t.test('serverStatus counts transactions as mongod names them', async t => {
   const status = async (): Promise<Record<string, number>> => (await h.db.admin().command({ serverStatus: 1 })).transactions
   const before = await status()

@@ -33,10 +33,12 @@ export interface ServerParams {
   internalQueryMaxBlockingSortMemoryUsageBytes: number
   /** the TTL monitor's sleep between sweeps (startup option and setParameter, as mongod) */
   ttlMonitorSleepSecs: number
+  /** how long a transaction may stay open before it is aborted (mongod's default 60; setParameter) */
+  transactionLifetimeLimitSeconds: number
 }
 
 export function defaultParams (): ServerParams {
-  return { allowDiskUseByDefault: true, internalQueryMaxBlockingSortMemoryUsageBytes: 100 * 1024 * 1024, ttlMonitorSleepSecs: 60 }
+  return { allowDiskUseByDefault: true, internalQueryMaxBlockingSortMemoryUsageBytes: 100 * 1024 * 1024, ttlMonitorSleepSecs: 60, transactionLifetimeLimitSeconds: 60 }
 }
 
 export interface CommandContext {

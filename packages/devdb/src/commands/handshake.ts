@@ -101,6 +101,11 @@ export const handshakeCommands: Record<string, Handler> = {
         params.ttlMonitorSleepSecs = toNumber(v)
         continue
       }
+      if (k === 'transactionLifetimeLimitSeconds' && isNumeric(v) && Number.isInteger(toNumber(v)) && toNumber(v) > 0) {
+        was[k] = params.transactionLifetimeLimitSeconds
+        params.transactionLifetimeLimitSeconds = toNumber(v)
+        continue
+      }
       throw new CommandError(Codes.InvalidOptions, 'InvalidOptions', `attempted to set unrecognized parameter [${k}], use help:true to see options `)
     }
     if (Object.keys(was).length === 0) throw new CommandError(Codes.InvalidOptions, 'InvalidOptions', 'no option found to set, use help:true to see options ')

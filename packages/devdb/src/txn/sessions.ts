@@ -55,7 +55,8 @@ export class Sessions {
   /** the local logical session cache ($listLocalSessions): every lsid a command carried, by key */
   private readonly local = new Map<string, { id: unknown, lastUse: Date }>()
 
-  constructor (private readonly catalog: Catalog, private readonly lifetimeMs = TRANSACTION_LIFETIME_MS) {}
+  /** `lifetimeMs`: read at each check, so setParameter transactionLifetimeLimitSeconds applies at once. */
+  constructor (private readonly catalog: Catalog, private readonly lifetimeMs: () => number = () => TRANSACTION_LIFETIME_MS) {}
 
   /** serverStatus `transactions` counters, named as mongod's */
   readonly stats = { totalStarted: 0, totalCommitted: 0, totalAborted: 0 }
@@ -243,7 +244,7 @@ export class Sessions {
     if (this.catalog.openTransactions === 0) return
     const now = Date.now()
     for (const s of this.sessions.values()) {
-      if (s.txn?.state === 'inProgress' && s.txn.expired(now, this.lifetimeMs)) this.end(s.txn, 'aborted')
+      if (s.txn?.state === 'inProgress' && s.txn.expired(now, this.lifetimeMs())) this.end(s.txn, 'aborted')
     }
   }
 }
