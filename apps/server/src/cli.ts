@@ -2,6 +2,8 @@ import { Command, InvalidArgumentError } from 'commander'
 import { clientGenerate } from './commands/client-generate.js'
 import { clientsCreate } from './commands/clients-create.js'
 import { runStart } from './commands/start.js'
+import { schemaApply } from './commands/schema-apply.js'
+import { schemaPlan } from './commands/schema-plan.js'
 import { tokenMint } from './commands/token-mint.js'
 import { usersSetRoles } from './commands/users-set-roles.js'
 
@@ -56,7 +58,40 @@ export function buildCli (): Command {
       for (const file of await clientGenerate(opts)) process.stdout.write(`${file}\n`)
     })
 
+  const schema = program.command('schema').description('schema evolution: the files against the stored data, and migrations')
+  schema.command('plan')
+    .description('compare SCHEMA_DIR with the schemas the database was last served with; count the stored records each change leaves not fitting (exit 3 when a production start would refuse)')
+    .option('--exact', 'read every record instead of a sample (bounded by --max-seconds)')
+    .option('--sample <n>', 'records sampled per resource', positiveInt, 5000)
+    .option('--max-seconds <s>', 'time bound of the record checks', positiveInt, 60)
+    .option('--json', 'print the plan as JSON')
+    .action(async (opts: { exact?: boolean, sample: number, maxSeconds: number, json?: boolean }) => {
+      process.exitCode = await schemaPlan(opts)
+    })
+  schema.command('apply')
+    .description('run the pending migrations of SCHEMA_DIR/migrations (resumable; stop the embedded server first)')
+    .option('--dry-run', 'compute everything, write nothing; print before/after samples')
+    .option('--batch-size <n>', 'records per batch (at most 1000)', positiveInt, 500)
+    .option('--rate <n>', 'at most this many records read per second (0: unthrottled)', wholeNumber, 2000)
+    .option('--tenant <userId>', 'only this tenant (a canary); the migrations stay pending')
+    .option('--samples <n>', 'dry run: changed records to show', positiveInt, 5)
+    .option('--json', 'JSON progress lines and result even on a terminal')
+    .action(async (opts: { dryRun?: boolean, batchSize: number, rate: number, tenant?: string, samples: number, json?: boolean }) => {
+      process.exitCode = await schemaApply(opts)
+    })
+
   return program
+}
+
+function wholeNumber (value: string): number {
+  if (!/^\d+$/.test(value)) throw new InvalidArgumentError('must be a whole number')
+  return Number(value)
+}
+
+function positiveInt (value: string): number {
+  const n = wholeNumber(value)
+  if (n < 1) throw new InvalidArgumentError('must be at least 1')
+  return n
 }
 
 /** Entry point of bin/svc.js; a failing command prints one line and exits 1. */

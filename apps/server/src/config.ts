@@ -9,6 +9,8 @@ export type NodeEnv = typeof NODE_ENVS[number]
 /** pino's levels; `silent` turns logging off. */
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
 export type LogLevel = typeof LOG_LEVELS[number]
+const SCHEMA_CHECKS = ['refuse', 'warn', 'off'] as const
+export type SchemaCheck = typeof SCHEMA_CHECKS[number]
 
 /** The reference server's settings, read from the environment per CONTRACT.md's table. */
 export interface ServerConfig {
@@ -28,6 +30,8 @@ export interface ServerConfig {
   pageSize: number
   /** Time bound of every query a caller drives (QUERY_TIMEOUT_MS). */
   queryTimeoutMs: number
+  /** SCHEMA_CHECK: start-up with schema changes that still need data — refuse (production default), warn, off. */
+  schemaCheck: SchemaCheck
   uploadsDir: string
   /** HMAC key of local download URLs; unset, @svc/files derives one from JWT_SECRET. */
   filesSigningSecret?: string
@@ -117,6 +121,11 @@ export function loadConfig (env: Env = process.env): ConfigResult {
   let logLevel: LogLevel = 'info'
   if ((LOG_LEVELS as readonly string[]).includes(rawLevel)) logLevel = rawLevel as LogLevel
   else problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${rawLevel}")`)
+
+  const rawCheck = read(env, 'SCHEMA_CHECK') ?? (production ? 'refuse' : 'warn')
+  let schemaCheck: SchemaCheck = production ? 'refuse' : 'warn'
+  if ((SCHEMA_CHECKS as readonly string[]).includes(rawCheck)) schemaCheck = rawCheck as SchemaCheck
+  else problems.push(`SCHEMA_CHECK must be one of ${SCHEMA_CHECKS.join(', ')} (got "${rawCheck}")`)
 
   const port = int('PORT', 3000, 0, 65535)
   const host = read(env, 'HOST') ?? (production ? '0.0.0.0' : '127.0.0.1')
@@ -216,6 +225,7 @@ export function loadConfig (env: Env = process.env): ConfigResult {
       accessTokenTtlSeconds,
       pageSize,
       queryTimeoutMs,
+      schemaCheck,
       uploadsDir: read(env, 'UPLOADS_DIR') ?? './uploads',
       filesSigningSecret,
       publicBaseUrl,

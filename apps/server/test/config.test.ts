@@ -14,6 +14,7 @@ t.test('defaults per CONTRACT.md in development', async (t) => {
     accessTokenTtlSeconds: 900,
     pageSize: 20,
     queryTimeoutMs: 5000,
+    schemaCheck: 'warn',
     logLevel: 'info',
     softDeleteRetentionDays: undefined,
     softDeleteSweepSeconds: 3600,
@@ -48,6 +49,9 @@ t.test('values are read and converted', async (t) => {
   t.same(loadConfig({ WEBHOOK_RETRY_SCHEDULE: '0.5, 2,10' }).config?.webhookRetrySchedule, [0.5, 2, 10], 'WEBHOOK_RETRY_SCHEDULE')
   t.match(loadConfig({ WEBHOOK_RETRY_SCHEDULE: '1,x' }).problems, [/WEBHOOK_RETRY_SCHEDULE must be comma-separated non-negative seconds/], 'a bad WEBHOOK_RETRY_SCHEDULE is a start-up problem')
   t.match(loadConfig({ QUERY_TIMEOUT_MS: '0' }).problems, [/QUERY_TIMEOUT_MS must be a whole number between 1 and 600000/])
+  t.equal(loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32), MONGODB_URI: 'mongodb://h/d' }).config?.schemaCheck, 'refuse', 'production refuses schema changes that need data')
+  t.equal(loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32), MONGODB_URI: 'mongodb://h/d', SCHEMA_CHECK: 'warn' }).config?.schemaCheck, 'warn', 'unless SCHEMA_CHECK says warn')
+  t.match(loadConfig({ SCHEMA_CHECK: 'maybe' }).problems, [/SCHEMA_CHECK must be one of refuse, warn, off \(got "maybe"\)/])
 })
 
 t.test('every problem is reported, one line each, naming its variable', async (t) => {

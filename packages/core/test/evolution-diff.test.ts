@@ -1,7 +1,7 @@
 import t from 'tap'
 import { normalizeSchema } from '../src/schema/normalize.js'
 import { snapshotModels } from '../src/schema/snapshot.js'
-import { diffSnapshots } from '../src/evolution/diff.js'
+import { aclGaps, diffSnapshots } from '../src/evolution/diff.js'
 import type { SchemaChange } from '../src/evolution/changes.js'
 
 /** Snapshot of schema objects as core would load them (`version` from the object, default v1). */
@@ -193,4 +193,14 @@ t.test('nested arrays of objects are compared item by item', async (t) => {
   t.match(byKind(changes, 'min-added', 'lines.qty'), { class: 'needs-data' })
   t.match(byKind(changes, 'enum-narrowed', 'labels'), { class: 'needs-data' })
   t.equal(changes.length, 2)
+})
+
+t.test('two versions on one collection: a field the newer hides must be hidden by the older too', async (t) => {
+  const v1 = { path: 'deals', fields: [{ name: 'title', type: String }, { name: 'margin', type: Number }, { name: 'cost', type: Number, acl: { read: ['admin'] } }] }
+  const v2 = { path: 'deals', version: 'v2', fields: [{ name: 'title', type: String }, { name: 'margin', type: Number, acl: { read: ['admin'] } }, { name: 'cost', type: Number, acl: { read: ['admin', 'finance'] } }, { name: 'note', type: String, acl: { read: ['admin'] } }] }
+  const gaps = aclGaps(snap(v1, v2))
+  t.same(gaps.map((g) => [g.resource, g.kind, g.field]), [['v2/deals', 'acl-gap', 'cost'], ['v1/deals', 'acl-gap', 'margin'], ['v1/deals', 'acl-gap', 'note']],
+    'each side: v2 lets finance read the cost v1 shows admins only')
+  t.match(gaps[1].message, /margin is readable by \["admin"\] only in v2\/deals, but v1\/deals returns it to every reader/)
+  t.same(aclGaps(snap(v1, { ...v2, collection: 'deals_v2' })), [], 'separate collections share no records')
 })

@@ -1,4 +1,4 @@
-import t from 'tap'
+import t, { type Test } from 'tap'
 import Fastify from 'fastify'
 import type { Db } from 'mongodb'
 import { getTestDb } from '@svc/testkit'
@@ -34,7 +34,7 @@ const after = {
 
 const as = (userId: string): RequestContext => ({ identity: { kind: 'user', userId, roles: ['user'] }, surface: 'rest' })
 
-async function start (t: Tap.Test, db: Db, schemas: unknown[], options: Partial<SvcCoreOptions> = {}): Promise<import('fastify').FastifyInstance> {
+async function start (t: Test, db: Db, schemas: unknown[], options: Partial<SvcCoreOptions> = {}): Promise<import('fastify').FastifyInstance> {
   const app = Fastify({ logger: false })
   await app.register(svcCore, { db, jwtSecret: JWT_SECRET, bcryptRounds: 4, schemas, ...options })
   t.teardown(async () => await app.close())

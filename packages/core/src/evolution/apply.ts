@@ -22,6 +22,14 @@ export interface ApplyOptions {
   onProgress?: (p: ApplyProgress) => void
   /** How long the apply lock lasts without renewal (default 30 s; renewed every batch). */
   lockLeaseMs?: number
+  /**
+   * How long a batch waits for records held by another write before apply fails (default 90 s):
+   * a run killed inside a batch's transaction leaves it open on the server until the transaction
+   * lifetime ends (mongod's `transactionLifetimeLimitSeconds`, 60 s), and the rerun waits it out.
+   */
+  contentionWaitMs?: number
+  /** Called while a batch waits for such records. */
+  onWait?: (w: { resource: string, tenant: string | null, waitedMs: number }) => void
 }
 
 export interface ApplyProgress {
@@ -66,6 +74,21 @@ async function selectedTotal (service: ResourceService, filters: Array<Document 
   }
 }
 
+/** Retries `fn` while it answers 409 CONFLICT (records held by other writes), for at most `waitMs`. */
+async function patiently<T> (fn: () => Promise<T>, waitMs: number, onWait: (waitedMs: number) => void): Promise<T> {
+  const started = Date.now()
+  for (;;) {
+    try {
+      return await fn()
+    } catch (err) {
+      const waited = Date.now() - started
+      if ((err as { statusCode?: number }).statusCode !== 409 || waited >= waitMs) throw err
+      onWait(waited)
+      await sleep(1000)
+    }
+  }
+}
+
 /**
  * `svc schema apply`: the pending migrations, resource by resource and tenant by tenant, in
  * batches through `service.migrateBatch` (guarded writes with their audit rows and markers),
@@ -104,7 +127,8 @@ export async function applyMigrations (deps: PlanDeps, opts: ApplyOptions = {}):
       for (const [i, tenant] of tenants.entries()) {
         let { lastId, done } = dryRun ? { lastId: null, done: false } : await store.checkpoint(run, model.key, tenant)
         while (!done) {
-          const b = await service.migrateBatch(SYSTEM, { tenant, after: lastId, limit: batchSize, steps, dryRun })
+          const b = await patiently(async () => await service.migrateBatch(SYSTEM, { tenant, after: lastId, limit: batchSize, steps, dryRun }),
+            opts.contentionWaitMs ?? 90_000, (waitedMs) => opts.onWait?.({ resource: model.key, tenant, waitedMs }))
           r.scanned += b.scanned
           r.migrated += b.migrated
           r.unchanged += b.unchanged

@@ -19,6 +19,8 @@ export type ChangeKind =
   | 'computed-added' | 'computed-removed' | 'read-restricted' | 'read-opened' | 'searchable-changed'
   | 'index-added' | 'index-removed' | 'relation-removed' | 'relation-added'
   | 'aggregation-removed' | 'aggregation-added'
+  /** Two versions serve one collection, and the older returns a field the newer hides from some roles. */
+  | 'acl-gap'
   /** Stored records that do not fit a field although no declared change explains it. */
   | 'stored-data'
 

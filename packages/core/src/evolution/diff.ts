@@ -70,6 +70,39 @@ export function diffSnapshots (before: SchemaSnapshot, after: SchemaSnapshot): S
   return out
 }
 
+/**
+ * Field ACL is per version, and a version returns every stored field it does not restrict: a
+ * field the new version hides from some roles must be hidden the same way in the one beside it.
+ */
+export function aclGaps (files: SchemaSnapshot): SchemaChange[] {
+  const out: SchemaChange[] = []
+  for (const a of files.resources) {
+    for (const sibling of files.resources) {
+      if (sibling.key !== a.key && sibling.collection === a.collection) out.push(...gaps(a, sibling))
+    }
+  }
+  return out
+}
+
+function gaps (a: ResourceSnapshot, sibling: ResourceSnapshot): SchemaChange[] {
+  const out: SchemaChange[] = []
+  for (const f of a.fields) {
+    if (f.readRoles === undefined) continue
+    const there = sibling.fields.find((x) => x.name === f.name)
+    if (there?.readRoles !== undefined && there.readRoles.every((r) => f.readRoles!.includes(r))) continue
+    out.push({
+      resource: sibling.key,
+      collection: sibling.collection,
+      kind: 'acl-gap',
+      class: 'needs-version',
+      needsVersion: false,
+      field: f.name,
+      message: `${f.name} is readable by ${JSON.stringify(f.readRoles)} only in ${a.key}, but ${sibling.key} returns it to every reader of the same records: give it the same acl.read there`
+    })
+  }
+  return out
+}
+
 /** The collection a changed resource's records were stored in, when it changed. */
 export function previousCollection (before: SchemaSnapshot, change: SchemaChange): string | undefined {
   const [version, path] = change.resource.split('/')

@@ -5,7 +5,7 @@ import type { ResourceServices } from '../service/index.js'
 import type { MigrationStep } from '../service/migration-steps.js'
 import { estimateCollection } from '../service/stored-records.js'
 import { isDataBreaking, type SchemaChange } from './changes.js'
-import { diffSnapshots, previousCollection } from './diff.js'
+import { aclGaps, diffSnapshots, previousCollection } from './diff.js'
 import { measureResource, type MigrationFailure } from './impact.js'
 import { MigrationStore } from './migration-store.js'
 import type { Migration } from './migrations.js'
@@ -59,6 +59,7 @@ function blockingReasons (plan: Omit<SchemaPlan, 'blocking'>): string[] {
   const out: string[] = []
   if (plan.migrations.pending.length > 0) out.push(`pending migrations: ${plan.migrations.pending.map((m) => m.name).join(', ')} (run svc schema apply)`)
   for (const c of plan.changes) {
+    if (c.kind === 'acl-gap') out.push(`${c.resource}: ${c.message}`)
     if (!isDataBreaking(c) || c.kind === 'stored-data') continue
     const i = c.impact
     const what = c.duplicates !== undefined
@@ -87,7 +88,7 @@ export async function buildPlan (deps: PlanDeps, opts: PlanOptions = {}): Promis
   const stored: StoredSnapshot | null = await new SnapshotStore(deps.db).read()
   const applied = await new MigrationStore(deps.db).applied()
   const pending = deps.migrations.filter((m) => !applied.has(m.name))
-  const changes = stored === null ? [] : diffSnapshots(stored, files)
+  const changes = [...(stored === null ? [] : diffSnapshots(stored, files)), ...aclGaps(files)]
   const touched = new Set<string>(stored === null ? deps.registry.all().map((m) => m.key) : [])
   for (const c of changes) touched.add(c.resource)
   for (const m of pending) for (const key of m.resources.keys()) touched.add(key)

@@ -11,11 +11,18 @@ import { IntentStore } from './durable/intents.js'
  * default list uses. Idempotent: an existing index with the same spec is a no-op.
  */
 export async function ensureIndexes (db: Db, registry: Registry): Promise<void> {
+  // Two versions of a schema may serve one collection: its one text index covers both's fields
+  // (built once, not replaced by each in turn at every start).
+  const searchableIn = new Map<string, string[]>()
+  for (const model of registry.all()) {
+    const paths = searchableIn.get(model.collection) ?? []
+    searchableIn.set(model.collection, [...paths, ...searchablePaths(model).filter((p) => !paths.includes(p))])
+  }
   for (const model of registry.all()) {
     const coll = db.collection(model.collection)
     await coll.createIndex({ userId: 1, createdAt: -1 }, { name: 'svc_tenant_created' })
-    const searchable = searchablePaths(model)
-    if (searchable.length > 0) await ensureTextIndex(coll, model, searchable)
+    const searchable = searchableIn.get(model.collection)!
+    if (searchable.length > 0 && searchablePaths(model).length > 0) await ensureTextIndex(coll, model, searchable)
     for (const [i, spec] of model.compositeIndexes.entries()) {
       try {
         await coll.createIndex(spec, { unique: true, name: `svc_unique_${Object.keys(spec).join('_')}` })

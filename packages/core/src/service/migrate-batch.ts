@@ -118,13 +118,14 @@ function changeOf (model: ResourceModel, doc: Document, output: RecordJson, set:
   return Object.keys(change.$set!).length + Object.keys(change.$unset!).length === 0 ? null : change
 }
 
-async function judge (h: MigrateHost, docs: Document[], steps: readonly MigrationStep[]): Promise<Outcome[]> {
+/** `prefiltered`: the docs were read with the one step's filter, so the database need not be asked again. */
+async function judge (h: MigrateHost, docs: Document[], steps: readonly MigrationStep[], prefiltered = false): Promise<Outcome[]> {
   const ids = docs.map((d) => d._id)
   const coll = h.collection.collectionName
   await settleIntents(h.durable, coll, ids)
   const marks = new Set((await h.durable.db.collection(MIGRATION_MARKS_COLLECTION)
     .find({ _id: { $in: steps.flatMap((s) => ids.map((id) => markId(s.name, coll, String(id)))) as never[] } }, { projection: { _id: 1 } }).toArray()).map((m) => String(m._id)))
-  const selected = await Promise.all(steps.map(async (s) => s.filter === undefined ? null : await h.stored.matching(ids, s.filter)))
+  const selected = await Promise.all(steps.map(async (s) => s.filter === undefined || prefiltered ? null : await h.stored.matching(ids, s.filter)))
   const out: Outcome[] = []
   for (const doc of docs) {
     const id = String(doc._id)
@@ -169,8 +170,9 @@ export async function migrateBatch (h: MigrateHost, ctx: RequestContext, opts: M
   const result: MigrateBatchResult = { scanned: first.length, migrated: 0, unchanged: 0, skipped: 0, lastId }
   if (first.length === 0) return result
   const ids = first.map((d) => d._id)
+  const prefiltered = opts.steps.length === 1 && query.$or !== undefined
   if (opts.dryRun === true) {
-    const outcomes = await judge(h, first, opts.steps)
+    const outcomes = await judge(h, first, opts.steps, prefiltered)
     count(result, outcomes)
     result.migrated = outcomes.filter((o) => o.change !== undefined || o.issues !== undefined).length
     result.records = outcomes.filter((o) => o.images.length > 0 && (o.change !== undefined || o.issues !== undefined))
@@ -183,8 +185,8 @@ export async function migrateBatch (h: MigrateHost, ctx: RequestContext, opts: M
     let outcomes: Outcome[] = []
     const { changed } = await commitDurably(migrationContext(h.durable, () => outcomes), async () => {
       const docs = reread ? await h.collection.find({ _id: { $in: ids } }, { sort: { _id: 1 } }).toArray() : first
+      outcomes = await judge(h, docs, opts.steps, prefiltered && !reread)
       reread = true
-      outcomes = await judge(h, docs, opts.steps)
       skippedAtStart ??= outcomes.filter((o) => o.skipped).length
       const bad = outcomes.find((o) => o.issues !== undefined)
       if (bad !== undefined) throw new MigrationInvalidError(bad.names, String(bad.doc._id), bad.doc.userId ?? null, bad.issues!)

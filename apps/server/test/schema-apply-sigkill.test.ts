@@ -1,0 +1,130 @@
+import t, { type Test } from 'tap'
+import { spawn } from 'node:child_process'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createInterface } from 'node:readline'
+import { ObjectId, type Db } from 'mongodb'
+import { getStandaloneTestDb, getTestDb } from '@svc/testkit'
+import { BIN } from './fixtures/svc-process.js'
+
+// `svc schema apply` killed with SIGKILL at arbitrary points (inside a batch's transaction or its
+// write-ahead intents, between batches), then run again: every record migrated exactly once —
+// its counter at 1 and exactly one audit row — and none missed.
+
+t.setTimeout(900_000)
+
+const SCHEMA = `export default {
+  path: 'deals',
+  fields: [
+    { name: 'title', type: String, required: true },
+    { name: 'country', type: String },
+    { name: 'region', type: String, required: true },
+    { name: 'migratedTimes', type: Number }
+  ]
+}
+`
+const MIGRATION = `export default {
+  resources: {
+    deals: {
+      filter: { region: { $exists: false } },
+      up (deal) {
+        deal.region = deal.country === 'US' ? 'americas' : 'emea'
+        deal.migratedTimes = (deal.migratedTimes ?? 0) + 1
+      }
+    }
+  }
+}
+`
+
+function schemaDir (t: Test): string {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-sigkill-'))
+  t.teardown(() => { rmSync(dir, { recursive: true, force: true }) })
+  mkdirSync(join(dir, 'versions', 'v1'), { recursive: true })
+  mkdirSync(join(dir, 'migrations'))
+  writeFileSync(join(dir, 'versions', 'v1', 'deals.mjs'), SCHEMA)
+  writeFileSync(join(dir, 'migrations', '0001-backfill-region.mjs'), MIGRATION)
+  return dir
+}
+
+async function seed (db: Db, records: number, tenants: number): Promise<void> {
+  const at = new Date()
+  for (let i = 0; i < records; i += 10_000) {
+    await db.collection('deals').insertMany(Array.from({ length: Math.min(10_000, records - i) }, (_, k) => ({
+      _id: new ObjectId(), title: `deal ${i + k}`, country: (i + k) % 3 === 0 ? 'US' : 'DE', userId: `tenant-${(i + k) % tenants}`, createdAt: at, updatedAt: at
+    })), { ordered: false })
+  }
+}
+
+interface Run { code: number | null, signal: string | null, lines: Array<Record<string, unknown>> }
+
+/** `svc schema apply --json`; with `killAt`, SIGKILL once that many records were migrated, after a random pause. */
+async function apply (env: NodeJS.ProcessEnv, killAt?: number): Promise<Run> {
+  const child = spawn(process.execPath, [BIN, 'schema', 'apply', '--rate', '0', '--batch-size', '1000', '--json'], { env, stdio: ['ignore', 'pipe', 'pipe'] })
+  const lines: Array<Record<string, unknown>> = []
+  let stderr = ''
+  child.stderr.on('data', (d: Buffer) => { stderr += d.toString() })
+  let killing = false
+  createInterface({ input: child.stdout }).on('line', (line) => {
+    const msg = JSON.parse(line) as Record<string, unknown>
+    lines.push(msg)
+    if (killAt !== undefined && !killing && msg.type === 'progress' && (msg.migrated as number) >= killAt) {
+      killing = true
+      setTimeout(() => child.kill('SIGKILL'), Math.floor(Math.random() * 400))
+    }
+  })
+  return await new Promise((resolve) => child.on('exit', (code, signal) => {
+    if (killAt === undefined && code !== 0) process.stderr.write(stderr)
+    resolve({ code, signal, lines })
+  }))
+}
+
+async function check (t: Test, db: Db, records: number): Promise<void> {
+  const deals = db.collection('deals')
+  t.equal(await deals.countDocuments({ region: { $exists: false } }), 0, 'no record missed')
+  t.equal(await deals.countDocuments({ migratedTimes: 1 }), records, 'every record migrated exactly once')
+  t.equal(await deals.countDocuments({ migratedTimes: { $gt: 1 } }), 0, 'none twice')
+  const rows = db.collection('audit_log')
+  t.equal(await rows.countDocuments({ action: 'migrate', migration: '0001-backfill-region' }), records, 'one audit row per migrated record')
+  const twice = await rows.aggregate([{ $match: { action: 'migrate' } }, { $group: { _id: '$recordId', n: { $sum: 1 } } }, { $match: { n: { $gt: 1 } } }, { $count: 'records' }]).toArray()
+  t.same(twice, [], 'no record has two rows')
+  t.equal(await db.collection('svc_migration_marks').countDocuments(), 0, 'markers removed once done')
+  t.match(await db.collection('svc_migrations').findOne({ _id: '0001-backfill-region' as never }), { status: 'done' })
+  t.equal(await db.collection('svc_migrations').countDocuments({ _id: '#apply-lock' as never }), 0, 'the lock released')
+}
+
+t.test('SIGKILL twice during apply on 100,000 records of 100 tenants (transactions), then a rerun', async (t) => {
+  const { db, client, uri } = await getTestDb(t)
+  // A batch's transaction killed with its client stays open (holding its records) until the
+  // server's transaction lifetime ends; 5 s instead of 60 keeps the rerun's wait short.
+  const admin = client.db('admin')
+  await admin.command({ setParameter: 1, transactionLifetimeLimitSeconds: 5 })
+  t.teardown(async () => { await admin.command({ setParameter: 1, transactionLifetimeLimitSeconds: 60 }) })
+  const records = 100_000
+  await seed(db, records, 100)
+  const env = { ...process.env, _TAPJS_PROCESSINFO_COVERAGE_: '0', NODE_ENV: 'test', JWT_SECRET: 'sigkill-secret-0123456789abcdef0123', SCHEMA_DIR: schemaDir(t), MONGODB_URI: uri }
+  for (const killAt of [15_000, 40_000]) {
+    const run = await apply(env, killAt)
+    t.equal(run.signal, 'SIGKILL', `killed past ${killAt} records`)
+    const done = await db.collection('deals').countDocuments({ migratedTimes: 1 })
+    t.ok(done >= killAt && done < records, `part of the records were migrated (${done})`)
+  }
+  const last = await apply(env)
+  t.equal(last.code, 0, 'the rerun completes')
+  const result = last.lines.at(-1)!
+  t.match(result, { type: 'result', applied: ['0001-backfill-region'] })
+  t.ok(last.lines.some((l) => l.type === 'progress' && l.tenant === 'tenant-99'), 'JSON progress lines, tenant by tenant')
+  await check(t, db, records)
+})
+
+t.test('SIGKILL during apply on a standalone server (write-ahead intents), then a rerun', async (t) => {
+  const { db, uri } = await getStandaloneTestDb(t)
+  const records = 12_000
+  await seed(db, records, 20)
+  const env = { ...process.env, _TAPJS_PROCESSINFO_COVERAGE_: '0', NODE_ENV: 'test', JWT_SECRET: 'sigkill-secret-0123456789abcdef0123', SCHEMA_DIR: schemaDir(t), MONGODB_URI: uri }
+  const run = await apply(env, 3000)
+  t.equal(run.signal, 'SIGKILL')
+  const last = await apply(env)
+  t.equal(last.code, 0, 'the rerun completes (settling the killed run\'s intents first)')
+  await check(t, db, records)
+})
