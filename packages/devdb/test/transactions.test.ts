@@ -234,7 +234,7 @@ t.test('a transaction its client abandoned holds its writes until transactionLif
     const s = other.startSession()
     try {
       s.startTransaction()
-      await other.db('test').collection('accounts').updateOne({ _id: 'a' }, { $inc: { balance: 1 } }, { session: s })
+      await other.db('test').collection<{ _id: string, balance: number }>('accounts').updateOne({ _id: 'a' }, { $inc: { balance: 1 } }, { session: s })
     } finally {
       await s.endSession()
     }
@@ -244,7 +244,7 @@ t.test('a transaction its client abandoned holds its writes until transactionLif
   await new Promise(resolve => setTimeout(resolve, 1100))
   const s = other.startSession()
   s.startTransaction()
-  await other.db('test').collection('accounts').updateOne({ _id: 'a' }, { $inc: { balance: 1 } }, { session: s })
+  await other.db('test').collection<{ _id: string, balance: number }>('accounts').updateOne({ _id: 'a' }, { $inc: { balance: 1 } }, { session: s })
   await s.commitTransaction()
   await s.endSession()
   t.equal((await seen.findOne({ _id: 'a' }))?.balance, 101, 'past the lifetime the abandoned one is aborted and the write lands')

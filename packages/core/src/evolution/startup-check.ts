@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify'
 import { snapshotModels } from '../schema/snapshot.js'
-import type { ChangeClass } from './changes.js'
+import { isDataBreaking, type ChangeClass } from './changes.js'
 import { buildPlan, type PlanDeps, type SchemaPlan } from './plan.js'
 import { SnapshotStore } from './snapshot-store.js'
 
@@ -45,7 +45,9 @@ export async function startupCheck (deps: PlanDeps & { log: FastifyBaseLogger },
   for (const c of plan.changes) {
     if (c.class === 'safe') continue
     const failing = c.impact === undefined ? {} : { failing: c.impact.failing, tenants: c.impact.tenants, exact: c.impact.exact }
-    log.warn({ resource: c.resource, kind: c.kind, class: c.class, field: c.field, ...failing, ...(c.duplicates !== undefined ? { duplicates: c.duplicates } : {}) }, c.message)
+    // A change whose records already fit (migrated, or none stored) is told, not warned about.
+    const level = isDataBreaking(c) || c.kind === 'acl-gap' ? 'warn' : 'info'
+    log[level]({ resource: c.resource, kind: c.kind, class: c.class, field: c.field, ...failing, ...(c.duplicates !== undefined ? { duplicates: c.duplicates } : {}) }, c.message)
   }
   if (plan.blocking.length > 0) {
     if (mode === 'refuse') throw new SchemaCheckError(plan)
