@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { isIP } from 'node:net'
-import { parseDuration } from '@svc/core'
+import { DEFAULT_MAX_REQUEST_COST, DEFAULT_PAGE_SIZE, DEFAULT_QUERY_TIMEOUT_MS, DEFAULT_TENANT_COST_PER_MINUTE, MAX_PAGE_SIZE, MAX_QUERY_TIMEOUT_MS, parseDuration } from '@svc/core'
 import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from '@svc/webhooks'
 
 const TWO_HOURS = 2 * 60 * 60
@@ -32,6 +32,10 @@ export interface ServerConfig {
   queryTimeoutMs: number
   /** SCHEMA_CHECK: start-up with schema changes that still need data — refuse (production default), warn, off. */
   schemaCheck: SchemaCheck
+  /** Largest price of one request (REQUEST_COST_LIMIT). */
+  requestCostLimit: number
+  /** Price each tenant may be charged per minute (RATE_LIMIT_COST_PER_MIN). */
+  rateLimitCostPerMin: number
   uploadsDir: string
   /** HMAC key of local download URLs; unset, @svc/files derives one from JWT_SECRET. */
   filesSigningSecret?: string
@@ -161,10 +165,12 @@ export function loadConfig (env: Env = process.env): ConfigResult {
     }
   }
 
-  const pageSize = int('PAGE_SIZE', 20, 1, 200)
-  const queryTimeoutMs = int('QUERY_TIMEOUT_MS', 5000, 1, 600_000)
+  const pageSize = int('PAGE_SIZE', DEFAULT_PAGE_SIZE, 1, MAX_PAGE_SIZE)
+  const queryTimeoutMs = int('QUERY_TIMEOUT_MS', DEFAULT_QUERY_TIMEOUT_MS, 1, MAX_QUERY_TIMEOUT_MS)
   const rateLimitApiPerMin = int('RATE_LIMIT_API_PER_MIN', 600, 1, 1_000_000)
   const rateLimitAuthPerMin = int('RATE_LIMIT_AUTH_PER_MIN', 10, 1, 1_000_000)
+  const requestCostLimit = int('REQUEST_COST_LIMIT', DEFAULT_MAX_REQUEST_COST, 1, 1_000_000_000)
+  const rateLimitCostPerMin = int('RATE_LIMIT_COST_PER_MIN', DEFAULT_TENANT_COST_PER_MINUTE, 1, 1_000_000_000_000)
   const retention = positive('SOFT_DELETE_RETENTION_DAYS', 36_500)
   const sweepSeconds = positive('SOFT_DELETE_SWEEP_SECONDS', 7 * 24 * 60 * 60) ?? 3600
   let webhookRetrySchedule = DEFAULT_RETRY_SCHEDULE
@@ -226,6 +232,8 @@ export function loadConfig (env: Env = process.env): ConfigResult {
       pageSize,
       queryTimeoutMs,
       schemaCheck,
+      requestCostLimit,
+      rateLimitCostPerMin,
       uploadsDir: read(env, 'UPLOADS_DIR') ?? './uploads',
       filesSigningSecret,
       publicBaseUrl,

@@ -31,6 +31,11 @@ export interface RequestContext {
   /** The HTTP request when there is one (undefined under GraphQL hooks per the spec). */
   req?: unknown
   system?: boolean
+  /**
+   * The surface priced this request as a whole and charged it (a GraphQL document, see the cost
+   * model): the service does not charge its operations one by one again.
+   */
+  priced?: boolean
   /** Request id, for audit rows and logs. */
   requestId?: string
 }

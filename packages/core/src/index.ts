@@ -13,6 +13,9 @@ import { startPeriodic } from './periodic.js'
 import { transactionsSupported } from './service/durable/transaction.js'
 import { SchemaEvolution } from './evolution/index.js'
 import { startupCheck, type SchemaCheckMode } from './evolution/startup-check.js'
+import { DEFAULT_MAX_REQUEST_COST, DEFAULT_PAGE_SIZE, DEFAULT_QUERY_TIMEOUT_MS, DEFAULT_TENANT_COST_PER_MINUTE, MAX_PAGE_SIZE, MAX_QUERY_TIMEOUT_MS } from './values/limits.js'
+import { CostBudget } from './service/cost/budget.js'
+import { memoryUsageStore } from './service/cost/usage-store.js'
 
 export * from './errors.js'
 export { defineSchema } from './schema/define.js'
@@ -28,19 +31,23 @@ export type { ManifestContributor, ManifestEndpoints, ManifestFeatures, RestEndp
 export { ResourceService, ResourceServices, RecordEvents, memoryAggregationCache } from './service/index.js'
 export type { AggregationCache, AggregationResult } from './service/index.js'
 export type { RecordEvent, ListQuery, ListResult, ReadOptions, RecordJson, Scope, DeleteStrategy, WriteResult, WriteSubscriber, Operation, PurgeHook, TombstoneUpdate, DurableDoc, DurableEffect } from './service/index.js'
-export { INTENTS_COLLECTION } from './service/index.js'
 // Schema evolution: `svc schema plan|apply`, migration files, the start-up check.
 export * from './evolution/index.js'
 export type { MigrateBatchOptions, MigrateBatchResult, MigratedRecord } from './service/migrate-batch.js'
 export { MigrationInvalidError, MIGRATION_MARKS_COLLECTION } from './service/migrate-batch.js'
 export { MigrationStepError, type MigrationStep, type StepImage } from './service/migration-steps.js'
+export { INTENTS_COLLECTION, CostBudget, tenantKey, memoryUsageStore, AGGREGATION_PRICE, BULK_WRITE_PRICE, pageRecords, readPrice, recordValues, relatedRecords } from './service/index.js'
+export type { CostLimits, UsageStore, Usage } from './service/index.js'
 export { normalizeError, type ErrorEnvelope, type NormalizedError } from './http/error-envelope.js'
 export { svcServerOptions } from './http/server-options.js'
 // The BSON boundary, paging and the filter/search rules, for plugins that add reads (restore, history) or describe them (MCP).
 export { toJson, parseId } from './values/convert.js'
 export { resolveField } from './values/resolve-field.js'
+// The one vocabulary of limits and filterable keys every surface describes (see values/limits.ts).
+export * from './values/limits.js'
+export { filterableFields, type FilterableField } from './values/filterable.js'
 export { buildPaging } from './service/filter.js'
-export { searchablePaths, MAX_Q_LENGTH } from './service/search.js'
+export { searchablePaths } from './service/search.js'
 export { listEnvelope } from './service/list-envelope.js'
 export { startPeriodic } from './periodic.js'
 export type { Identity, RequestContext, Surface } from './identity.js'
@@ -66,7 +73,6 @@ function reconcileIntents (app: FastifyInstance, services: ResourceServices, int
   })
   app.addHook('onClose', async () => { await timer?.stop() })
 }
-const MAX_QUERY_TIMEOUT_MS = 10 * 60 * 1000
 
 /** The `transactions` option against the server: asked once, at start-up. */
 async function useTransactions (app: FastifyInstance, db: SvcCoreOptions['db'], option: unknown): Promise<boolean> {
@@ -78,14 +84,23 @@ async function useTransactions (app: FastifyInstance, db: SvcCoreOptions['db'], 
   return on
 }
 
+/** The cost options: per-request limit, tenant budget per minute (0 or false: none), the shared counter store. */
+function costBudget (opts: SvcCoreOptions): CostBudget {
+  const maxRequestCost = opts.maxRequestCost ?? DEFAULT_MAX_REQUEST_COST
+  if (!Number.isInteger(maxRequestCost) || maxRequestCost < 1) throw new Error('@svc/core: option `maxRequestCost` must be a positive integer')
+  const perMinute = opts.tenantCostPerMinute ?? DEFAULT_TENANT_COST_PER_MINUTE
+  if (perMinute !== false && (!Number.isInteger(perMinute) || perMinute < 0)) throw new Error('@svc/core: option `tenantCostPerMinute` must be a whole number >= 0 or false')
+  return new CostBudget({ maxRequestCost, tenantCostPerMinute: perMinute === false || perMinute === 0 ? null : perMinute, store: opts.costStore ?? memoryUsageStore() })
+}
+
 async function svcCore (app: FastifyInstance, opts: SvcCoreOptions): Promise<void> {
   if (opts.db == null) throw new Error('@svc/core: option `db` (a mongodb Db) is required')
   if (typeof opts.jwtSecret !== 'string' || opts.jwtSecret.length === 0) throw new Error('@svc/core: option `jwtSecret` is required')
   const accessTokenTtlSeconds = parseDuration(opts.accessTokenTtl ?? 900)
   if (accessTokenTtlSeconds > TWO_HOURS) throw new Error('@svc/core: accessTokenTtl above the 2 h ceiling')
-  const pageSize = opts.pageSize ?? 20
+  const pageSize = opts.pageSize ?? DEFAULT_PAGE_SIZE
   if (!Number.isInteger(pageSize) || pageSize < 1) throw new Error('@svc/core: option `pageSize` must be a positive integer')
-  const queryTimeoutMs = opts.queryTimeoutMs ?? 5000
+  const queryTimeoutMs = opts.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS
   if (!Number.isInteger(queryTimeoutMs) || queryTimeoutMs < 1 || queryTimeoutMs > MAX_QUERY_TIMEOUT_MS) throw new Error(`@svc/core: option \`queryTimeoutMs\` must be a whole number of milliseconds between 1 and ${MAX_QUERY_TIMEOUT_MS}`)
   const intentLeaseMs = wholeMs('intentLeaseMs', opts.intentLeaseMs ?? 15_000, 1)
   const intentReconcileMs = wholeMs('intentReconcileMs', opts.intentReconcileMs ?? 30_000, 0)
@@ -96,18 +111,20 @@ async function svcCore (app: FastifyInstance, opts: SvcCoreOptions): Promise<voi
   const schemaCheck: SchemaCheckMode = opts.schemaCheck ?? (process.env.NODE_ENV === 'production' ? 'refuse' : 'warn')
   if (!['refuse', 'warn', 'off'].includes(schemaCheck)) throw new Error("@svc/core: option `schemaCheck` must be 'refuse', 'warn' or 'off'")
 
+  const cost = costBudget(opts)
   const transactions = await useTransactions(app, opts.db, opts.transactions ?? 'auto')
   const registry = await loadRegistry({ schemaDir: opts.schemaDir, schemas: opts.schemas, log: app.log })
   const events = new RecordEvents(app.log.child({ name: '@svc/core.events' }))
-  const services = new ResourceServices(registry, { db: opts.db, events, log: app.log.child({ name: '@svc/core' }), pageSize: Math.min(pageSize, 200), queryTimeoutMs, intentLeaseMs, transactions, ...(opts.aggregationCache !== undefined ? { aggregationCache: opts.aggregationCache } : {}) })
+  const services = new ResourceServices(registry, { db: opts.db, events, log: app.log.child({ name: '@svc/core' }), pageSize: Math.min(pageSize, MAX_PAGE_SIZE), queryTimeoutMs, intentLeaseMs, transactions, cost, ...(opts.aggregationCache !== undefined ? { aggregationCache: opts.aggregationCache } : {}) })
   const svc: SvcContext = {
     db: opts.db,
     registry,
     services,
     events,
     transactions,
+    cost,
     config: {
-      pageSize: Math.min(pageSize, 200),
+      pageSize: Math.min(pageSize, MAX_PAGE_SIZE),
       bcryptRounds: opts.bcryptRounds ?? 10,
       accessTokenTtlSeconds,
       queryTimeoutMs,

@@ -5,6 +5,8 @@ import type { Manifest } from './describe/manifest.js'
 import type { Identity } from './identity.js'
 import type { Registry } from './schema/registry.js'
 import type { AggregationCache } from './service/aggregation-cache.js'
+import type { CostBudget } from './service/cost/budget.js'
+import type { UsageStore } from './service/cost/usage-store.js'
 import type { RecordEvents, ResourceServices } from './service/index.js'
 import type { SchemaEvolution } from './evolution/index.js'
 
@@ -19,7 +21,7 @@ export interface SvcCoreOptions {
   jwtSecret: string
   /** Seconds or a duration string (`15m`, `2h`); default 15 minutes, ceiling 2 hours. */
   accessTokenTtl?: number | string
-  /** Default `__perPage` (default 20, capped at 200). */
+  /** Default `__perPage` (default 20, capped at `MAX_PAGE_SIZE`). */
   pageSize?: number
   /**
    * Time bound (ms) of every query a caller drives — lists, counts, gets, includes, search,
@@ -39,6 +41,24 @@ export interface SvcCoreOptions {
    * `@svc/surface`'s Redis one.
    */
   aggregationCache?: AggregationCache
+  /**
+   * Largest price of one request — a REST call, an MCP tool call, a GraphQL document — in values
+   * it can return (records × fields; a page counts its size, a hasMany relation `MAX_RELATED`
+   * records). Costlier requests are 400 VALIDATION (`details.cost`, `details.limit`) before they
+   * run. Default 250000.
+   */
+  maxRequestCost?: number
+  /**
+   * Price each tenant (user; api client; else client IP) may be charged per minute; past it, 429
+   * RATE_LIMITED with `Retry-After`. `0` or `false`: no budget over time. Default 5000000.
+   */
+  tenantCostPerMinute?: number | false
+  /**
+   * Where the tenants' budgets over time are counted; default in this process
+   * (`memoryUsageStore()`). Replicas share them through a shared store such as `@svc/surface`'s
+   * Redis one.
+   */
+  costStore?: UsageStore
   /** Refresh token lifetime: seconds or a duration string (`30d`); default 30 days. */
   refreshTokenTtl?: number | string
   /**
@@ -108,6 +128,11 @@ export interface SvcContext {
    */
   transactions: boolean
   /** `publicBaseUrl` without a trailing slash, when given (plugins build absolute links from it). */
+  /**
+   * The cost model's budgets: the service charges its operations through it; a surface that
+   * prices a request as a whole (GraphQL) charges it with `cost.chargeRequest(ctx, price)`.
+   */
+  cost: CostBudget
   config: Required<Pick<SvcCoreOptions, 'pageSize' | 'bcryptRounds' | 'queryTimeoutMs'>> & { accessTokenTtlSeconds: number, publicBaseUrl?: string }
   auth: SvcAuth
   /**
@@ -135,5 +160,11 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     identity: Identity | null
+    /**
+     * Counts `extra` more requests against the caller's rate limits, for one HTTP request that
+     * carries several (a GraphQL document's aliased mutations, an MCP batch's calls); throws
+     * RATE_LIMITED past a budget. Installed by a rate limiter (`@svc/surface`); absent without one.
+     */
+    countRequests?: (extra: number) => Promise<void>
   }
 }

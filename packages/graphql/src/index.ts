@@ -8,7 +8,6 @@ export type { GraphqlOptions, GqlContext } from './types.js'
 export { buildSchema } from './schema/build.js'
 
 const DEFAULT_MAX_DEPTH = 10
-const DEFAULT_MAX_COST = 20_000
 
 function positiveInt (name: string, v: number): number {
   if (!Number.isInteger(v) || v < 1) throw new Error(`@svc/graphql: option \`${name}\` must be a positive integer`)
@@ -25,7 +24,6 @@ async function svcGraphql (app: FastifyInstance, opts: GraphqlOptions): Promise<
   if (!/^\/[\w\-/.]*$/.test(path)) throw new Error('@svc/graphql: option `path` must be a URL path such as /graphql')
   const production = opts.production ?? process.env.NODE_ENV === 'production'
   const maxDepth = positiveInt('maxDepth', opts.maxDepth ?? DEFAULT_MAX_DEPTH)
-  const maxCost = positiveInt('maxCost', opts.maxCost ?? DEFAULT_MAX_COST)
 
   // Built now: mercurius needs the schema at registration. Soft delete and audit decide which
   // arguments and operations exist, so they must be registered first (checked on ready).
@@ -46,7 +44,6 @@ async function svcGraphql (app: FastifyInstance, opts: GraphqlOptions): Promise<
     graphiql: opts.graphiql ?? !production,
     introspection: opts.introspection ?? !production,
     maxDepth,
-    maxCost,
     persistedQueries: opts.persistedQueries ?? true,
     jit: nonNegativeInt('jit', opts.jit ?? 1)
   })

@@ -9,13 +9,12 @@ export interface GraphqlOptions {
   graphiql?: boolean
   /** Answer introspection queries (`__schema`, `__type`); default: outside production only. */
   introspection?: boolean
-  /** Deepest selection nesting a query may have; default 10. */
-  maxDepth?: number
   /**
-   * Largest cost a query may have: each selected field costs 1, times the `limit` of every list
-   * above it (default page size for lists without one); default 20000.
+   * Deepest selection nesting a query may have; default 10. Introspection (`__schema`, `__type`)
+   * is not counted: its depth is the schema's, and its price is counted like any other field's.
+   * The price limit is core's (`maxRequestCost`).
    */
-  maxCost?: number
+  maxDepth?: number
   /**
    * Automatic persisted queries (the Apollo protocol: a client sends a query's SHA-256 first and
    * the query only when the server does not know it yet), cached per process; default true.

@@ -1,6 +1,6 @@
 import t from 'tap'
 import Fastify from 'fastify'
-import svcCore from '@svc/core'
+import svcCore, { recordValues } from '@svc/core'
 import { getTestDb } from '@svc/testkit'
 import svcMcp from '../src/index.js'
 import { JWT_SECRET, buildApp, connect, fails, makeUser, ok } from './helper.js'
@@ -77,4 +77,24 @@ t.test('options are checked at registration', async (t) => {
     await app.register(svcCore, { db, jwtSecret: JWT_SECRET, schemas: [] })
     await t.rejects(async () => { await app.register(svcMcp, opts as never) }, message)
   }
+})
+
+t.test("core's cost model prices each tool call: the per-call limit and the tenant's minute", async (t) => {
+  const { app, url } = await buildApp(t, { core: { maxRequestCost: 50_000 } })
+  const client = await connect(t, url, makeUser().headers)
+  const priced = await fails(client, 'list_companies', { include: ['contacts'] })
+  t.match(priced, { code: 'VALIDATION', details: { limit: 50_000 } }, 'a hasMany include is priced at its cap, as on REST')
+  t.ok(priced.details.cost > 50_000, `cost ${String(priced.details.cost)} in details`)
+  await ok(client, 'list_companies', { perPage: 5 })
+  t.equal(app.svc.cost.limits.maxRequestCost, 50_000)
+
+  const tenantPrice = 5 * recordValues(app.svc.registry.get('v1', 'companies')!)
+  const { url: limited } = await buildApp(t, { core: { tenantCostPerMinute: tenantPrice * 2 } })
+  const heavy = await connect(t, limited, makeUser().headers)
+  await ok(heavy, 'list_companies', { perPage: 5 })
+  await ok(heavy, 'list_companies', { perPage: 5 })
+  t.match(await fails(heavy, 'list_companies', { perPage: 5 }), { code: 'RATE_LIMITED', details: { limit: tenantPrice * 2 } }, "the third page is past the tenant's minute")
+  const other = await connect(t, limited, makeUser().headers)
+  await ok(other, 'list_companies', { perPage: 5 })
+  t.pass('another tenant is served')
 })

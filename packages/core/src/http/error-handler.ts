@@ -10,6 +10,9 @@ export function installErrorHandling (app: FastifyInstance, opts: { production: 
     const { statusCode, body } = normalizeError(error, opts)
     // 4xx are the caller's business (Fastify logs the response); 5xx need the stack in the log.
     if (statusCode >= 500) request.log.error({ err: error }, 'request failed')
+    // A budget over time (rate limit, tenant cost budget) says when to come back.
+    const retry = body.error.details?.retryAfterSeconds
+    if (statusCode === 429 && typeof retry === 'number') void reply.header('retry-after', retry)
     return await reply.code(statusCode).send(body)
   })
   app.setNotFoundHandler(async (request, reply) => {

@@ -1,5 +1,6 @@
 import { Type, type TSchema } from '@sinclair/typebox'
 import { ISO_DATE_PATTERN } from '../values/convert.js'
+import { MAX_PAGE_SIZE } from '../values/limits.js'
 import type { FieldModel, ResourceModel, ResourceSchemas } from './model.js'
 
 // A pattern, not `format: date-time`, so plain dates (2024-05-01) are accepted too; kept in step with parseDate.
@@ -75,7 +76,7 @@ export function buildSchemas (model: ResourceModel): ResourceSchemas {
     read,
     listQuery: Type.Object({
       __page: Type.Optional(Type.Integer({ minimum: 1, description: '1-based page' })),
-      __perPage: Type.Optional(Type.Integer({ minimum: 1, description: 'page size, capped at 200' })),
+      __perPage: Type.Optional(Type.Integer({ minimum: 1, description: `page size, capped at ${MAX_PAGE_SIZE}` })),
       __sort: Type.Optional(Type.String({ description: 'field:asc,other:desc' })),
       __include: Type.Optional(Type.String()),
       __includeDeleted: Type.Optional(Type.Boolean()),

@@ -4,13 +4,11 @@ import type { RequestContext } from '../identity.js'
 import type { AggregationModel, AggregationParam } from '../schema/aggregations.js'
 import type { ResourceModel } from '../schema/model.js'
 import { castScalar, toJson } from '../values/convert.js'
+import { MAX_AGGREGATION_ROWS, MAX_AGGREGATION_STRING_PARAM } from '../values/limits.js'
+import { AGGREGATION_PRICE } from './cost/price.js'
 import type { AggregationCache, AggregationResult } from './aggregation-cache.js'
 import { and, type Operation } from './tenancy.js'
 import type { ReadOptions } from './types.js'
-
-/** Rows one aggregation may return; more is an error, never a silently cut answer. */
-export const MAX_AGGREGATION_ROWS = 10_000
-const MAX_STRING_PARAM = 1000
 
 export type { AggregationResult }
 
@@ -22,6 +20,8 @@ export interface AggregationHost {
   /** Where `cache.ttlSeconds` answers are kept (in-process by default, shared when the host says so). */
   readonly aggregationCache: AggregationCache
   scopeFilter: (ctx: RequestContext, op: Operation, options?: ReadOptions) => Document
+  /** Charges a priced operation to the caller's budgets (see cost/). */
+  charge: (ctx: RequestContext, cost: number) => Promise<void>
 }
 
 function invalid (param: string, message: string): never {
@@ -32,7 +32,7 @@ function invalid (param: string, message: string): never {
 function castParam (p: AggregationParam, raw: unknown): unknown {
   if (Array.isArray(raw)) invalid(p.name, `'${p.name}' is given more than once`)
   if (raw !== null && typeof raw === 'object' && !(raw instanceof Date)) invalid(p.name, `'${p.name}' must be a ${p.typeName} value, not an object`)
-  if (p.kind === 'string' && typeof raw === 'string' && raw.length > MAX_STRING_PARAM) invalid(p.name, `'${p.name}' is longer than ${MAX_STRING_PARAM} characters`)
+  if (p.kind === 'string' && typeof raw === 'string' && raw.length > MAX_AGGREGATION_STRING_PARAM) invalid(p.name, `'${p.name}' is longer than ${MAX_AGGREGATION_STRING_PARAM} characters`)
   const v = castScalar(p.kind, raw)
   if (v === undefined) invalid(p.name, `'${p.name}' must be a ${p.typeName}${p.kind === 'date' ? ' (ISO 8601)' : ''}`)
   return v
@@ -60,6 +60,7 @@ export class AggregationRunner {
     if (identity.kind !== 'user' || typeof identity.userId !== 'string' || identity.userId === '') throw new ForbiddenError('aggregations need a signed-in user')
     if (a.unsafe && !identity.roles.some((r) => this.#service.model.acl.list.includes(r))) throw new ForbiddenError(`aggregation '${name}' is restricted to roles in acl.list`)
     const values = this.#params(a, raw)
+    await this.#service.charge(ctx, AGGREGATION_PRICE)
     const cache = a.ttlSeconds === undefined ? undefined : this.#service.aggregationCache
     // Roles too: a cached answer must never reach a caller whose roles could see it differently.
     const key = `${this.#service.model.key}/${a.name}:${JSON.stringify([identity.userId, [...identity.roles].sort(), [...values.entries()].sort(([x], [y]) => x < y ? -1 : 1)])}`

@@ -1,7 +1,7 @@
 import { ObjectId, type ClientSession, type Collection, type Document } from 'mongodb'
 import { toJson } from '../values/convert.js'
 import { ValidationError } from '../errors.js'
-import { MAX_BULK_RECORDS } from './bulk-limits.js'
+import { MAX_BULK_RECORDS } from '../values/limits.js'
 import type { RecordJson, TombstoneUpdate } from './types.js'
 import { nextStamp, type Target } from './durable/commit.js'
 import { stateOf } from './durable/intents.js'

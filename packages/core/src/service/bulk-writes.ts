@@ -1,6 +1,6 @@
 import { ObjectId, type AnyBulkWriteOperation, type Document } from 'mongodb'
 import { ValidationError } from '../errors.js'
-import { MAX_BULK_RECORDS } from './bulk-limits.js'
+import { MAX_BULK_RECORDS } from '../values/limits.js'
 import type { RequestContext } from '../identity.js'
 import { toJson } from '../values/convert.js'
 import { screenQuery } from './acl.js'

@@ -2,11 +2,12 @@ import type { Document, Sort } from 'mongodb'
 import { ValidationError } from '../errors.js'
 import type { ResourceModel } from '../schema/model.js'
 import { castScalar } from '../values/convert.js'
+import { FILTER_OPERATORS, MAX_IN_VALUES, MAX_PAGE_SIZE, REGEX_OPTIONS } from '../values/limits.js'
 import { regexProblem } from '../values/regex.js'
 import { resolveField, type ResolvedField } from '../values/resolve-field.js'
 
-/** The only operators a caller may use; everything else is refused before the database. */
-const OPERATORS = new Set(['$gt', '$gte', '$lt', '$lte', '$ne', '$in', '$regex', '$options'])
+const OPERATORS = new Set<string>(FILTER_OPERATORS)
+const OPTIONS = new RegExp(`^[${REGEX_OPTIONS}]*$`)
 
 type Target = ResolvedField
 
@@ -31,7 +32,7 @@ function operators (key: string, t: Target, ops: Record<string, unknown>): Docum
     if (!OPERATORS.has(op)) refuse(key, `operator '${op}' is not allowed (allowed: ${[...OPERATORS].join(' ')})`)
     const v = ops[op]
     if (op === '$in') {
-      if (!Array.isArray(v) || v.length > 1000) refuse(key, `$in on '${key}' needs an array (at most 1000 values)`)
+      if (!Array.isArray(v) || v.length > MAX_IN_VALUES) refuse(key, `$in on '${key}' needs an array (at most ${MAX_IN_VALUES} values)`)
       out.$in = v.map((x) => cast(key, t, x))
     } else if (op === '$regex') {
       if (t.kind !== 'string') refuse(key, `$regex applies to string fields only ('${key}')`)
@@ -40,7 +41,7 @@ function operators (key: string, t: Target, ops: Record<string, unknown>): Docum
       out.$regex = v
     } else if (op === '$options') {
       if (ops.$regex === undefined) refuse(key, '$options needs $regex')
-      if (typeof v !== 'string' || !/^[imsx]*$/.test(v)) refuse(key, '$options may only contain i, m, s, x')
+      if (typeof v !== 'string' || !OPTIONS.test(v)) refuse(key, `$options may only contain ${[...REGEX_OPTIONS].join(', ')}`)
       out.$options = v
     } else {
       out[op] = cast(key, t, v, op === '$ne')
@@ -103,7 +104,7 @@ export function buildPaging (page: unknown, perPage: unknown, defaultPerPage: nu
   const pp = perPage === undefined ? defaultPerPage : Number(perPage)
   if (!Number.isInteger(p) || p < 1) refuse('__page', '__page must be an integer >= 1')
   if (!Number.isInteger(pp) || pp < 1) refuse('__perPage', '__perPage must be an integer >= 1')
-  const capped = Math.min(pp, 200)
+  const capped = Math.min(pp, MAX_PAGE_SIZE)
   if ((p - 1) * capped > 1e9) refuse('__page', '__page is too large')
   return { page: p, perPage: capped, skip: (p - 1) * capped }
 }

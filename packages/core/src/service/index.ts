@@ -7,6 +7,7 @@ import { IdempotencyKeys } from './idempotency.js'
 import { memoryAggregationCache, type AggregationCache } from './aggregation-cache.js'
 import { IntentStore } from './durable/intents.js'
 import { reconcilePass } from './durable/reconcile.js'
+import type { CostBudget } from './cost/budget.js'
 
 export { ResourceService } from './resource-service.js'
 export { RecordEvents, type RecordEvent } from './events.js'
@@ -16,6 +17,9 @@ export type { PurgeHook } from './purge.js'
 export { memoryAggregationCache, type AggregationCache, type AggregationResult } from './aggregation-cache.js'
 export type { DurableDoc, DurableEffect } from './durable/types.js'
 export { INTENTS_COLLECTION } from './durable/intents.js'
+export { CostBudget, tenantKey, type CostLimits } from './cost/budget.js'
+export { memoryUsageStore, type UsageStore, type Usage } from './cost/usage-store.js'
+export { AGGREGATION_PRICE, BULK_WRITE_PRICE, pageRecords, readPrice, recordValues, relatedRecords } from './cost/price.js'
 
 /** Resource services keyed like the registry: `<version>/<path>`. */
 export class ResourceServices {
@@ -26,7 +30,7 @@ export class ResourceServices {
   readonly intents: IntentStore
   readonly intentLeaseMs: number
 
-  constructor (registry: Registry, deps: { db: Db, events: RecordEvents, log: FastifyBaseLogger, pageSize: number, queryTimeoutMs: number, intentLeaseMs: number, transactions: boolean, aggregationCache?: AggregationCache }) {
+  constructor (registry: Registry, deps: { db: Db, events: RecordEvents, log: FastifyBaseLogger, pageSize: number, queryTimeoutMs: number, intentLeaseMs: number, transactions: boolean, cost: CostBudget, aggregationCache?: AggregationCache }) {
     const idempotency = new IdempotencyKeys(deps.db)
     // One store for every schema (keys name schema and aggregation): one memory bound in-process.
     const aggregationCache = deps.aggregationCache ?? memoryAggregationCache()
@@ -46,7 +50,8 @@ export class ResourceServices {
         aggregationCache,
         intents: this.intents,
         intentLeaseMs: deps.intentLeaseMs,
-        transactions: deps.transactions
+        transactions: deps.transactions,
+        cost: deps.cost
       }))
     }
     // Relation `where` filters are cast against their targets now, so a bad one stops start-up.

@@ -3,15 +3,11 @@ import { ValidationError } from '../errors.js'
 import type { RequestContext } from '../identity.js'
 import type { RelationModel, ResourceModel } from '../schema/model.js'
 import { SchemaError, hint } from '../schema/schema-error.js'
+import { MAX_RELATED } from '../values/limits.js'
 import type { ListQuery, ListResult, ReadOptions, RecordJson } from './types.js'
 import { buildFilter } from './filter.js'
 import { and, type Operation } from './tenancy.js'
 
-/**
- * Most related records one include may load for one page. Above it the request is refused
- * (400) instead of silently cutting some parents' arrays short.
- */
-export const MAX_RELATED = 5000
 /** hasMany arrays (and the hasOne pick) follow the list default: newest first, `_id` tiebreak. */
 const RELATED_SORT = { createdAt: -1, _id: -1 } as const
 const HEX24 = /^[0-9a-fA-F]{24}$/
@@ -82,6 +78,12 @@ export class RelationLoader {
     }
     this.#compiled = out
     return out
+  }
+
+  /** The relations `names` (already parsed) with their kinds and target models, for pricing an include. */
+  targets (names: string[]): Array<{ kind: RelationModel['kind'], target: ResourceModel }> {
+    const compiled = this.compile()
+    return names.map((n) => { const c = compiled.get(n)!; return { kind: c.relation.kind, target: c.target.model } })
   }
 
   /** `a,b` → relation names; empty, dotted (nested) and unknown names are 400 naming them. */

@@ -4,6 +4,7 @@ import { ForbiddenError, NotFoundError, ValidationError } from '../errors.js'
 import type { RequestContext } from '../identity.js'
 import type { ResourceModel } from '../schema/model.js'
 import { parseId, toJson } from '../values/convert.js'
+import { MAX_PAGE_SIZE } from '../values/limits.js'
 import { listEnvelope } from './list-envelope.js'
 import type { RecordEvents } from './events.js'
 import { buildFilter, buildPaging, buildSort } from './filter.js'
@@ -25,15 +26,14 @@ import { RelationLoader } from './relations.js'
 import { AggregationRunner } from './aggregations.js'
 import { memoryAggregationCache, type AggregationCache } from './aggregation-cache.js'
 import { searchSort, textClause } from './search.js'
+import type { CostBudget } from './cost/budget.js'
+import { BULK_WRITE_PRICE, pageRecords, readPrice, recordValues } from './cost/price.js'
 import { checkIdempotencyKey, type IdempotencyKeys, type IdempotentResult } from './idempotency.js'
 import { StoredRecords } from './stored-records.js'
 import { migrateBatch, type MigrateBatchOptions, type MigrateBatchResult } from './migrate-batch.js'
 import type { DeleteStrategy, ListQuery, ListResult, ReadOptions, RecordJson, Scope, TombstoneUpdate, WriteResult, WriteSubscriber } from './types.js'
 
 const hardDelete: DeleteStrategy = () => null
-
-/** The largest page any list answers (spec: page size maximum 200). */
-const MAX_LIMIT = 200
 
 function ownerOf (result: WriteResult): string | undefined {
   const owner = result.after?.userId ?? result.before?.userId
@@ -59,6 +59,8 @@ export interface ResourceServiceDeps {
   intentLeaseMs: number
   /** Commit durable writes in transactions instead of write-ahead intents (core option `transactions`). */
   transactions: boolean
+  /** Prices and budgets (see cost/): every operation a caller drives is charged before it runs. */
+  cost: CostBudget
 }
 
 /**
@@ -74,6 +76,8 @@ export class ResourceService {
    */
   readonly maxTimeMS: number
   readonly aggregationCache: AggregationCache
+  /** Prices and budgets every surface is charged by (see cost/). */
+  readonly cost: CostBudget
   readonly #deps: ResourceServiceDeps
   readonly #scopes: Scope[] = []
   readonly #subscribers: WriteSubscriber[] = []
@@ -93,6 +97,7 @@ export class ResourceService {
     this.collection = deps.collection
     this.maxTimeMS = deps.queryTimeoutMs
     this.aggregationCache = deps.aggregationCache ?? memoryAggregationCache()
+    this.cost = deps.cost
     this.#deps = deps
     this.#clientScopes = compileClientScopes(model)
     this.relations = new RelationLoader(model, deps.lookup ?? ((p) => { throw new Error(`@svc/core: no service lookup for relation target '${p}'`) }))
@@ -181,6 +186,24 @@ export class ResourceService {
     return readableFields(this.model, ctx)
   }
 
+  /**
+   * Charges a priced operation to the caller's budgets before it runs: 400 over the per-request
+   * limit, 429 past the tenant's budget for the minute. Plugins adding reads (history) call it too.
+   */
+  async charge (ctx: RequestContext, cost: number): Promise<void> {
+    await this.cost.charge(ctx, cost)
+  }
+
+  /** An operation answering (or writing) `records` whole records. */
+  async #chargeRecords (ctx: RequestContext, records: number): Promise<void> {
+    await this.charge(ctx, records * recordValues(this.model))
+  }
+
+  /** What reading `records` records with the relations `includes` populated can return. */
+  priceRead (records: number, includes: string[] = []): number {
+    return readPrice(this.model, records, this.relations.targets(includes))
+  }
+
   #log (ctx: RequestContext): FastifyBaseLogger {
     return (ctx.req as { log?: FastifyBaseLogger } | undefined)?.log ?? this.#deps.log
   }
@@ -203,6 +226,7 @@ export class ResourceService {
   async findPage (ctx: RequestContext, query: ListQuery, scoped: Document): Promise<ListResult> {
     const { filter, sort, includes } = this.#plan(ctx, query, scoped)
     const { page, perPage, skip } = buildPaging(query.page, query.perPage, this.#deps.pageSize)
+    await this.charge(ctx, this.priceRead(perPage, includes))
     const { maxTimeMS } = this
     const [docs, totalResults] = await Promise.all([
       this.collection.find(filter, { sort, skip, limit: perPage, batchSize: perPage, maxTimeMS }).toArray(),
@@ -213,15 +237,16 @@ export class ResourceService {
   }
 
   /**
-   * The list's records by offset (`skip`, `limit` up to 200) and without a count: GraphQL
+   * The list's records by offset (`skip`, `limit` up to MAX_PAGE_SIZE) and without a count: GraphQL
    * `<path>Many` and `<path>Search` answer a plain array, so they never pay for `countDocuments`.
    */
   async findMany (ctx: RequestContext, query: ListQuery & { skip?: number, limit?: number } = {}): Promise<RecordJson[]> {
     const { filter, sort, includes } = this.#plan(ctx, query, this.scopeFilter(ctx, 'list', query))
     const limit = query.limit ?? this.#deps.pageSize
-    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) throw new ValidationError(`limit must be an integer between 1 and ${MAX_LIMIT}`, { field: 'limit' })
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE) throw new ValidationError(`limit must be an integer between 1 and ${MAX_PAGE_SIZE}`, { field: 'limit' })
     const skip = query.skip ?? 0
     if (!Number.isInteger(skip) || skip < 0 || skip > 1e9) throw new ValidationError('skip must be an integer between 0 and 1e9', { field: 'skip' })
+    await this.charge(ctx, this.priceRead(limit, includes))
     const docs = await this.collection.find(filter, { sort, skip, limit, batchSize: limit, maxTimeMS: this.maxTimeMS }).toArray()
     const related = await this.relations.populate(ctx, docs, includes)
     return docs.map((d, i) => ({ ...this.present(ctx, d), ...related[i] }))
@@ -243,6 +268,7 @@ export class ResourceService {
     const includes = this.relations.parse(options.include)
     const _id = parseId(id)
     if (_id == null) throw new NotFoundError(`${this.model.path} not found`)
+    await this.charge(ctx, this.priceRead(1, includes))
     const doc = await this.collection.findOne(and({ _id }, scoped), { maxTimeMS: this.maxTimeMS })
     if (doc == null) throw new NotFoundError(`${this.model.path} not found`)
     const [related] = await this.relations.populate(ctx, [doc], includes)
@@ -261,6 +287,7 @@ export class ResourceService {
   }
 
   async create (ctx: RequestContext, input: unknown, opts: { idempotencyKey?: string } = {}): Promise<RecordJson> {
+    await this.#chargeRecords(ctx, 1)
     if (opts.idempotencyKey !== undefined) return (await this.createOnce(ctx, input, opts.idempotencyKey)).record
     return await createRecord(this.#host(ctx), ctx, input)
   }
@@ -287,11 +314,13 @@ export class ResourceService {
   }
 
   async updateById (ctx: RequestContext, id: string, patch: unknown): Promise<RecordJson> {
+    await this.#chargeRecords(ctx, 1)
     return await updateRecord(this.#host(ctx), ctx, id, patch)
   }
 
   /** Several creates at once without hooks (GraphQL `<path>CreateMany`); all validated before any is inserted. */
   async createMany (ctx: RequestContext, inputs: unknown[]): Promise<RecordJson[]> {
+    await this.#chargeRecords(ctx, Array.isArray(inputs) ? Math.min(inputs.length, BULK_WRITE_PRICE) : 1)
     return await createRecords(this.#host(ctx), ctx, inputs)
   }
 
@@ -302,6 +331,7 @@ export class ResourceService {
   async updateOne (ctx: RequestContext, query: { filter?: Record<string, unknown>, sort?: string | string[], skip?: number }, patch: unknown): Promise<RecordJson> {
     const scoped = this.scopeFilter(ctx, 'update')
     screenQuery(this.model, ctx, query.filter, query.sort)
+    await this.#chargeRecords(ctx, 1)
     const skip = query.skip ?? 0
     if (!Number.isInteger(skip) || skip < 0 || skip > 1e9) throw new ValidationError('skip must be an integer between 0 and 1e9', { field: 'skip' })
     const first = await this.collection.findOne(and(buildFilter(this.model, query.filter), scoped), { sort: buildSort(this.model, query.sort), skip, projection: { _id: 1 }, maxTimeMS: this.maxTimeMS })
@@ -311,15 +341,18 @@ export class ResourceService {
 
   /** Deletes every record of the caller matching `filter` without hooks (GraphQL `<path>RemoveMany`); one bulk event. */
   async deleteMany (ctx: RequestContext, filter: Record<string, unknown>): Promise<{ numAffected: number }> {
+    await this.charge(ctx, BULK_WRITE_PRICE)
     return await deleteMatching(this.#host(ctx), ctx, filter)
   }
 
   /** Moves one state field (GraphQL `<path>Transition<Field>`, MCP): fires `onEnter` only, no update hooks. */
   async transition (ctx: RequestContext, id: string, field: string, to: unknown): Promise<RecordJson> {
+    await this.#chargeRecords(ctx, 1)
     return await transitionRecord(this.#host(ctx), ctx, id, field, to)
   }
 
   async deleteById (ctx: RequestContext, id: string): Promise<RecordJson> {
+    await this.#chargeRecords(ctx, 1)
     return await deleteRecord(this.#host(ctx), ctx, id)
   }
 
@@ -330,6 +363,7 @@ export class ResourceService {
    * included. Answers the stored images, or null when nothing matched.
    */
   async updateWhere (ctx: RequestContext, filter: Document, change: TombstoneUpdate, opts: { operation?: string } = {}): Promise<{ before: Document, after: Document } | null> {
+    await this.#chargeRecords(ctx, 1)
     return await patchRecord(this.#host(ctx), ctx, filter, change, opts)
   }
 
@@ -340,6 +374,7 @@ export class ResourceService {
    * streams; `setFile` stores or clears the metadata and answers what it replaced.
    */
   async readFile (ctx: RequestContext, id: string, field: string): Promise<Document | null> {
+    await this.#chargeRecords(ctx, 1)
     return await readFileField(this.#host(ctx), ctx, id, field)
   }
 
@@ -348,6 +383,7 @@ export class ResourceService {
   }
 
   async setFile (ctx: RequestContext, id: string, field: string, value: Document | null): Promise<{ previous: Document | null, record: RecordJson }> {
+    await this.#chargeRecords(ctx, 1)
     return await writeFileField(this.#host(ctx), ctx, id, field, value)
   }
 
@@ -359,6 +395,7 @@ export class ResourceService {
   async bulkPut (ctx: RequestContext, filter: Record<string, unknown>, record: unknown, opts: { upsert?: boolean } = {}): Promise<{ numAffected: number }> {
     const scoped = this.scopeFilter(ctx, 'bulk')
     screenQuery(this.model, ctx, filter, undefined)
+    await this.charge(ctx, BULK_WRITE_PRICE)
     refuseBulkState(this.model, record)
     const userFilter = buildFilter(this.model, filter)
     const { set, unset } = this.accept(ctx, record, 'update')

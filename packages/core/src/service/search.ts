@@ -1,10 +1,9 @@
 import type { Document, Sort } from 'mongodb'
 import { ValidationError } from '../errors.js'
 import type { ResourceModel } from '../schema/model.js'
+import { MAX_Q_LENGTH } from '../values/limits.js'
 import { buildSort } from './filter.js'
 
-/** Longer queries are refused rather than handed to the text parser (a cheap DoS guard). */
-export const MAX_Q_LENGTH = 512
 const SCORE = { $meta: 'textScore' } as const
 
 /** Dotted paths of the `searchable` String / [String] fields, nested ones included. */

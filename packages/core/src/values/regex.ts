@@ -1,7 +1,5 @@
 import safeRegex from 'safe-regex2'
-
-/** Longest `$regex` a caller may send; longer patterns are refused before any parsing. */
-export const MAX_REGEX_LENGTH = 256
+import { MAX_REGEX_LENGTH } from './limits.js'
 
 /**
  * Why a caller's `$regex` pattern is refused, or null when it may run. Nested quantifiers

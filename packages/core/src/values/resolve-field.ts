@@ -5,6 +5,8 @@ import type { FieldKind } from './kinds.js'
 export interface LookupField {
   kind: FieldKind
   lowercase: boolean
+  /** Derived, never stored: not filterable or sortable (the service refuses it per caller). */
+  computed?: unknown
   enum?: readonly unknown[]
   items?: LookupField
 }
@@ -18,7 +20,7 @@ export interface FieldLookup {
 export interface ResolvedField { kind: FieldKind | 'objectId', lowercase: boolean, enum?: readonly unknown[] }
 
 // A Map, not an object literal: `constructor` or `toString` must not resolve through a prototype.
-const SYSTEM_KINDS = new Map<string, FieldKind | 'objectId'>([['_id', 'objectId'], ['userId', 'string'], ['accountId', 'string'], ['createdAt', 'date'], ['updatedAt', 'date']])
+export const SYSTEM_KINDS: ReadonlyMap<string, FieldKind | 'objectId'> = new Map<string, FieldKind | 'objectId'>([['_id', 'objectId'], ['userId', 'string'], ['accountId', 'string'], ['createdAt', 'date'], ['updatedAt', 'date']])
 const SCALARS = new Set<FieldKind>(['string', 'number', 'boolean', 'date'])
 
 function refuse (field: string, message: string): never {

@@ -3,7 +3,7 @@ import mercurius, { type MercuriusLoaders } from 'mercurius'
 import { NoSchemaIntrospectionCustomRule } from 'graphql'
 import type { RequestContext } from '@svc/core'
 import { errorFormatter } from '../errors.js'
-import { costGuard } from '../limits.js'
+import { costGuard } from '../cost/guard.js'
 import type { Built } from '../schema/build.js'
 
 /** Queries an automatic-persisted-query cache keeps (least recently used go first). */
@@ -16,7 +16,6 @@ export interface GraphqlRouteOptions {
   graphiql: boolean
   introspection: boolean
   maxDepth: number
-  maxCost: number
   persistedQueries: boolean
   jit: number
 }
@@ -40,12 +39,15 @@ export async function graphqlRoute (app: FastifyInstance, opts: GraphqlRouteOpti
     loaders: opts.built.loaders as MercuriusLoaders,
     path: opts.path,
     graphiql: opts.graphiql,
-    queryDepth: opts.maxDepth,
     jit: opts.jit,
     validationRules: opts.introspection ? [] : [NoSchemaIntrospectionCustomRule],
     errorFormatter: errorFormatter(opts.production),
     ...(opts.persistedQueries ? { persistedQueryProvider: mercurius.persistedQueryDefaults.automatic(APQ_CACHE_SIZE) } : {}),
     context: (request): { svc: RequestContext } => ({ svc: { identity: request.identity, surface: 'graphql', req: request, requestId: request.id } })
   })
-  app.graphql.addHook('preExecution', costGuard(opts.built.schema, opts.maxCost, app.svc.config.pageSize))
+  // Depth and price are core's cost model applied to the document (see cost/): introspection is
+  // priced like data and left out of the depth, so GraphiQL's and codegen's query runs.
+  const guard = costGuard({ schema: opts.built.schema, svc: app.svc, maxDepth: opts.maxDepth })
+  app.graphql.addHook('preValidation', guard.preValidation)
+  app.graphql.addHook('preExecution', guard.preExecution)
 }

@@ -1,6 +1,6 @@
 import { GraphQLBoolean, GraphQLID, GraphQLInt, GraphQLList, GraphQLNonNull, type GraphQLFieldConfigArgumentMap } from 'graphql'
-import type { ListQuery } from '@svc/core'
-import { toCoreFilter } from '../schema/inputs.js'
+import { MAX_PAGE_SIZE, type ListQuery, type ResourceModel } from '@svc/core'
+import { toCoreFilter } from '../schema/filter-inputs.js'
 import type { Catalog, ModelTypes } from '../schema/catalog.js'
 
 export const idArg = { _id: { type: new GraphQLNonNull(GraphQLID) } }
@@ -15,16 +15,16 @@ export function listArgs (c: Catalog, t: ModelTypes): GraphQLFieldConfigArgument
   return {
     filter: { type: t.filter },
     sort: { type: new GraphQLList(new GraphQLNonNull(t.sort)), description: 'default createdAt_DESC' },
-    limit: { type: GraphQLInt, description: `at most 200; default ${c.svc.config.pageSize}` },
+    limit: { type: GraphQLInt, description: `at most ${MAX_PAGE_SIZE}; default ${c.svc.config.pageSize}` },
     skip: { type: GraphQLInt, description: 'records to pass over; default 0' },
     ...includeDeletedArg(c, t)
   }
 }
 
 /** List arguments as the service's query (offset paging). */
-export function listQuery (a: Record<string, unknown>): ListQuery & { skip?: number, limit?: number } {
+export function listQuery (model: ResourceModel, a: Record<string, unknown>): ListQuery & { skip?: number, limit?: number } {
   const q: ListQuery & { skip?: number, limit?: number } = {}
-  const filter = toCoreFilter(a.filter as Record<string, unknown> | null | undefined)
+  const filter = toCoreFilter(model, a.filter as Record<string, unknown> | null | undefined)
   if (filter !== undefined) q.filter = filter
   if (Array.isArray(a.sort) && a.sort.length > 0) q.sort = a.sort as string[]
   if (typeof a.limit === 'number') q.limit = a.limit

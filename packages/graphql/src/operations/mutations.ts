@@ -1,9 +1,10 @@
 import { GraphQLEnumType, GraphQLID, GraphQLInt, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLString, type GraphQLInputType } from 'graphql'
-import type { RecordJson } from '@svc/core'
+import { BULK_WRITE_PRICE, type RecordJson } from '@svc/core'
 import type { Catalog, Fields, ModelTypes } from '../schema/catalog.js'
 import { capitalize, isGraphqlName, opPrefix, typeName } from '../schema/names.js'
-import { toCoreFilter } from '../schema/inputs.js'
+import { toCoreFilter } from '../schema/filter-inputs.js'
 import { idArg } from './args.js'
+import { costHint } from '../cost/hints.js'
 
 type Args = Record<string, unknown>
 
@@ -57,6 +58,7 @@ export function writeMutations (c: Catalog, t: ModelTypes): Fields {
       type: ManyPayload,
       description: 'Create several records (no hooks); one invalid record creates none',
       args: { records: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(t.input))) } },
+      ...costHint({ kind: 'batch', arg: 'records' }),
       resolve: async (_r, a: Args, ctx) => {
         const records = await service.createMany(ctx.svc, plain(a.records) as unknown[])
         return { recordIds: records.map((r) => r._id), records }
@@ -73,7 +75,7 @@ export function writeMutations (c: Catalog, t: ModelTypes): Fields {
       description: 'Change the first record matching filter, in sort order after skip (no hooks); NOT_FOUND when none matches',
       args: { filter: { type: t.filter }, sort: { type: new GraphQLList(new GraphQLNonNull(t.sort)) }, skip: { type: GraphQLInt }, record },
       resolve: async (_r, a: Args, ctx) => {
-        const filter = toCoreFilter(plain(a.filter) as Args | undefined)
+        const filter = toCoreFilter(t.model, plain(a.filter) as Args | undefined)
         return one(await service.updateOne(ctx.svc, { filter, sort: a.sort as string[] | undefined, skip: a.skip as number | undefined }, plain(a.record)))
       }
     },
@@ -81,7 +83,8 @@ export function writeMutations (c: Catalog, t: ModelTypes): Fields {
       type: BulkPayload,
       description: 'Set fields on every record of the caller matching filter (no hooks, state fields refused)',
       args: { filter: { type: new GraphQLNonNull(t.filter) }, record },
-      resolve: async (_r, a: Args, ctx) => await service.bulkPut(ctx.svc, toCoreFilter(plain(a.filter) as Args) ?? {}, plain(a.record), { upsert: false })
+      ...costHint({ kind: 'flat', price: BULK_WRITE_PRICE }),
+      resolve: async (_r, a: Args, ctx) => await service.bulkPut(ctx.svc, toCoreFilter(t.model, plain(a.filter) as Args) ?? {}, plain(a.record), { upsert: false })
     },
     [`${p}RemoveById`]: {
       type: Payload,
@@ -93,7 +96,8 @@ export function writeMutations (c: Catalog, t: ModelTypes): Fields {
       type: BulkPayload,
       description: 'Delete every record of the caller matching filter (no hooks)',
       args: { filter: { type: new GraphQLNonNull(t.filter) } },
-      resolve: async (_r, a: Args, ctx) => await service.deleteMany(ctx.svc, toCoreFilter(plain(a.filter) as Args) ?? {})
+      ...costHint({ kind: 'flat', price: BULK_WRITE_PRICE }),
+      resolve: async (_r, a: Args, ctx) => await service.deleteMany(ctx.svc, toCoreFilter(t.model, plain(a.filter) as Args) ?? {})
     }
   }
 }

@@ -1,7 +1,8 @@
 import { GraphQLList, GraphQLNonNull, GraphQLString } from 'graphql'
-import { MAX_Q_LENGTH, ValidationError, searchablePaths } from '@svc/core'
+import { searchablePaths } from '@svc/core'
 import type { Catalog, Fields, ModelTypes } from '../schema/catalog.js'
 import { opPrefix } from '../schema/names.js'
+import { costHint } from '../cost/hints.js'
 import { idArg, includeDeletedArg, listArgs, listQuery } from './args.js'
 
 /** `<path>ById` and `<path>Many`: the REST get-one and list through the same service calls. */
@@ -18,7 +19,8 @@ export function readQueries (c: Catalog, t: ModelTypes): Fields {
       type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(t.record))),
       description: `${t.model.path} records of the caller's tenant, newest first unless sorted`,
       args: listArgs(c, t),
-      resolve: async (_root, a: Record<string, unknown>, ctx) => await t.service.findMany(ctx.svc, listQuery(a))
+      ...costHint({ kind: 'page', arg: 'limit' }),
+      resolve: async (_root, a: Record<string, unknown>, ctx) => await t.service.findMany(ctx.svc, listQuery(t.model, a))
     }
   }
 }
@@ -32,11 +34,9 @@ export function searchQuery (c: Catalog, t: ModelTypes): Fields {
       type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(t.record))),
       description: `Full-text search of ${t.model.path} over ${fields.join(', ')}, best match first unless sorted`,
       args: { q: { type: new GraphQLNonNull(GraphQLString), description: 'whole words; "a phrase"; -word excludes' }, ...listArgs(c, t) },
-      resolve: async (_root, a: Record<string, unknown>, ctx) => {
-        const q = a.q as string
-        if (q.trim() === '' || q.length > MAX_Q_LENGTH) throw new ValidationError(`q must hold 1 to ${MAX_Q_LENGTH} characters`, { field: 'q' })
-        return await t.service.findMany(ctx.svc, listQuery(a))
-      }
+      ...costHint({ kind: 'page', arg: 'limit' }),
+      // Core's text-search rules (length, readable fields) apply: no copy of them here.
+      resolve: async (_root, a: Record<string, unknown>, ctx) => await t.service.findMany(ctx.svc, listQuery(t.model, a))
     }
   }
 }

@@ -6,6 +6,7 @@ import type { Catalog } from '../schema/catalog.js'
 import { isGraphqlName, typeName } from '../schema/names.js'
 import type { RelationFields } from '../schema/records.js'
 import type { GqlContext } from '../types.js'
+import { costHint } from '../cost/hints.js'
 
 /**
  * Relation fields of a record type (spec Relations rule 6): `belongsTo`/`hasOne` a target record
@@ -18,8 +19,8 @@ export function relationFields (c: Catalog): RelationFields {
       if (!isGraphqlName(r.name)) continue
       const target = c.of(model, r.target).record
       out[r.name] = r.kind === 'hasMany'
-        ? { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(target))), description: `${r.target} records whose ${r.fk} is this record` }
-        : { type: target, description: `the ${r.target} record ${r.kind === 'belongsTo' ? `named by ${r.fk}` : `whose ${r.fk} is this record`}, or null` }
+        ? { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(target))), description: `${r.target} records whose ${r.fk} is this record`, ...costHint({ kind: 'related', relation: r.kind }) }
+        : { type: target, description: `the ${r.target} record ${r.kind === 'belongsTo' ? `named by ${r.fk}` : `whose ${r.fk} is this record`}, or null`, ...costHint({ kind: 'related', relation: r.kind }) }
     }
     return out
   }

@@ -2,10 +2,12 @@ import {
   GraphQLBoolean, GraphQLEnumType, GraphQLFloat, GraphQLID, GraphQLInt, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLString,
   type GraphQLFieldConfigArgumentMap, type GraphQLScalarType
 } from 'graphql'
+import { AGGREGATION_PRICE } from '@svc/core'
 import type { Catalog, Fields, ModelTypes } from '../schema/catalog.js'
 import { capitalize, opPrefix } from '../schema/names.js'
 import { DateTimeScalar, JsonScalar } from '../schema/scalars.js'
 import { idArg } from './args.js'
+import { costHint } from '../cost/hints.js'
 
 const PARAM_TYPES: Record<string, GraphQLScalarType> = { string: GraphQLString, number: GraphQLFloat, boolean: GraphQLBoolean, date: DateTimeScalar }
 
@@ -27,6 +29,7 @@ export function aggregationQueries (t: ModelTypes, taken: (name: string) => bool
       type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(JsonScalar))),
       description: a.description ?? `The ${a.name} aggregation of ${t.model.path} (the caller's records)${a.unsafe ? '; roles in acl.list only' : ''}`,
       args,
+      ...costHint({ kind: 'flat', price: AGGREGATION_PRICE }),
       resolve: async (_r, raw: Record<string, unknown>, ctx) => {
         const params = Object.fromEntries(Object.entries(raw).filter(([, v]) => v !== undefined && v !== null))
         return (await t.service.aggregations.run(ctx.svc, a.name, params)).results
@@ -84,6 +87,7 @@ export function historyQuery (c: Catalog): Fields {
       type: HistoryPage,
       description: 'A record\'s history (audit rows), newest first; NOT_FOUND when you cannot read the record',
       args: { path: { type: new GraphQLNonNull(AuditedPath) }, ...idArg, page: { type: GraphQLInt }, perPage: { type: GraphQLInt } },
+      ...costHint({ kind: 'page', arg: 'perPage' }),
       resolve: async (_r, a: Record<string, unknown>, ctx) => {
         const model = a.path as ModelTypes['model']
         const paging = { ...(typeof a.page === 'number' ? { page: a.page } : {}), ...(typeof a.perPage === 'number' ? { perPage: a.perPage } : {}) }

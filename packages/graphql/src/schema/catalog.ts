@@ -3,7 +3,8 @@ import type { ResourceModel, ResourceService, SvcContext } from '@svc/core'
 import type { AuditApi } from '@svc/audit'
 import type { SoftDeleteApi } from '@svc/softdelete'
 import type { GqlContext } from '../types.js'
-import { filterInput, recordInput, sortEnum } from './inputs.js'
+import { filterInput, sortEnum } from './filter-inputs.js'
+import { recordInput } from './inputs.js'
 import { recordType, type RelationFields } from './records.js'
 
 /** The generated types of one schema. */

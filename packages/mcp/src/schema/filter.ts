@@ -1,32 +1,7 @@
-import { resolveField, type FieldKind, type ResourceModel } from '@svc/core'
+import { MAX_IN_VALUES, MAX_REGEX_LENGTH, REGEX_OPTIONS, filterableFields, type FilterableField, type ResourceModel } from '@svc/core'
 import type { JsonSchema } from '../types.js'
 
-// Core's filter rules decide what is filterable; these are the names they know besides the fields.
-const SYSTEM_KEYS = ['_id', 'userId', 'accountId', 'createdAt', 'updatedAt']
-// Everyone else sees one tenant only: a filter on the tenant keys would be noise in the schema.
-const TENANT_KEYS = new Set(['userId', 'accountId'])
-const MAX_IN = 1000
-const MAX_REGEX = 256
-
-interface Filterable { path: string, kind: FieldKind | 'objectId', lowercase: boolean, enum?: readonly unknown[] }
-
-/** Every key core's `buildFilter`/`buildSort` accept for this model, with its scalar type. */
-export function filterableFields (model: ResourceModel): Filterable[] {
-  const out: Filterable[] = []
-  for (const path of [...SYSTEM_KEYS, ...model.fieldsByPath.keys()]) {
-    if (TENANT_KEYS.has(path) && model.acl.list.length === 0) continue
-    try {
-      const t = resolveField(model, path)
-      const f = model.fieldsByPath.get(path)
-      // Computed fields are not stored: core refuses them in filters and sorts.
-      if (f?.computed !== undefined) continue
-      out.push({ path, kind: t.kind, lowercase: t.lowercase, ...(t.enum !== undefined ? { enum: t.enum } : {}) })
-    } catch {
-      // Not filterable (objects, Mixed, files): left out of the schema, refused by core anyway.
-    }
-  }
-  return out
-}
+type Filterable = FilterableField
 
 function scalar (f: Filterable): JsonSchema {
   switch (f.kind) {
@@ -48,9 +23,9 @@ function note (f: Filterable): string | undefined {
 /** Operators that make sense for the field's type (core allows the same set on every type). */
 function operators (f: Filterable): JsonSchema {
   const v = scalar(f)
-  const ops: Record<string, JsonSchema> = { $ne: v, $in: { type: 'array', items: v, maxItems: MAX_IN } }
+  const ops: Record<string, JsonSchema> = { $ne: v, $in: { type: 'array', items: v, maxItems: MAX_IN_VALUES } }
   if (f.kind !== 'boolean' && f.enum === undefined) Object.assign(ops, { $gt: v, $gte: v, $lt: v, $lte: v })
-  if (f.kind === 'string') Object.assign(ops, { $regex: { type: 'string', maxLength: MAX_REGEX }, $options: { type: 'string', pattern: '^[imsx]*$' } })
+  if (f.kind === 'string') Object.assign(ops, { $regex: { type: 'string', maxLength: MAX_REGEX_LENGTH }, $options: { type: 'string', pattern: `^[${REGEX_OPTIONS}]*$` } })
   return { type: 'object', properties: ops, additionalProperties: false, minProperties: 1 }
 }
 
@@ -65,13 +40,13 @@ export function filterSchema (model: ResourceModel): JsonSchema {
     type: 'object',
     properties,
     additionalProperties: false,
-    description: `Field conditions, all of which must hold. {"field": value} is equality (an array field matches when it contains the value); {"field": {"$gte": 10, "$lt": 20}} uses operators $gt $gte $lt $lte $ne $in (list, at most ${MAX_IN}) $regex (string fields, at most ${MAX_REGEX} characters, $options of i m s x). Values are cast to the field's type; dates are ISO 8601. Example: ${JSON.stringify(filterExample(model))}`
+    description: `Field conditions, all of which must hold. {"field": value} is equality (an array field matches when it contains the value); {"field": {"$gte": 10, "$lt": 20}} uses operators $gt $gte $lt $lte $ne $in (list, at most ${MAX_IN_VALUES}) $regex (string fields, at most ${MAX_REGEX_LENGTH} characters, $options of ${[...REGEX_OPTIONS].join(' ')}). Values are cast to the field's type; dates are ISO 8601. Example: ${JSON.stringify(filterExample(model))}`
   }
 }
 
 /** A filter a model can copy, built from the schema's own fields. */
 export function filterExample (model: ResourceModel): Record<string, unknown> {
-  const fields = filterableFields(model).filter((f) => !SYSTEM_KEYS.includes(f.path))
+  const fields = filterableFields(model).filter((f) => !f.system)
   const out: Record<string, unknown> = {}
   const choice = fields.find((f) => f.enum !== undefined && f.enum.length > 0)
   if (choice !== undefined) out[choice.path] = choice.enum![0]

@@ -1,19 +1,16 @@
-import type { ResourceModel } from '@svc/core'
+import { MAX_AGGREGATION_STRING_PARAM, type ResourceModel } from '@svc/core'
 import type { JsonSchema, McpTool, ObjectSchema } from '../types.js'
 import { READ_ONLY, args, serviceOf, toolPath, type BuildContext } from './shared.js'
 
 type AggregationModel = ResourceModel['aggregations'][number]
 type Param = AggregationModel['params'][number]
 
-// Core refuses longer string params; the schema says so up front.
-const MAX_STRING_PARAM = 1000
-
 function paramSchema (p: Param): JsonSchema {
   switch (p.kind) {
     case 'number': return { type: 'number', description: `${p.name} (Number)` }
     case 'boolean': return { type: 'boolean', description: `${p.name} (Boolean)` }
     case 'date': return { type: 'string', description: `${p.name}: an ISO 8601 date or date-time` }
-    default: return { type: 'string', maxLength: MAX_STRING_PARAM, description: `${p.name} (String)` }
+    default: return { type: 'string', maxLength: MAX_AGGREGATION_STRING_PARAM, description: `${p.name} (String)` }
   }
 }
 

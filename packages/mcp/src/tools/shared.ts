@@ -5,7 +5,7 @@ import type { FilesApi } from '@svc/files'
 import type { SoftDeleteApi } from '@svc/softdelete'
 import type { JsonSchema } from '../types.js'
 
-/** MCP pages are smaller than REST's 200: every row lands in a model's context window. */
+/** MCP pages are smaller than core's MAX_PAGE_SIZE: every row lands in a model's context window. */
 export const MAX_PER_PAGE = 100
 
 /** What every tool builder reads: the finished registry and which optional plugins are loaded. */
