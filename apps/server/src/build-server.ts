@@ -67,6 +67,11 @@ export async function buildServer (config: ServerConfig, opts: BuildServerOption
     queryTimeoutMs: config.queryTimeoutMs,
     // A schema change whose records do not fit yet: refused in production unless SCHEMA_CHECK=warn.
     ...(opts.maintenance === true ? { schemaCheck: 'off' as const, indexes: false } : { schemaCheck: config.schemaCheck }),
+    maxRequestCost: config.requestCostLimit,
+    // Spec: rate limits are skipped when NODE_ENV=test; the tenant's cost budget over time is one.
+    tenantCostPerMinute: config.nodeEnv === 'test' ? false : config.rateLimitCostPerMin,
+    // The rate limits' counters: with REDIS_URL the tenants' cost budgets are shared by the replicas too.
+    costStore: app.svcSurface.usageStore,
     // With REDIS_URL, cached aggregation answers are shared by the replicas.
     ...(app.svcSurface.aggregationCache !== null ? { aggregationCache: app.svcSurface.aggregationCache } : {}),
     // Reset mails link to `${PUBLIC_BASE_URL}/reset-password?token=…`.

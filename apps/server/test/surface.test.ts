@@ -64,6 +64,31 @@ t.test('the reference server wires metrics, rate limits and the client IP from i
     t.equal(spoofed.statusCode, 429, 'a forged X-Forwarded-For does not reset the budget')
   })
 
+  t.test('percent-encoded paths are the routes they decode to: counted on REST, GraphQL and MCP', async (t) => {
+    const app = await server({ NODE_ENV: 'development', RATE_LIMIT_API_PER_MIN: '3' })
+    const surfaces: Array<[string, string, unknown]> = [
+      ['/%61pi/v1/notes', 'GET', undefined],
+      ['/%67raphql', 'POST', { query: '{ notesMany { _id } }' }],
+      ['/%6dcp', 'POST', { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }]
+    ]
+    for (const [i, [url, method, payload]] of surfaces.entries()) {
+      const headers = { ...RPC, authorization: `Bearer ${signToken({ user_id: `65f00000000000000000010${i}`, email: `p${i}@example.test`, roles: ['user'] }, SECRET)}` }
+      const codes = []
+      for (let n = 0; n < 4; n++) codes.push((await app.inject({ method: method as 'GET', url, headers, payload: payload as object, remoteAddress: `10.9.5.${i}` })).statusCode)
+      t.same(codes, [200, 200, 200, 429], `${url}: the matched route's budget`)
+    }
+  })
+
+  t.test('REQUEST_COST_LIMIT and RATE_LIMIT_COST_PER_MIN reach the cost model (the budget over time off in test mode)', async (t) => {
+    const app = await server({ NODE_ENV: 'development', REQUEST_COST_LIMIT: '1000', RATE_LIMIT_COST_PER_MIN: '5000' })
+    t.same({ ...app.svc.cost.limits, store: undefined }, { maxRequestCost: 1000, tenantCostPerMinute: 5000, store: undefined })
+    t.equal(app.svc.cost.limits.store, app.svcSurface.usageStore, "the rate limits' counters")
+    const priced = await app.inject({ method: 'GET', url: '/api/v1/notes?__perPage=200', headers: auth })
+    t.match(priced.json().error, { code: 'VALIDATION', details: { limit: 1000 } })
+    const test = await server({ NODE_ENV: 'test', RATE_LIMIT_COST_PER_MIN: '5000' })
+    t.equal(test.svc.cost.limits.tenantCostPerMinute, null)
+  })
+
   t.test('CORS_ORIGINS: allowed origins get CORS headers and preflights, others nothing', async (t) => {
     const app = await server({ NODE_ENV: 'test', CORS_ORIGINS: 'https://app.example.test' })
     const pre = await app.inject({ method: 'OPTIONS', url: '/mcp', headers: { origin: 'https://app.example.test', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' } })

@@ -1,8 +1,10 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { Redis } from 'ioredis'
+import { memoryUsageStore } from '@svc/core'
 import { Counter, Registry } from 'prom-client'
 import { redisAggregationCache } from './aggregation-cache.js'
+import { redisUsageStore } from './usage-store.js'
 import { installCors } from './cors.js'
 import { installDocs } from './docs/docs.js'
 import { installLoadShedding } from './load-shedding.js'
@@ -18,6 +20,7 @@ export type * from './types.js'
 export { UNMATCHED_ROUTE, DURATION_BUCKETS } from './metrics/http-metrics.js'
 export { connectRedis } from './redis.js'
 export { redisAggregationCache } from './aggregation-cache.js'
+export { redisUsageStore } from './usage-store.js'
 export { CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS } from './cors.js'
 export { toSwagger2Schema } from './docs/swagger2-schema.js'
 
@@ -43,12 +46,16 @@ async function svcSurface (app: FastifyInstance, opts: SurfaceOptions): Promise<
     metrics: register,
     redis,
     aggregationCache: null,
+    usageStore: memoryUsageStore(),
     redisFailed: (use, err) => {
       redisErrors.inc({ use })
       reporter.failed(err)
     }
   }
-  if (redis !== null) surface.aggregationCache = redisAggregationCache(redis, { prefix: `${prefix}agg:`, onError: (err) => surface.redisFailed('aggregation_cache', err) })
+  if (redis !== null) {
+    surface.aggregationCache = redisAggregationCache(redis, { prefix: `${prefix}agg:`, onError: (err) => surface.redisFailed('aggregation_cache', err) })
+    surface.usageStore = redisUsageStore(redis, { prefix, onError: (err) => surface.redisFailed('rate_limit', err) })
+  }
   app.decorate('svcSurface', surface)
 
   // First: the document collects the routes registered after it (this plugin's included).
@@ -62,7 +69,7 @@ async function svcSurface (app: FastifyInstance, opts: SurfaceOptions): Promise<
     metricsRoute(app, register, { path: opts.metrics.path ?? '/_metrics', ...(opts.metrics.token !== undefined ? { token: opts.metrics.token } : {}) })
   }
   if (opts.rateLimit !== false) {
-    await installRateLimits(app, { ...opts.rateLimit, redis, nameSpace: `${prefix}rl:`, onStoreError: (err) => surface.redisFailed('rate_limit', err) })
+    await installRateLimits(app, { ...opts.rateLimit, usage: surface.usageStore, nameSpace: 'rl:' })
   }
 }
 

@@ -1,4 +1,4 @@
-import type { AggregationCache } from '@svc/core'
+import type { AggregationCache, UsageStore } from '@svc/core'
 import type { Redis } from 'ioredis'
 import type { Registry } from 'prom-client'
 import type { CorsOptions } from './cors.js'
@@ -48,6 +48,12 @@ export interface SurfaceContext {
    * it to @svc/core as `aggregationCache`. Null without `redis` (core then caches per process).
    */
   aggregationCache: AggregationCache | null
+  /**
+   * The counters of every budget over time: the rate limits, and tenants' cost budgets once passed
+   * to @svc/core as `costStore`. With `redis` they are shared by the replicas (failing open to
+   * per-process counting), without it they live in this process.
+   */
+  usageStore: UsageStore
   /** Counts (and throttles the log of) a failed Redis call; `use` names the caller, e.g. `rate_limit`. */
   redisFailed: (use: string, err: unknown) => void
 }

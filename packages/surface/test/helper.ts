@@ -1,6 +1,6 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import type { Db } from 'mongodb'
-import svcCore, { svcServerOptions } from '@svc/core'
+import svcCore, { svcServerOptions, type SvcCoreOptions } from '@svc/core'
 import { getTestDb, signToken, type Teardownable } from '@svc/testkit'
 import svcSurface from '../src/index.js'
 import type { SurfaceOptions } from '../src/types.js'
@@ -21,12 +21,20 @@ export async function testDb (t: Teardownable): Promise<Db> {
   return (await getTestDb(t)).db
 }
 
-/** @svc/surface registered before @svc/core (as the reference server does, its aggregation cache passed on), on `db`; closed in teardown. */
-export async function buildApp (t: Teardownable, db: Db, opts: SurfaceOptions = {}, server: FastifyServerOptions = {}): Promise<FastifyInstance> {
+/** @svc/surface registered before @svc/core (as the reference server does, its shared stores passed on), on `db`; closed in teardown. */
+export async function buildApp (t: Teardownable, db: Db, opts: SurfaceOptions = {}, server: FastifyServerOptions = {}, core: Partial<SvcCoreOptions> = {}): Promise<FastifyInstance> {
   const app = Fastify({ ...svcServerOptions, logger: false, ...server })
   await app.register(svcSurface, opts)
-  const shared = app.svcSurface.aggregationCache
-  await app.register(svcCore, { db, jwtSecret: JWT_SECRET, bcryptRounds: 4, schemas: SCHEMAS, ...(shared !== null ? { aggregationCache: shared } : {}) })
+  const { aggregationCache, usageStore } = app.svcSurface
+  await app.register(svcCore, {
+    db,
+    jwtSecret: JWT_SECRET,
+    bcryptRounds: 4,
+    schemas: SCHEMAS,
+    ...(aggregationCache !== null ? { aggregationCache } : {}),
+    costStore: usageStore,
+    ...core
+  })
   t.teardown(async () => await app.close())
   await app.ready()
   return app

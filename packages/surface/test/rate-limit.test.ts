@@ -62,10 +62,13 @@ t.test('rateLimit: false adds nothing', async (t) => {
   }
 })
 
-t.test('defaults: 10 per minute on /login', async (t) => {
+t.test('defaults: 10 per minute per IP on /login, 5 per e-mail address', async (t) => {
   const app = await buildApp(t, await testDb(t), {})
   const codes = []
-  for (let i = 0; i < 11; i++) codes.push((await app.inject({ method: 'POST', url: '/login', payload: LOGIN })).statusCode)
+  for (let i = 0; i < 11; i++) codes.push((await app.inject({ method: 'POST', url: '/login', payload: { ...LOGIN, email: `n${i}@example.test` } })).statusCode)
   t.same(codes, [...Array(10).fill(401), 429])
+  const perEmail = []
+  for (let i = 0; i < 6; i++) perEmail.push((await app.inject({ method: 'POST', url: '/login', payload: LOGIN, remoteAddress: `10.3.0.${i}` })).statusCode)
+  t.same(perEmail, [...Array(5).fill(401), 429])
   t.equal((await app.inject({ method: 'GET', url: '/api/v1/notes', headers: bearer(ALICE) })).headers['x-ratelimit-limit'], '600')
 })

@@ -78,6 +78,29 @@ t.test('two replicas share cached aggregation answers through Redis, per tenant 
   t.ok(await a.svcSurface.redis!.pttl(keys[0]) > 50_000, 'with the declared TTL (60 s)')
 })
 
+t.test("two replicas share a tenant's cost budget through Redis", { skip: redisUp ? false : `no Redis answers at ${REDIS_URL}` }, async (t) => {
+  const db = await testDb(t)
+  const prefix = `svc-test:${randomBytes(6).toString('hex')}:`
+  const a = await buildApp(t, db, { redis: REDIS_URL, redisKeyPrefix: prefix, rateLimit: false }, {}, { tenantCostPerMinute: 1 })
+  const price = a.svc.services.get('notes').priceRead(a.svc.config.pageSize)
+  const opts = { redis: REDIS_URL, redisKeyPrefix: prefix, rateLimit: false as const }
+  const b = await buildApp(t, db, opts, {}, { tenantCostPerMinute: price * 3 })
+  const c = await buildApp(t, db, opts, {}, { tenantCostPerMinute: price * 3 })
+  t.teardown(async () => {
+    const cleanup = new Redis(REDIS_URL)
+    const keys = await cleanup.keys(`${prefix}*`)
+    if (keys.length > 0) await cleanup.del(...keys)
+    cleanup.disconnect()
+  })
+  await Promise.all([a, b, c].map(async (app) => { if (app.svcSurface.redis?.status !== 'ready') await new Promise((resolve) => app.svcSurface.redis?.once('ready', resolve)) }))
+  const alice = bearer('65f0000000000000000000a1')
+  const codes = []
+  for (const app of [b, c, b, c]) codes.push((await app.inject({ method: 'GET', url: '/api/v1/notes', headers: alice })).statusCode)
+  t.same(codes, [200, 200, 200, 429], 'three pages across both replicas, then 429')
+  t.equal((await c.inject({ method: 'GET', url: '/api/v1/notes', headers: bearer('65f0000000000000000000b2') })).statusCode, 200, 'per tenant')
+  t.ok((await a.svcSurface.redis!.keys(`${prefix}cost:*`)).length >= 1, 'counted under the prefix')
+})
+
 t.test('Redis unreachable: requests are still served, errors counted and logged once per interval', async (t) => {
   const lines: Array<Record<string, unknown>> = []
   const stream = new Writable({ write (chunk, _enc, cb) { lines.push(JSON.parse(String(chunk))); cb() } })
@@ -87,7 +110,8 @@ t.test('Redis unreachable: requests are still served, errors counted and logged 
   for (let i = 0; i < 4; i++) codes.push((await app.inject({ method: 'POST', url: '/login', payload: LOGIN, remoteAddress: '10.2.0.1' })).statusCode)
   t.same(codes, [401, 401, 429, 429], 'served, and still limited per process meanwhile')
   const metrics = (await app.inject({ method: 'GET', url: '/_metrics' })).body
-  t.match(metrics, /redis_errors_total\{use="rate_limit"\} 4\n/, 'every failed-open call is counted')
+  // Four per-IP counts, plus the per-e-mail count of the two logins the IP budget let through.
+  t.match(metrics, /redis_errors_total\{use="rate_limit"\} 6\n/, 'every failed-open call is counted')
   for (let i = 0; i < 2; i++) {
     const res = await app.inject({ method: 'GET', url: '/api/v1/notes/aggregations/count', headers: bearer('65f0000000000000000000a1') })
     t.equal(res.statusCode, 200, 'aggregations answer without their shared cache')

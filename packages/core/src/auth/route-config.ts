@@ -1,7 +1,8 @@
 /**
- * Seam for the rate-limit issue: routes tag themselves in `config.svcRateLimit`, and a later
- * limiter reads `routeOptions.config` (as @fastify/rate-limit does) instead of knowing URLs.
- * `/login` and `/register` get the stricter per-IP auth limit (spec: RATE_LIMIT_AUTH_PER_MIN).
+ * Routes tag themselves in `config.svcRateLimit`, and a limiter (`@svc/surface`) reads
+ * `routeOptions.config` (as @fastify/rate-limit does) instead of knowing URLs. `/login`,
+ * `/register` and `/auth/forgot-password` get the stricter auth limits: per IP (spec:
+ * RATE_LIMIT_AUTH_PER_MIN) and per e-mail address named in the body.
  */
 export const AUTH_LIMITED = { svcRateLimit: 'auth' } as const
 

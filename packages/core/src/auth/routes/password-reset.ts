@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import { ValidationError } from '../../errors.js'
 import { ForgotPasswordBody, ResetPasswordBody } from '../schemas.js'
 import type { AuthDeps, MailMessage } from '../session.js'
+import { AUTH_LIMITED } from '../route-config.js'
 import { assertPasswordBytes, assertValidBody } from '../validation.js'
 
 /**
@@ -26,7 +27,9 @@ function resetMessage (to: string, token: string, publicBaseUrl?: string): MailM
 export function passwordResetRoutes (app: FastifyInstance, deps: AuthDeps, publicBaseUrl?: string): void {
   app.post<{ Body: ForgotPasswordBody }>('/auth/forgot-password', {
     schema: { body: ForgotPasswordBody },
-    attachValidation: true
+    attachValidation: true,
+    // Each call may send a mail: limited like login, per IP and per e-mail address.
+    config: AUTH_LIMITED
   }, async (request, reply) => {
     assertValidBody(request)
     const { email } = request.body
