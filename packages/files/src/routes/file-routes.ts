@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest, FastifySchema } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify'
 import multipart from '@fastify/multipart'
 import { ValidationError, type RequestContext, type ResourceService } from '@svc/core'
 import { fileFields } from '../storage/stores.js'
@@ -16,6 +16,27 @@ export interface FileRoutesOptions {
 
 function context (request: FastifyRequest): RequestContext {
   return { identity: request.identity, surface: 'rest', req: request, requestId: request.id }
+}
+
+// How long a refused client gets to read its answer before the connection is cut.
+const ANSWER_GRACE_MS = 5000
+
+/**
+ * An upload refused before its body ended (oversize, wrong type, no such record): the answer is
+ * sent with `Connection: close`, the rest of the body is no longer read (Node would otherwise
+ * drain it to keep the connection), and the connection ends once the answer is out.
+ */
+function endAfterAnswer (request: FastifyRequest, reply: FastifyReply): void {
+  if (request.raw.complete) return
+  request.raw.unpipe()
+  request.raw.pause()
+  void reply.header('connection', 'close')
+  reply.raw.once('finish', () => {
+    const socket = request.raw.socket
+    // FIN first so the client can read the answer; then stop it for good.
+    socket.end()
+    setTimeout(() => socket.destroy(), ANSWER_GRACE_MS).unref()
+  })
 }
 
 /**
@@ -53,8 +74,13 @@ export async function fileRoutes (app: FastifyInstance, opts: FileRoutesOptions)
       const id = (request: FastifyRequest): string => (request.params as { id: string }).id
       app.post(url, {
         schema: { summary: `Upload ${path}.${field.name}`, consumes: ['multipart/form-data'], params: IdParamsSchema, body: uploadBodySchema(field), response: { 200: FileMetaSchema } }
-      }, async (request) => {
-        return await uploadFromMultipart(request, field.file!.maxBytes, async (file) => await opts.files.upload(context(request), path, id(request), field.name, file, version))
+      }, async (request, reply) => {
+        try {
+          return await uploadFromMultipart(request, field.file!.maxBytes, async (file) => await opts.files.upload(context(request), path, id(request), field.name, file, version))
+        } catch (err) {
+          endAfterAnswer(request, reply)
+          throw err
+        }
       })
       app.get(url, {
         schema: { summary: `Metadata and download URL of ${path}.${field.name}`, params: IdParamsSchema, response: { 200: FileMetaWithUrlSchema } }
