@@ -1,6 +1,6 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import type { Db } from 'mongodb'
-import svcCore, { DEFAULT_VERSION, svcServerOptions } from '@svc/core'
+import svcCore, { DEFAULT_VERSION, requestTimeouts, svcServerOptions } from '@svc/core'
 import svcAudit from '@svc/audit'
 import svcConsole from '@svc/console'
 import { agentConversationsSchema, learningSchemas } from '@svc/agent/schemas'
@@ -38,6 +38,8 @@ export async function buildServer (config: ServerConfig, opts: BuildServerOption
   const app = Fastify({
     // The router's and Node's own refusals (long ids, 431, malformed requests) in the envelope.
     ...svcServerOptions,
+    // A request (headers and body) must arrive within REQUEST_TIMEOUT_MS: else 408, connection closed.
+    ...requestTimeouts(config.requestTimeoutMs),
     logger: opts.logger ?? loggerOptions(config),
     logController: new AccessLogController(),
     genReqId,
@@ -53,7 +55,7 @@ export async function buildServer (config: ServerConfig, opts: BuildServerOption
     // Spec: rate limits are skipped when NODE_ENV=test.
     cors: { origins: config.corsOrigins },
     docs: { title: 'svc API', version: DEFAULT_VERSION },
-    rateLimit: config.nodeEnv === 'test' ? false : { apiPerMin: config.rateLimitApiPerMin, authPerMin: config.rateLimitAuthPerMin },
+    rateLimit: config.nodeEnv === 'test' ? false : { apiPerMin: config.rateLimitApiPerMin, authPerMin: config.rateLimitAuthPerMin, authPerEmailPerMin: config.rateLimitAuthPerEmailPerMin },
     ...(config.redisUrl !== undefined ? { redis: config.redisUrl } : {})
   })
   await app.register(svcCore, {

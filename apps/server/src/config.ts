@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { isIP } from 'node:net'
-import { DEFAULT_MAX_REQUEST_COST, DEFAULT_PAGE_SIZE, DEFAULT_QUERY_TIMEOUT_MS, DEFAULT_TENANT_COST_PER_MINUTE, MAX_PAGE_SIZE, MAX_QUERY_TIMEOUT_MS, parseDuration } from '@svc/core'
+import { DEFAULT_MAX_REQUEST_COST, DEFAULT_PAGE_SIZE, DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_QUERY_TIMEOUT_MS, DEFAULT_TENANT_COST_PER_MINUTE, MAX_PAGE_SIZE, MAX_QUERY_TIMEOUT_MS, parseDuration } from '@svc/core'
 import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from '@svc/webhooks'
 
 const TWO_HOURS = 2 * 60 * 60
@@ -32,6 +32,8 @@ export interface ServerConfig {
   queryTimeoutMs: number
   /** SCHEMA_CHECK: start-up with schema changes that still need data — refuse (production default), warn, off. */
   schemaCheck: SchemaCheck
+  /** Time a whole request (headers and body) may take to arrive (REQUEST_TIMEOUT_MS). */
+  requestTimeoutMs: number
   /** Largest price of one request (REQUEST_COST_LIMIT). */
   requestCostLimit: number
   /** Price each tenant may be charged per minute (RATE_LIMIT_COST_PER_MIN). */
@@ -50,6 +52,8 @@ export interface ServerConfig {
   corsOrigins: string[]
   rateLimitApiPerMin: number
   rateLimitAuthPerMin: number
+  /** Auth requests per minute per e-mail address (RATE_LIMIT_AUTH_PER_EMAIL_PER_MIN). */
+  rateLimitAuthPerEmailPerMin: number
   /** Fastify's `trustProxy`: false (the socket peer is the client), a hop count, or the proxies' addresses. */
   trustProxy: false | number | string[]
   /** May be fractional (CONTRACT "Soft delete"). */
@@ -169,6 +173,8 @@ export function loadConfig (env: Env = process.env): ConfigResult {
   const queryTimeoutMs = int('QUERY_TIMEOUT_MS', DEFAULT_QUERY_TIMEOUT_MS, 1, MAX_QUERY_TIMEOUT_MS)
   const rateLimitApiPerMin = int('RATE_LIMIT_API_PER_MIN', 600, 1, 1_000_000)
   const rateLimitAuthPerMin = int('RATE_LIMIT_AUTH_PER_MIN', 10, 1, 1_000_000)
+  const rateLimitAuthPerEmailPerMin = int('RATE_LIMIT_AUTH_PER_EMAIL_PER_MIN', 5, 1, 1_000_000)
+  const requestTimeoutMs = int('REQUEST_TIMEOUT_MS', DEFAULT_REQUEST_TIMEOUT_MS, 1000, 600_000)
   const requestCostLimit = int('REQUEST_COST_LIMIT', DEFAULT_MAX_REQUEST_COST, 1, 1_000_000_000)
   const rateLimitCostPerMin = int('RATE_LIMIT_COST_PER_MIN', DEFAULT_TENANT_COST_PER_MINUTE, 1, 1_000_000_000_000)
   const retention = positive('SOFT_DELETE_RETENTION_DAYS', 36_500)
@@ -232,6 +238,7 @@ export function loadConfig (env: Env = process.env): ConfigResult {
       pageSize,
       queryTimeoutMs,
       schemaCheck,
+      requestTimeoutMs,
       requestCostLimit,
       rateLimitCostPerMin,
       uploadsDir: read(env, 'UPLOADS_DIR') ?? './uploads',
@@ -245,6 +252,7 @@ export function loadConfig (env: Env = process.env): ConfigResult {
       corsOrigins,
       rateLimitApiPerMin,
       rateLimitAuthPerMin,
+      rateLimitAuthPerEmailPerMin,
       trustProxy,
       softDeleteRetentionDays: retention,
       softDeleteSweepSeconds: sweepSeconds,

@@ -25,6 +25,10 @@ t.test('defaults per CONTRACT.md in development', async (t) => {
     corsOrigins: [],
     rateLimitApiPerMin: 600,
     rateLimitAuthPerMin: 10,
+    rateLimitAuthPerEmailPerMin: 5,
+    requestTimeoutMs: 30_000,
+    requestCostLimit: 250_000,
+    rateLimitCostPerMin: 5_000_000,
     jwtSecretGenerated: true
   })
   t.ok((config?.jwtSecret.length ?? 0) >= 32, 'random development secret')
@@ -43,6 +47,10 @@ t.test('values are read and converted', async (t) => {
   t.equal(loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32), MONGODB_URI: 'mongodb://h/d' }).config?.host, '0.0.0.0', 'production listens on all interfaces')
   t.equal(loadConfig({ ACCESS_TOKEN_TTL: '900' }).config?.accessTokenTtlSeconds, 900, 'plain seconds')
   t.equal(loadConfig({ QUERY_TIMEOUT_MS: '250' }).config?.queryTimeoutMs, 250, 'QUERY_TIMEOUT_MS')
+  t.match(loadConfig({ REQUEST_COST_LIMIT: '1000', RATE_LIMIT_COST_PER_MIN: '9000', RATE_LIMIT_AUTH_PER_EMAIL_PER_MIN: '3' }).config, { requestCostLimit: 1000, rateLimitCostPerMin: 9000, rateLimitAuthPerEmailPerMin: 3 }, 'cost and per-e-mail limits')
+  t.match(loadConfig({ REQUEST_COST_LIMIT: '0' }).problems, [/REQUEST_COST_LIMIT must be a whole number/])
+  t.equal(loadConfig({ REQUEST_TIMEOUT_MS: '2000' }).config?.requestTimeoutMs, 2000, 'REQUEST_TIMEOUT_MS')
+  t.match(loadConfig({ REQUEST_TIMEOUT_MS: '10' }).problems, [/REQUEST_TIMEOUT_MS must be a whole number between 1000 and 600000/])
   t.equal(loadConfig({ LOG_LEVEL: 'debug' }).config?.logLevel, 'debug', 'LOG_LEVEL')
   t.equal(loadConfig({ SOFT_DELETE_RETENTION_DAYS: '0.25' }).config?.softDeleteRetentionDays, 0.25, 'fractional SOFT_DELETE_RETENTION_DAYS')
   t.equal(loadConfig({ SOFT_DELETE_SWEEP_SECONDS: '1.5' }).config?.softDeleteSweepSeconds, 1.5, 'fractional SOFT_DELETE_SWEEP_SECONDS')

@@ -39,7 +39,7 @@ export { MigrationStepError, type MigrationStep, type StepImage } from './servic
 export { INTENTS_COLLECTION, CostBudget, tenantKey, memoryUsageStore, AGGREGATION_PRICE, BULK_WRITE_PRICE, pageRecords, readPrice, recordValues, relatedRecords } from './service/index.js'
 export type { CostLimits, UsageStore, Usage } from './service/index.js'
 export { normalizeError, type ErrorEnvelope, type NormalizedError } from './http/error-envelope.js'
-export { svcServerOptions } from './http/server-options.js'
+export { svcServerOptions, requestTimeouts } from './http/server-options.js'
 // The BSON boundary, paging and the filter/search rules, for plugins that add reads (restore, history) or describe them (MCP).
 export { toJson, parseId } from './values/convert.js'
 export { resolveField } from './values/resolve-field.js'

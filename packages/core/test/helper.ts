@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { fileURLToPath } from 'node:url'
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import type { Server } from 'node:http'
+import Fastify, { type FastifyHttpOptions, type FastifyInstance } from 'fastify'
 import { ObjectId, type Db } from 'mongodb'
 import { getTestDb, signToken, type Teardownable } from '@svc/testkit'
 export { DURABLE_MODES } from '@svc/testkit'
@@ -17,7 +18,7 @@ export interface BuildCoreAppOptions {
   schemas?: unknown[]
   schemaDir?: string
   options?: Partial<SvcCoreOptions>
-  fastify?: FastifyServerOptions
+  fastify?: FastifyHttpOptions<Server>
   /** Registered after core, before `ready()` (routes of a host or another plugin). */
   plugins?: Array<(app: FastifyInstance) => Promise<void>>
   /** A database of the caller's (e.g. on a standalone server); default a fresh one from testkit. */

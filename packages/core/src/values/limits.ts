@@ -36,6 +36,10 @@ export const MAX_QUERY_TIMEOUT_MS = 10 * 60 * 1000
 export const DEFAULT_MAX_REQUEST_COST = 250_000
 /** Default price one tenant may be charged per minute. */
 export const DEFAULT_TENANT_COST_PER_MINUTE = 5_000_000
+/** Default time (ms) a whole request — headers and body — may take to arrive; then 408 REQUEST_TIMEOUT. */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000
+/** Time (ms) a request's headers may take to arrive (at most the request timeout). */
+export const HEADERS_TIMEOUT_MS = 10_000
 /** The only filter operators a caller may use; anything else is refused before the database. */
 export const FILTER_OPERATORS = ['$gt', '$gte', '$lt', '$lte', '$ne', '$in', '$regex', '$options'] as const
 export type FilterOperator = typeof FILTER_OPERATORS[number]
