@@ -152,6 +152,14 @@ t.test('renames, computed switches, a removed default, aggregations', async (t) 
   }
   const changes = diffSnapshots(snap(before), snap(after))
   t.match(byKind(changes, 'field-renamed', 'name'), { class: 'needs-data', paths: ['fullName', 'name'], message: /fullName renamed to name\?/ })
+  t.notOk('leftBehind' in byKind(changes, 'field-renamed', 'name'), 'the new name is required: records without it fail')
+  {
+    const optional = diffSnapshots(snap({ path: 'p', fields: [{ name: 'a', type: String }] }), snap({ path: 'p', fields: [{ name: 'b', type: String }] }))
+    t.equal(byKind(optional, 'field-renamed', 'b').leftBehind, true, 'an optional rename only leaves values behind')
+    const hidden = diffSnapshots(snap({ path: 'p', fields: [{ name: 'ssn', type: String, acl: { read: ['admin'] } }, { name: 'n', type: Number }] }), snap({ path: 'p', fields: [{ name: 'n', type: Number }] }))
+    t.match(byKind(hidden, 'field-removed', 'ssn'), { class: 'needs-data', message: /readable by \["admin"\] only until now, are no longer hidden by any acl/ })
+    t.notOk('leftBehind' in byKind(hidden, 'field-removed', 'ssn'), 'a removed ACL field blocks: its values would be shown to everyone')
+  }
   t.match(byKind(changes, 'required-added', 'nick'), { class: 'needs-data', message: /its default was removed/ })
   t.match(byKind(changes, 'computed-added', 'age'), { class: 'needs-version' })
   t.match(byKind(changes, 'computed-removed', 'label'), { class: 'safe' })

@@ -74,7 +74,9 @@ t.test('plan: each change with the stored records and tenants it leaves not fitt
     t.match(change(c, 'lowercase-added', 'tags'), { impact: { failing: 1, tenants: 1, example: { message: 'tags.0 is not lowercase' } } })
     t.match(change(c, 'field-added', 'pinned'), { class: 'safe', impact: { failing: 0, tenants: 0 } })
     t.match(change(c, 'index-added'), { class: 'needs-index', duplicates: { groups: 1, records: 2, tenants: 1, example: { key: { userId: 't1', title: 'a' }, count: 2 } } })
-    t.equal(plan.blocking.length, 7, 'six changes that do not fit, and the duplicates')
+    t.equal(plan.blocking.length, 6, 'five changes that do not fit, and the duplicates')
+    t.notOk(plan.blocking.some((b) => b.includes('legacy')), 'a removed field leaves values behind but blocks nothing (a rollback must start)')
+    t.equal(change(c, 'field-removed', 'legacy').leftBehind, true)
     t.match(plan.blocking.join('\n'), /v1\/deals: field region added.*5 records in 4 tenants do not fit/)
     t.match(plan.blocking.join('\n'), /2 records in 1 duplicate groups/)
   }

@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import type { Document } from 'mongodb'
 import type { RequestContext } from '../identity.js'
 import type { MigratedRecord } from '../service/migrate-batch.js'
+import type { MigrationStep } from '../service/migration-steps.js'
 import type { ResourceService } from '../service/resource-service.js'
 import { MigrationStore } from './migration-store.js'
 import { stepsFor, type PlanDeps } from './plan.js'
@@ -89,6 +90,73 @@ async function patiently<T> (fn: () => Promise<T>, waitMs: number, onWait: (wait
   }
 }
 
+/** One run's fixed settings and running totals, shared by its resources and tenants. */
+interface Run {
+  deps: PlanDeps
+  opts: ApplyOptions
+  store: MigrationStore
+  /** This set of pending migrations: checkpoints of another set mean nothing to it. */
+  id: string
+  /** The apply lock; null for a dry run (which writes nothing, checkpoints included). */
+  token: string | null
+  dryRun: boolean
+  batchSize: number
+  rate: number
+  leaseMs: number
+  started: number
+  scanned: number
+  result: ApplyResult
+}
+
+function keep (run: Run, records: MigratedRecord[] = []): void {
+  for (const rec of records) {
+    if (rec.issues !== undefined) {
+      if (run.result.invalid.length < 20) run.result.invalid.push(rec)
+    } else if (run.result.samples.length < (run.opts.samples ?? 5)) run.result.samples.push(rec)
+  }
+}
+
+/** One tenant's records of one resource, batch by batch from its checkpoint, throttled. */
+async function migrateTenant (run: Run, service: ResourceService, r: ApplyResourceResult, tenant: string | null, index: number, total: number, steps: MigrationStep[]): Promise<void> {
+  const { opts, store } = run
+  const resource = service.model.key
+  let { lastId, done } = run.dryRun ? { lastId: null, done: false } : await store.checkpoint(run.id, resource, tenant)
+  while (!done) {
+    const b = await patiently(async () => await service.migrateBatch(SYSTEM, { tenant, after: lastId, limit: run.batchSize, steps, dryRun: run.dryRun }),
+      opts.contentionWaitMs ?? 90_000, (waitedMs) => opts.onWait?.({ resource, tenant, waitedMs }))
+    r.scanned += b.scanned
+    r.migrated += b.migrated
+    r.unchanged += b.unchanged
+    r.skipped += b.skipped
+    run.scanned += b.scanned
+    keep(run, b.records)
+    done = b.lastId === null || b.scanned < run.batchSize
+    if (b.lastId !== null) lastId = b.lastId
+    if (run.token !== null) {
+      await store.saveCheckpoint(run.id, resource, tenant, lastId, done)
+      if (!(await store.renew(run.token, run.leaseMs))) throw new Error('the apply lock was taken over by another run; stopping')
+    }
+    const elapsedMs = Date.now() - run.started
+    const { scanned, migrated, unchanged, skipped } = r
+    const recordsPerSecond = Math.round(run.scanned / Math.max(elapsedMs, 1) * 1000)
+    opts.onProgress?.({ resource, migrations: r.migrations, tenant, tenantIndex: index, tenants: r.tenants, total, scanned, migrated, unchanged, skipped, elapsedMs, recordsPerSecond })
+    const wait = run.rate > 0 ? run.started + run.scanned / run.rate * 1000 - Date.now() : 0
+    if (wait > 0) await sleep(wait)
+  }
+}
+
+/** Every tenant of one resource whose records the pending migrations select. */
+async function migrateResource (run: Run, service: ResourceService, steps: MigrationStep[]): Promise<void> {
+  const filters = steps.map((s) => s.filter)
+  const selection = filters.every((f) => f !== undefined) ? { $or: filters } : {}
+  if (!run.dryRun) await service.stored.ensureTenantOrder()
+  const tenants = run.opts.tenant !== undefined ? [run.opts.tenant] : await service.stored.tenants(selection)
+  const total = await selectedTotal(service, filters)
+  const r: ApplyResourceResult = { resource: service.model.key, migrations: steps.map((s) => s.name), tenants: tenants.length, scanned: 0, migrated: 0, unchanged: 0, skipped: 0 }
+  run.result.resources.push(r)
+  for (const [i, tenant] of tenants.entries()) await migrateTenant(run, service, r, tenant, i, total, steps)
+}
+
 /**
  * `svc schema apply`: the pending migrations, resource by resource and tenant by tenant, in
  * batches through `service.migrateBatch` (guarded writes with their audit rows and markers),
@@ -104,64 +172,38 @@ export async function applyMigrations (deps: PlanDeps, opts: ApplyOptions = {}):
   const dryRun = opts.dryRun === true
   const result: ApplyResult = { pending: pending.map((m) => m.name), applied: [], resources: [], dryRun, samples: [], invalid: [], ms: 0 }
   if (pending.length === 0) return { ...result, ms: Date.now() - started }
-  const batchSize = Math.min(1000, Math.max(1, opts.batchSize ?? 500))
-  const rate = opts.rate ?? 2000
   const leaseMs = opts.lockLeaseMs ?? 30_000
-  const token = dryRun ? null : await store.lock(leaseMs)
-  // One run = this set of pending migrations: its checkpoints mean nothing to another set.
-  const run = createHash('sha256').update(pending.map((m) => m.name).join('\n')).digest('hex').slice(0, 16)
-  let scannedAll = 0
+  const run: Run = {
+    deps,
+    opts,
+    store,
+    id: createHash('sha256').update(pending.map((m) => m.name).join('\n')).digest('hex').slice(0, 16),
+    token: dryRun ? null : await store.lock(leaseMs),
+    dryRun,
+    batchSize: Math.min(1000, Math.max(1, opts.batchSize ?? 500)),
+    rate: opts.rate ?? 2000,
+    leaseMs,
+    started,
+    scanned: 0,
+    result
+  }
   try {
     if (!dryRun) await deps.services.reconcileIntents()
     for (const model of deps.registry.all()) {
       const steps = stepsFor(pending, model.key)
-      if (steps.length === 0) continue
-      const service = deps.services.get(model.path, model.version)
-      const filters = steps.map((s) => s.filter)
-      const selection = filters.every((f) => f !== undefined) ? { $or: filters } : {}
-      if (!dryRun) await service.stored.ensureTenantOrder()
-      const tenants = opts.tenant !== undefined ? [opts.tenant] : await service.stored.tenants(selection)
-      const total = await selectedTotal(service, filters)
-      const r: ApplyResourceResult = { resource: model.key, migrations: steps.map((s) => s.name), tenants: tenants.length, scanned: 0, migrated: 0, unchanged: 0, skipped: 0 }
-      result.resources.push(r)
-      for (const [i, tenant] of tenants.entries()) {
-        let { lastId, done } = dryRun ? { lastId: null, done: false } : await store.checkpoint(run, model.key, tenant)
-        while (!done) {
-          const b = await patiently(async () => await service.migrateBatch(SYSTEM, { tenant, after: lastId, limit: batchSize, steps, dryRun }),
-            opts.contentionWaitMs ?? 90_000, (waitedMs) => opts.onWait?.({ resource: model.key, tenant, waitedMs }))
-          r.scanned += b.scanned
-          r.migrated += b.migrated
-          r.unchanged += b.unchanged
-          r.skipped += b.skipped
-          scannedAll += b.scanned
-          for (const rec of b.records ?? []) {
-            if (rec.issues !== undefined) { if (result.invalid.length < 20) result.invalid.push(rec) } else if (result.samples.length < (opts.samples ?? 5)) result.samples.push(rec)
-          }
-          done = b.lastId === null || b.scanned < batchSize
-          if (b.lastId !== null) lastId = b.lastId
-          if (token !== null) {
-            await store.saveCheckpoint(run, model.key, tenant, lastId, done)
-            if (!(await store.renew(token, leaseMs))) throw new Error('the apply lock was taken over by another run; stopping')
-          }
-          const elapsedMs = Date.now() - started
-          opts.onProgress?.({ resource: model.key, migrations: r.migrations, tenant, tenantIndex: i, tenants: tenants.length, total, scanned: r.scanned, migrated: r.migrated, unchanged: r.unchanged, skipped: r.skipped, elapsedMs, recordsPerSecond: Math.round(scannedAll / Math.max(elapsedMs, 1) * 1000) })
-          if (rate > 0) {
-            const wait = started + scannedAll / rate * 1000 - Date.now()
-            if (wait > 0) await sleep(wait)
-          }
-        }
-      }
+      if (steps.length > 0) await migrateResource(run, deps.services.get(model.path, model.version), steps)
     }
     if (!dryRun && opts.tenant === undefined) {
       for (const m of pending) {
         const rs = result.resources.filter((x) => x.migrations.includes(m.name))
-        await store.markDone({ _id: m.name, checksum: m.checksum, resources: [...m.resources.keys()], migrated: rs.reduce((n, x) => n + x.migrated, 0), unchanged: rs.reduce((n, x) => n + x.unchanged, 0) })
+        const sum = (k: 'migrated' | 'unchanged'): number => rs.reduce((n, x) => n + x[k], 0)
+        await store.markDone({ _id: m.name, checksum: m.checksum, resources: [...m.resources.keys()], migrated: sum('migrated'), unchanged: sum('unchanged') })
         result.applied.push(m.name)
       }
-      await store.cleanUp(run, result.applied)
+      await store.cleanUp(run.id, result.applied)
     }
   } finally {
-    if (token !== null) await store.unlock(token)
+    if (run.token !== null) await store.unlock(run.token)
   }
   return { ...result, ms: Date.now() - started }
 }

@@ -76,12 +76,17 @@ export interface SchemaChange {
   duplicates?: DuplicateImpact
   /** `collection-changed`: records left in the previous collection (an estimate). */
   stranded?: number
+  /**
+   * The change only leaves stored values behind (a removed field): cleanup data, but nothing
+   * fails, so start-up does not refuse for it — files rolled back to an older release must start.
+   */
+  leftBehind?: true
 }
 
 /** Classes that mean stored data must change before the files can be served safely. */
 export function isDataBreaking (c: SchemaChange): boolean {
   if (c.class === 'needs-index') return c.duplicates !== undefined && c.duplicates.groups > 0
-  if (c.class !== 'needs-data') return false
+  if (c.class !== 'needs-data' || c.leftBehind === true) return false
   if (c.kind === 'collection-changed') return (c.stranded ?? 1) > 0
   return c.impact === undefined || c.impact.failing > 0
 }

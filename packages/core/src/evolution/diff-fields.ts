@@ -24,7 +24,11 @@ function added (path: string, f: FieldSnapshot): FieldChange {
 
 function removed (path: string, f: FieldSnapshot): FieldChange {
   if (f.computed === true) return change('field-removed', 'needs-version', true, path, `computed field ${path} removed`)
-  return change('field-removed', 'needs-data', true, path, `field ${path} removed: stored values stay (and reads still return them) until a migration removes them`)
+  // A field some roles could not read must not become readable by all through the values left behind.
+  if (f.readRoles !== undefined) {
+    return change('field-removed', 'needs-data', true, path, `field ${path} removed: its stored values, readable by ${show(f.readRoles)} only until now, are no longer hidden by any acl`)
+  }
+  return { ...change('field-removed', 'needs-data', true, path, `field ${path} removed: stored values stay (and reads may still return them) until a migration removes them`), leftBehind: true }
 }
 
 /**
@@ -37,7 +41,10 @@ function addedAndRemoved (prefix: string, before: FieldSnapshot[], after: FieldS
   if (gone.length === 1 && fresh.length === 1 && gone[0].type === fresh[0].type && gone[0].computed !== true && fresh[0].computed !== true) {
     const from = join(prefix, gone[0].name)
     const to = join(prefix, fresh[0].name)
-    out.push({ ...change('field-renamed', 'needs-data', true, to, `field ${from} renamed to ${to}? (one removed, one added of type ${fresh[0].type}): stored values stay under ${from} until a migration moves them`), paths: [from, to] })
+    const rename = change('field-renamed', 'needs-data', true, to, `field ${from} renamed to ${to}? (one removed, one added of type ${fresh[0].type}): stored values stay under ${from} until a migration moves them`)
+    // Blocking only when the new name must be there (or the old one was hidden from some roles).
+    const leftBehind = !mustSend(fresh[0]) && gone[0].readRoles === undefined
+    out.push({ ...rename, paths: [from, to], ...(leftBehind ? { leftBehind: true as const } : {}) })
     return
   }
   for (const f of gone) out.push(removed(join(prefix, f.name), f))
