@@ -16,6 +16,7 @@ import { startupCheck, type SchemaCheckMode } from './evolution/startup-check.js
 import { DEFAULT_MAX_REQUEST_COST, DEFAULT_PAGE_SIZE, DEFAULT_QUERY_TIMEOUT_MS, DEFAULT_TENANT_COST_PER_MINUTE, MAX_PAGE_SIZE, MAX_QUERY_TIMEOUT_MS } from './values/limits.js'
 import { CostBudget } from './service/cost/budget.js'
 import { memoryUsageStore } from './service/cost/usage-store.js'
+import { EventLog, eventLogSettings } from './service/event-log/index.js'
 
 export * from './errors.js'
 export { defineSchema } from './schema/define.js'
@@ -38,6 +39,8 @@ export { MigrationInvalidError, MIGRATION_MARKS_COLLECTION } from './service/mig
 export { MigrationStepError, type MigrationStep, type StepImage } from './service/migration-steps.js'
 export { INTENTS_COLLECTION, CostBudget, tenantKey, memoryUsageStore, AGGREGATION_PRICE, BULK_WRITE_PRICE, pageRecords, readPrice, recordValues, relatedRecords } from './service/index.js'
 export type { CostLimits, UsageStore, Usage } from './service/index.js'
+export { EventLog, EVENTS_COLLECTION, CONSUMERS_COLLECTION, LEASES_COLLECTION, DEFAULT_RETENTION_MS, derivedUuid } from './service/event-log/index.js'
+export type { LoggedEvent, EventLogOptions, EventSubscription, FollowOptions, BatchHandler, DurableHandler } from './service/event-log/index.js'
 export { normalizeError, type ErrorEnvelope, type NormalizedError } from './http/error-envelope.js'
 export { svcServerOptions, requestTimeouts } from './http/server-options.js'
 // The BSON boundary, paging and the filter/search rules, for plugins that add reads (restore, history) or describe them (MCP).
@@ -112,6 +115,7 @@ async function svcCore (app: FastifyInstance, opts: SvcCoreOptions): Promise<voi
   if (!['refuse', 'warn', 'off'].includes(schemaCheck)) throw new Error("@svc/core: option `schemaCheck` must be 'refuse', 'warn' or 'off'")
 
   const cost = costBudget(opts)
+  const eventLogOptions = eventLogSettings(opts.eventLog)
   const transactions = await useTransactions(app, opts.db, opts.transactions ?? 'auto')
   const registry = await loadRegistry({ schemaDir: opts.schemaDir, schemas: opts.schemas, log: app.log })
   const events = new RecordEvents(app.log.child({ name: '@svc/core.events' }))
@@ -123,6 +127,14 @@ async function svcCore (app: FastifyInstance, opts: SvcCoreOptions): Promise<voi
     events,
     transactions,
     cost,
+    eventLog: new EventLog({
+      db: opts.db,
+      services: () => services.all(),
+      transactions,
+      log: app.log.child({ name: '@svc/core.events' }),
+      cursorKey: () => svc.auth.deriveKey('svc-event-cursor'),
+      settings: eventLogOptions
+    }),
     config: {
       pageSize: Math.min(pageSize, MAX_PAGE_SIZE),
       bcryptRounds: opts.bcryptRounds ?? 10,
@@ -147,6 +159,9 @@ async function svcCore (app: FastifyInstance, opts: SvcCoreOptions): Promise<voi
   if (opts.indexes !== false) await ensureIndexes(opts.db, registry)
   await app.register(authPlugin, { jwtSecret: opts.jwtSecret, accessTokenTtlSeconds, bcryptRounds: svc.config.bcryptRounds, refreshTokenTtlSeconds, publicBaseUrl: opts.publicBaseUrl, resetStalenessMs: opts.resetStalenessMs })
   reconcileIntents(app, services, intentReconcileMs)
+  // After the plugins registered (one may have enabled the log), and stopped before the database closes.
+  app.addHook('onReady', async () => { await svc.eventLog.start() })
+  app.addHook('onClose', async () => { await svc.eventLog.close() })
   describeRoute(app)
   for (const service of services.all()) {
     await app.register(resourceRoutes, { prefix: `/api/${service.model.version}`, service })

@@ -9,6 +9,7 @@ import type { CostBudget } from './service/cost/budget.js'
 import type { UsageStore } from './service/cost/usage-store.js'
 import type { RecordEvents, ResourceServices } from './service/index.js'
 import type { SchemaEvolution } from './evolution/index.js'
+import type { EventLog, EventLogOptions } from './service/event-log/index.js'
 
 /** Options of the @svc/core plugin. The host app owns the MongoDB connection and passes its `Db`. */
 export interface SvcCoreOptions {
@@ -94,6 +95,8 @@ export interface SvcCoreOptions {
    * not start yet (a new unique index over duplicates).
    */
   indexes?: boolean
+  /** The durable event log's loops (`app.svc.eventLog`, off until a plugin enables it): see EventLogOptions. */
+  eventLog?: EventLogOptions
 }
 
 /** The authentication service the auth layer installs on `app.svc.auth`. */
@@ -127,6 +130,11 @@ export interface SvcContext {
    * `transactions` option and the server) or through write-ahead intents.
    */
   transactions: boolean
+  /**
+   * The durable record-event log (`svc_events`) webhooks and realtime consume: off (no cost)
+   * until a plugin calls `enable()` or `consume()` while registering.
+   */
+  eventLog: EventLog
   /** `publicBaseUrl` without a trailing slash, when given (plugins build absolute links from it). */
   /**
    * The cost model's budgets: the service charges its operations through it; a surface that

@@ -3,11 +3,11 @@ import { insertEffects, isDuplicateKey, planEffects, storedDocs } from './effect
 import { BUSY, MISSED, type Attempt, type DurableContext, type DurableDoc, type PlannedWrite } from './types.js'
 
 /** The driver's labels on errors of a transaction (MongoDB transactions specification). */
-const TRANSIENT = 'TransientTransactionError'
-const UNKNOWN_COMMIT = 'UnknownTransactionCommitResult'
+export const TRANSIENT = 'TransientTransactionError'
+export const UNKNOWN_COMMIT = 'UnknownTransactionCommitResult'
 const MAX_TIME_MS_EXPIRED = 50
 
-function hasLabel (err: unknown, label: string): boolean {
+export function hasLabel (err: unknown, label: string): boolean {
   const e = err as { hasErrorLabel?: (l: string) => boolean }
   return typeof e?.hasErrorLabel === 'function' && e.hasErrorLabel(label)
 }

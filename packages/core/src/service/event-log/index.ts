@@ -1,0 +1,7 @@
+export { EventLog, DEFAULT_RETENTION_MS } from './event-log.js'
+export { EVENTS_COLLECTION, derivedUuid, eventId, type LoggedEvent } from './event-doc.js'
+export { CONSUMERS_COLLECTION } from './event-store.js'
+export { LEASES_COLLECTION } from './lease.js'
+export { eventLogSettings, type EventLogOptions } from './options.js'
+export type { DurableHandler } from './durable-consumer.js'
+export type { BatchHandler, EventSubscription, FollowOptions } from './subscription.js'
