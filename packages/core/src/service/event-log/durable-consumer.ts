@@ -92,7 +92,8 @@ export class DurableConsumer {
     const sub = this.#sub
     this.#drop()
     if (sub === null) return
-    await sub.idle()
+    // A handler stuck on a dead peer must not hold the shutdown longer than a lease.
+    await Promise.race([sub.idle(), new Promise((resolve) => setTimeout(resolve, this.#d.leaseMs).unref())])
     await this.#lease.release().catch(() => {})
   }
 }

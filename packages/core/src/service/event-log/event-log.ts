@@ -47,7 +47,8 @@ export class EventLog {
   #watch: EventWatch | null = null
   #enabled = false
   #started = false
-  #retainMs = 0
+  /** The longest retention asked for; null: nobody asked (the default applies). */
+  #retainMs: number | null = null
   #mode: 'change-stream' | 'poll' | null = null
 
   constructor (deps: EventLogDeps) {
@@ -64,7 +65,7 @@ export class EventLog {
       batchSize: PAGE,
       pollMs: settings.pollMs,
       sweepIntervalMs: settings.sweepIntervalMs,
-      retainMs: () => this.#retainMs,
+      retainMs: () => this.retentionMs,
       log,
       stamped: () => { this.#follower.pump.nudge() }
     })
@@ -78,17 +79,20 @@ export class EventLog {
   /** Whether this process holds the sequencer lease now. */
   get leading (): boolean { return this.#sequencer.leading }
   /** The longest retention any consumer asked for (ms). */
-  get retentionMs (): number { return this.#retainMs }
+  get retentionMs (): number { return this.#retainMs ?? DEFAULT_RETENTION_MS }
 
   /**
-   * Turns the log on (idempotent), keeping events at least `retentionMs` (default one hour; the
-   * longest request wins). Call while registering a plugin: every write from then on is logged.
+   * Turns the log on (idempotent), keeping events at least `retentionMs` (the longest request
+   * wins; one hour when nobody asks). Call while registering a plugin: every write from then on
+   * is logged.
    */
   enable (opts: { retentionMs?: number } = {}): void {
     if (this.#started) throw new Error('@svc/core: eventLog.enable() must be called while plugins register, before the app is ready')
-    const retain = opts.retentionMs ?? DEFAULT_RETENTION_MS
-    if (!Number.isSafeInteger(retain) || retain < 0) throw new Error('@svc/core: eventLog retentionMs must be a whole number of milliseconds >= 0')
-    this.#retainMs = Math.max(this.#retainMs, retain)
+    const retain = opts.retentionMs
+    if (retain !== undefined) {
+      if (!Number.isSafeInteger(retain) || retain < 0) throw new Error('@svc/core: eventLog retentionMs must be a whole number of milliseconds >= 0')
+      this.#retainMs = Math.max(this.#retainMs ?? 0, retain)
+    }
     if (this.#enabled) return
     this.#enabled = true
     for (const s of this.#d.services()) {
@@ -181,7 +185,7 @@ export class EventLog {
       }, { log, retryMs: settings.leaseMs / 3 })
       this.#watch.start()
     }
-    log.info({ mode: this.#mode, consumers: [...this.#consumers.keys()], retentionMs: this.#retainMs }, 'event log running')
+    log.info({ mode: this.#mode, consumers: [...this.#consumers.keys()], retentionMs: this.retentionMs }, 'event log running')
   }
 
   #pace (ms: number): void {

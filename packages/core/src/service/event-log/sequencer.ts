@@ -154,8 +154,9 @@ export class Sequencer {
       return pending.length
     } catch (err) {
       if (session.inTransaction()) await session.abortTransaction().catch(() => {})
-      // A takeover's lease write, or a commit whose outcome stayed unknown: start again from what is stored.
-      if (!hasLabel(err, TRANSIENT) && !hasLabel(err, UNKNOWN_COMMIT)) throw err
+      if (isDuplicateKey(err)) this.#d.log.error({ err }, 'another sequencer used these numbers')
+      // A takeover's lease write, a commit whose outcome stayed unknown, a used number: start again from what is stored.
+      else if (!hasLabel(err, TRANSIENT) && !hasLabel(err, UNKNOWN_COMMIT)) throw err
       this.#resign('event sequencer batch aborted; leading again from the stored counter', true)
       return 0
     } finally {
