@@ -69,7 +69,7 @@ export interface SvcCoreOptions {
    */
   resetStalenessMs?: number
   /**
-   * Durable effects (audit rows, webhook outbox) on a standalone server: how long (ms) a writer
+   * Durable effects (audit rows, the event log) on a standalone server: how long (ms) a writer
    * owns the write intent of a write in flight before a reconciler may settle it. Default 15000.
    */
   intentLeaseMs?: number

@@ -107,7 +107,7 @@ export class ResourceService {
   }
 
   /**
-   * Extension point 5 — documents a write must leave behind (audit rows, webhook outbox rows):
+   * Extension point 5 — documents a write must leave behind (audit rows, the event log):
    * `build(result)` answers `[{ collection, document }]` (each with an `_id`) for every write of
    * this service, and core makes them exist iff the write committed (see durable/commit.ts).
    * `migrations: true`: also for the records `svc schema apply` migrates (audit rows; an event

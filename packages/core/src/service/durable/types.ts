@@ -10,7 +10,7 @@ export interface DurableDoc {
 }
 
 /**
- * Builds the documents a write must leave behind (audit rows, webhook outbox rows). Core
+ * Builds the documents a write must leave behind (audit rows, the event log). Core
  * guarantees they exist iff the write committed. Runs once per write attempt, before the write
  * (it gets the exact images the write will produce): keep it pure, no I/O that expects the new
  * state. A throw refuses the write (nothing is written).

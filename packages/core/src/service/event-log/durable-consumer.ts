@@ -31,16 +31,25 @@ export class DurableConsumer {
   readonly name: string
   readonly pump: Pump
   readonly #d: DurableConsumerDeps
-  readonly #handler: DurableHandler
+  readonly #handler: DurableHandler | null
   readonly #lease: Lease
   #sub: Subscription | null = null
 
-  constructor (name: string, handler: DurableHandler, deps: DurableConsumerDeps) {
+  constructor (name: string, handler: DurableHandler | null, deps: DurableConsumerDeps) {
     this.name = name
     this.#d = deps
     this.#handler = handler
     this.#lease = new Lease(deps.db, `svc_events.consumer:${name}`, deps.holder, deps.leaseMs)
     this.pump = new Pump(`event consumer ${name}`, async () => await this.#step(), deps.leaseMs / 3, deps.log)
+  }
+
+  /** Whether this process runs it (a declared-only consumer just keeps its checkpoint). */
+  get runs (): boolean {
+    return this.#handler !== null
+  }
+
+  start (): void {
+    if (this.runs) this.pump.start()
   }
 
   /**
@@ -78,7 +87,7 @@ export class DurableConsumer {
 
   async #batch (events: LoggedEvent[], position: number): Promise<void> {
     if (!this.#lease.held()) throw new LeaseLost()
-    await this.#handler(events)
+    await this.#handler?.(events)
     await this.#d.store.consumers.updateOne({ _id: this.name }, { $max: { seq: position }, $set: { updatedAt: new Date() } })
   }
 

@@ -105,9 +105,11 @@ export class EventLog {
   /**
    * A durable consumer (enables the log): `handler` gets every event once the log has it, in
    * order, in batches, on one process at a time; its checkpoint moves after each batch, so a
-   * batch may be handed again after a crash — the handler must be idempotent.
+   * batch may be handed again after a crash — the handler must be idempotent. `handler: null`
+   * declares the consumer without running it here (an API-only replica): its checkpoint exists
+   * from the first start on, so events written before a worker starts are kept for it.
    */
-  consume (name: string, handler: DurableHandler, opts: { retentionMs?: number } = {}): void {
+  consume (name: string, handler: DurableHandler | null, opts: { retentionMs?: number } = {}): void {
     if (typeof name !== 'string' || !/^[A-Za-z0-9_.-]{1,64}$/.test(name)) throw new Error('@svc/core: a durable event consumer needs a name of letters, digits, _ . -')
     if (this.#consumers.has(name)) throw new Error(`@svc/core: event consumer '${name}' is already registered`)
     this.enable(opts)
@@ -174,7 +176,7 @@ export class EventLog {
     this.#mode = streams ? 'change-stream' : 'poll'
     this.#sequencer.pump.start()
     this.#follower.pump.start()
-    for (const c of this.#consumers.values()) c.pump.start()
+    for (const c of this.#consumers.values()) c.start()
     if (streams) {
       const relaxed = Math.max(settings.pollMs, Math.min(1000, settings.leaseMs / 3))
       this.#watch = new EventWatch(this.#store.coll, {
@@ -185,7 +187,7 @@ export class EventLog {
       }, { log, retryMs: settings.leaseMs / 3 })
       this.#watch.start()
     }
-    log.info({ mode: this.#mode, consumers: [...this.#consumers.keys()], retentionMs: this.retentionMs }, 'event log running')
+    log.info({ mode: this.#mode, consumers: [...this.#consumers.values()].filter((c) => c.runs).map((c) => c.name), retentionMs: this.retentionMs }, 'event log running')
   }
 
   #pace (ms: number): void {

@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { LoggedEvent } from './event-doc.js'
 import type { EventStore } from './event-store.js'
 import { Pump } from './pump.js'
+import { BURST_GAP_MS } from './sequencer.js'
 import { Subscription, type BatchHandler, type FollowerSource, type FollowOptions } from './subscription.js'
 
 /**
@@ -19,7 +20,7 @@ export class Follower implements FollowerSource {
   constructor (store: EventStore, opts: { pageSize: number, pollMs: number, log: FastifyBaseLogger }) {
     this.#store = store
     this.pageSize = opts.pageSize
-    this.pump = new Pump('event log follower', async () => await this.#step(), opts.pollMs, opts.log)
+    this.pump = new Pump('event log follower', async () => await this.#step(), opts.pollMs, opts.log, BURST_GAP_MS)
   }
 
   get last (): number {

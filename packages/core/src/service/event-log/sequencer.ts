@@ -9,6 +9,8 @@ import { Pump } from './pump.js'
 import { sweepEvents } from './retention.js'
 
 export const SEQUENCER_LEASE = 'svc_events.sequencer'
+/** Writes arriving while a batch is stamped wait this long for the next one, so they share it. */
+export const BURST_GAP_MS = 10
 
 /** The sequencer's lease document also carries the last `seq` handed out and the sweep's mark. */
 export interface SequencerDoc extends LeaseDoc {
@@ -54,7 +56,7 @@ export class Sequencer {
   constructor (deps: SequencerDeps) {
     this.#d = deps
     this.lease = new Lease(deps.db, SEQUENCER_LEASE, deps.holder, deps.leaseMs)
-    this.pump = new Pump('event sequencer', async () => await this.step(), deps.pollMs, deps.log)
+    this.pump = new Pump('event sequencer', async () => await this.step(), deps.pollMs, deps.log, BURST_GAP_MS)
   }
 
   get leading (): boolean {
