@@ -95,7 +95,7 @@ export async function buildServer (config: ServerConfig, opts: BuildServerOption
     // Credentials come from the AWS SDK's default chain (AWS_ACCESS_KEY_ID…, profiles, instance roles).
     ...(bucket !== undefined && region !== undefined ? { s3: { bucket, region, ...(endpoint !== undefined ? { endpoint } : {}) } } : {})
   })
-  // Record events to tenants' subscribed URLs (and schema-declared endpoints), from a durable outbox.
+  // Record events to tenants' subscribed URLs (and schema-declared endpoints), from core's durable event log.
   await app.register(svcWebhooks, {
     retrySchedule: config.webhookRetrySchedule,
     // CONTRACT: NODE_ENV=test relaxes the private-address check (local receivers in tests).

@@ -11,11 +11,20 @@ export interface WebhooksOptions {
   timeoutMs?: number
   /** Run the delivery worker in this process; default true. Turn it off on API-only replicas. */
   worker?: boolean
-  /** Attempts in flight per process (claimed in batches by two loops); default 64. */
+  /** Attempts in flight per process; default 64. */
   concurrency?: number
-  /** How often an idle worker looks for due rows; default 1000 ms. Writes in this process wake it at once. */
+  /** Attempts in flight per subscription and process; default 8 (1 while its `failureCount` is above 0). */
+  perSubscriptionConcurrency?: number
+  /** The share of `concurrency` one tenant's deliveries may take (at least one attempt); default 0.25. */
+  tenantShare?: number
+  /**
+   * A 2xx answered slower than this (ms) is delivered but counts against the subscription like a
+   * failure (`failureCount`, disabling, one attempt at a time); default 5000.
+   */
+  latencyBudgetMs?: number
+  /** How often an idle worker looks for due jobs (retries); default 1000 ms. New events wake it at once. */
   pollIntervalMs?: number
-  /** How long a claimed row is held before another worker may take it; default 60000 (must exceed `timeoutMs`). */
+  /** How long a claimed job is held before another worker may take it; default 60000 (must exceed `timeoutMs`). */
   leaseMs?: number
   /** Host name resolution (`dns.lookup` with `all: true`); tests pass a local resolver. */
   lookup?: Lookup

@@ -34,11 +34,11 @@ export interface BuildOptions {
   core?: Record<string, unknown>
 }
 
-/** core + softdelete + webhooks on a fresh database (or `db`, to share one outbox). Fast retries, fast polling. */
+/** core + softdelete + webhooks on a fresh database (or `db`, to share one event log). Fast retries, fast polling. */
 export async function buildApp (t: Test, opts: BuildOptions = {}): Promise<{ app: FastifyInstance, db: Db }> {
   const db = opts.db ?? (await getTestDb(t)).db
   const app = Fastify({ logger: false })
-  await app.register(svcCore, { db, jwtSecret: JWT_SECRET, bcryptRounds: 4, schemas: opts.schemas ?? schemas(), ...opts.core })
+  await app.register(svcCore, { db, jwtSecret: JWT_SECRET, bcryptRounds: 4, schemas: opts.schemas ?? schemas(), eventLog: { pollMs: 20, leaseMs: 1500 }, ...opts.core })
   await app.register(softDelete, { sweepIntervalMs: 0 })
   await app.register(webhooks, { allowPrivateUrls: true, retrySchedule: [0.05, 0.05, 0.05, 0.05, 0.05], pollIntervalMs: 20, leaseMs: 20_000, ...opts.webhooks })
   t.teardown(async () => await app.close())

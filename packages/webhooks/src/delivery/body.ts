@@ -1,4 +1,4 @@
-import type { EventPayload } from '../outbox/outbox-store.js'
+import type { EventPayload } from '../jobs/job-store.js'
 
 /**
  * The spec's bodies: single-record (`recordId`, `record`), bulk (`filter`, `numAffected`), and

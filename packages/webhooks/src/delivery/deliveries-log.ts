@@ -1,5 +1,5 @@
 import type { Collection, Db } from 'mongodb'
-import { insertIgnoringDuplicates } from '../outbox/insert-once.js'
+import { insertIgnoringDuplicates } from '../jobs/insert-once.js'
 
 export const DELIVERIES_COLLECTION = 'webhook_deliveries'
 

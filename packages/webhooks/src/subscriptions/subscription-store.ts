@@ -22,6 +22,11 @@ export interface SubscriptionDoc {
   declaredBy?: string
 }
 
+/** Whose share of the delivery workers a subscription's deliveries take: its tenant, or the operator per declaring schema. */
+export function tenantOf (sub: SubscriptionDoc): string {
+  return sub.userId ?? `declared:${sub.declaredBy ?? ''}`
+}
+
 /** The spec's subscription record as the API answers it (secret only on create). */
 export interface Subscription {
   _id: string
@@ -109,6 +114,11 @@ export class SubscriptionStore {
   /** Active subscriptions that may see events of these tenants or of these schemas (declared endpoints). */
   async candidates (userIds: string[], declaredBy: string[]): Promise<SubscriptionDoc[]> {
     return await this.col.find({ active: true, $or: [{ userId: { $in: userIds } }, { declaredBy: { $in: declaredBy } }] }).toArray()
+  }
+
+  async byIds (ids: string[]): Promise<Map<string, SubscriptionDoc>> {
+    if (ids.length === 0) return new Map()
+    return new Map((await this.col.find({ _id: { $in: ids } }).toArray()).map((s) => [s._id, s]))
   }
 
   /** Turns off the given subscriptions that reached `threshold` consecutive failures; answers how many. */

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { buildPaging, DEFAULT_VERSION, ForbiddenError, listEnvelope, NotFoundError, ValidationError, type RequestContext } from '@svc/core'
 import type { DeliveriesLog, DeliveryRow } from '../delivery/deliveries-log.js'
-import { newJob } from '../delivery/worker.js'
-import type { OutboxStore } from '../outbox/outbox-store.js'
+import { newJob, type JobStore } from '../jobs/job-store.js'
 import type { UrlGuard } from '../ssrf/url-guard.js'
 import { checkPatterns } from './patterns.js'
 import { present, type Subscription, type SubscriptionStore } from './subscription-store.js'
@@ -15,7 +14,7 @@ export interface Paging { page?: unknown, perPage?: unknown }
 export interface WebhooksServiceDeps {
   subscriptions: SubscriptionStore
   deliveries: DeliveriesLog
-  outbox: OutboxStore
+  jobs: JobStore
   guard: UrlGuard
   pageSize: number
   /** Wakes the local worker (a test event is due now). */
@@ -80,10 +79,11 @@ export class WebhooksService {
 
   /** Queues a `webhook.test` delivery (signed, retried and logged like any other) and answers its delivery id. */
   async test (ctx: RequestContext, id: string): Promise<{ deliveryId: string }> {
-    const sub = await this.get(ctx, id)
+    const { userId } = this.#tenant(ctx)
+    await this.get(ctx, id)
     const eventId = randomUUID()
-    const job = newJob(eventId, id, { id: eventId, type: 'webhook.test', version: DEFAULT_VERSION, userId: sub.userId, subscriptionId: id }, new Date())
-    await this.#d.outbox.addJobs([job])
+    const job = newJob(eventId, id, userId, { id: eventId, type: 'webhook.test', version: DEFAULT_VERSION, userId, subscriptionId: id }, new Date())
+    await this.#d.jobs.addJobs([job])
     this.#d.nudge()
     return { deliveryId: job.deliveryId }
   }
