@@ -27,10 +27,6 @@ export class Follower implements FollowerSource {
     return this.#last ?? 0
   }
 
-  get size (): number {
-    return this.#subs.size
-  }
-
   async read (afterSeq: number, limit: number): Promise<LoggedEvent[]> {
     return await this.#store.read(afterSeq, limit)
   }
