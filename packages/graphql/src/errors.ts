@@ -48,7 +48,12 @@ function format (e: GraphQLError, production: boolean): Formatted[] {
  */
 export function errorFormatter (production: boolean) {
   return (execution: ExecutionResult & { errors: readonly GraphQLError[] }, context?: { reply?: FastifyReply }): { statusCode: number, response: ExecutionResult } => {
-    const all = execution.errors.flatMap((e) => format(e, production))
+    const all = execution.errors.flatMap((e) => {
+      const formatted = format(e, production)
+      // Fastify logs a REST 5xx; a GraphQL one only leaves through here: log what broke (the client sees INTERNAL).
+      if (formatted.some((f) => f.statusCode >= 500)) context?.reply?.log.error({ err: e.originalError ?? e, path: e.path }, 'graphql operation failed')
+      return formatted
+    })
     const statusCode = execution.data != null ? 200 : all[0]?.statusCode ?? 400
     // A budget over time (the tenant's cost budget, the rate limit) says when to come back, as on REST.
     const retry = (all[0]?.error.extensions?.details as { retryAfterSeconds?: unknown } | undefined)?.retryAfterSeconds
