@@ -11,8 +11,9 @@ interface Cached { token: string, renewAt: number }
 /**
  * Per-user access tokens: minted from the stored refresh token on demand, cached for the access
  * TTL (or the token's own expiry, if sooner) and renewed `skew` early. One refresh per key at a
- * time: the service rotates refresh tokens and revokes the family on reuse, so two concurrent
- * refreshes with the same token would unlink the user.
+ * time, across every process sharing the store: the service rotates refresh tokens and revokes
+ * the family on reuse, so two concurrent refreshes with the same token would unlink the user.
+ * The newest access token is kept in the store row, so the other processes use it.
  */
 export class AccessTokens {
   readonly #cache = new Map<string, Cached>()
@@ -25,10 +26,14 @@ export class AccessTokens {
     private readonly skewSeconds: number = DEFAULT_REFRESH_SKEW_SECONDS
   ) {}
 
+  /** When a token obtained now should be renewed. */
+  renewAt (token: string, now = Date.now()): number {
+    return Math.min(now + this.ttlSeconds * 1000, readClaims(token).exp ?? Number.POSITIVE_INFINITY) - this.skewSeconds * 1000
+  }
+
   /** Caches a token just obtained (a fresh login). */
-  seed (key: string, token: string, now = Date.now()): void {
-    const lifetime = Math.min(now + this.ttlSeconds * 1000, readClaims(token).exp ?? Number.POSITIVE_INFINITY)
-    this.#cache.set(key, { token, renewAt: lifetime - this.skewSeconds * 1000 })
+  seed (key: string, token: string, renewAt = this.renewAt(token)): void {
+    this.#cache.set(key, { token, renewAt })
   }
 
   /** A valid access token for the key; UNAUTHENTICATED when the link is gone or revoked (the row is then removed). */
@@ -37,7 +42,7 @@ export class AccessTokens {
     if (cached != null && Date.now() < cached.renewAt) return cached.token
     let pending = this.#inflight.get(key)
     if (pending == null) {
-      pending = this.#refresh(key).finally(() => this.#inflight.delete(key))
+      pending = this.store.exclusive(key, async () => await this.#refresh(key)).finally(() => this.#inflight.delete(key))
       this.#inflight.set(key, pending)
     }
     return await pending
@@ -49,6 +54,11 @@ export class AccessTokens {
       this.#cache.delete(key)
       throw new UnauthenticatedError('not linked')
     }
+    // Another process may have refreshed while this one waited for the lock.
+    if (link.accessToken != null && link.renewAt != null && Date.now() < link.renewAt) {
+      this.seed(key, link.accessToken, link.renewAt)
+      return link.accessToken
+    }
     let session
     try {
       session = await this.auth.refresh(link.refreshToken)
@@ -59,12 +69,9 @@ export class AccessTokens {
       }
       throw err
     }
-    await this.store.set(key, { ...link, refreshToken: session.refreshToken })
-    this.seed(key, session.accessToken)
+    const renewAt = this.renewAt(session.accessToken)
+    await this.store.set(key, { ...link, refreshToken: session.refreshToken, accessToken: session.accessToken, renewAt })
+    this.seed(key, session.accessToken, renewAt)
     return session.accessToken
-  }
-
-  forget (key: string): void {
-    this.#cache.delete(key)
   }
 }

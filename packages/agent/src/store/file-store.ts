@@ -1,43 +1,42 @@
 import { mkdir, readFile } from 'node:fs/promises'
 import { dirname, resolve } from 'node:path'
-import lockfile from 'proper-lockfile'
 import writeFileAtomic from 'write-file-atomic'
-import type { AgentStore, Link } from './types.js'
+import { FileLock, LockedError } from './file-lock.js'
+import { KeyedMutex, LocalLimiters, LocalPendingLinks } from './local-state.js'
+import type { AgentStore, Limiter, Link } from './types.js'
 
 interface FileShape { version: 1, links: Record<string, Link> }
 
 /**
  * `file:<path>` — a JSON file that survives restarts. Every change is written atomically
  * (temp file, fsync, rename; mode 0600: it holds refresh tokens), and the file is locked for the
- * life of the process, so a second agent process on the same file fails at start instead of
- * overwriting the first one's rotations.
+ * life of the process (`<path>.lock`), so a second agent process on the same file fails at start
+ * instead of overwriting the first one's rotations; a crashed owner's lock is taken over.
+ * Link codes and rate-limit counters stay in memory (single process).
  */
 export class FileStore implements AgentStore {
   readonly path: string
+  readonly pending = new LocalPendingLinks()
   #rows: Record<string, Link> = {}
-  #release: (() => Promise<void>) | null = null
+  #lock: FileLock | null = null
+  readonly #mutex = new KeyedMutex()
+  readonly #limiters = new LocalLimiters()
   // Writes are chained: each one writes the whole current state, in order.
   #writing: Promise<void> = Promise.resolve()
-  #compromised: Error | null = null
 
   private constructor (path: string) {
     this.path = resolve(path)
   }
 
-  static async open (path: string): Promise<FileStore> {
+  /** `heartbeatMs`: how often the lock is renewed and checked (default 10 s). */
+  static async open (path: string, opts: { heartbeatMs?: number } = {}): Promise<FileStore> {
     const store = new FileStore(path)
     await mkdir(dirname(store.path), { recursive: true })
     try {
-      store.#release = await lockfile.lock(store.path, {
-        realpath: false,
-        stale: 30_000,
-        update: 10_000,
-        // Another process took the lock over (ours went stale): stop writing rather than crash.
-        onCompromised: (err) => { store.#compromised = err }
-      })
+      store.#lock = await FileLock.acquire(store.path, opts.heartbeatMs)
     } catch (err) {
-      if ((err as { code?: string }).code === 'ELOCKED') {
-        throw new Error(`@svc/agent: the store ${store.path} is in use by another process (the file store serves a single process; use one agent per file)`, { cause: err })
+      if (err instanceof LockedError) {
+        throw new Error(`@svc/agent: the store ${store.path} is in use by another process, ${err.message} (the file store serves a single process; use one agent per file, or STORE_URL=redis://…)`, { cause: err })
       }
       throw err
     }
@@ -71,8 +70,17 @@ export class FileStore implements AgentStore {
     await this.#flush()
   }
 
+  async exclusive<T> (key: string, fn: () => Promise<T>): Promise<T> {
+    return await this.#mutex.run(key, fn)
+  }
+
+  limiter (name: string, points: number, durationSeconds: number): Limiter {
+    return this.#limiters.get(name, points, durationSeconds)
+  }
+
   async #flush (): Promise<void> {
-    if (this.#compromised != null) throw new Error(`@svc/agent: lost the lock on ${this.path}; not writing`, { cause: this.#compromised })
+    const lost = this.#lock?.lost
+    if (lost != null) throw new Error(`@svc/agent: lost the lock on ${this.path}; not writing`, { cause: lost })
     const data: FileShape = { version: 1, links: this.#rows }
     const next = this.#writing.then(async () => { await writeFileAtomic(this.path, `${JSON.stringify(data, null, 2)}\n`, { mode: 0o600 }) })
     this.#writing = next.catch(() => {})
@@ -81,8 +89,8 @@ export class FileStore implements AgentStore {
 
   async close (): Promise<void> {
     await this.#writing
-    const release = this.#release
-    this.#release = null
-    if (release != null) await release()
+    const lock = this.#lock
+    this.#lock = null
+    if (lock != null) await lock.release()
   }
 }
