@@ -6,6 +6,7 @@
   const form = document.getElementById('ask')
   const input = document.getElementById('message')
   const send = document.getElementById('send')
+  const hint = document.getElementById('hint')
 
   function el (tag, cls, text) {
     const node = document.createElement(tag)
@@ -38,7 +39,10 @@
       holder.setAttribute('aria-label', payload.spec.title ? String(payload.spec.title) : 'Chart')
       const target = el('div')
       holder.appendChild(target)
-      window.vegaEmbed(target, payload.spec, { actions: false, renderer: 'svg' }).catch((err) => { holder.textContent = `Chart failed: ${err.message}` })
+      // vega-embed would take its options from the spec's usermeta: the page's own options only.
+      const spec = Object.assign({}, payload.spec)
+      delete spec.usermeta
+      window.vegaEmbed(target, spec, { actions: false, renderer: 'svg', mode: 'vega-lite' }).catch((err) => { holder.textContent = `Chart failed: ${err.message}` })
     }
   }
 
@@ -54,6 +58,7 @@
   }
 
   async function ask (message) {
+    hint.hidden = true
     const mine = el('li', 'user')
     mine.appendChild(el('span', 'text', message))
     log.appendChild(mine)
@@ -117,6 +122,9 @@
     send.disabled = true
     try { await ask(message) } finally { send.disabled = false; input.focus() }
   })
+  for (const example of document.querySelectorAll('.example')) {
+    example.addEventListener('click', () => { input.value = example.textContent; form.requestSubmit() })
+  }
   input.addEventListener('keydown', (e) => {
     if (e.key === 'Enter' && !e.shiftKey) { e.preventDefault(); form.requestSubmit() }
   })

@@ -7,6 +7,8 @@ export const AgentErrorCodes = {
   UNLINKED: 401,
   FORBIDDEN: 403,
   NOT_FOUND: 404,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  RATE_LIMITED: 429,
   INTERNAL: 500,
   SERVICE_UNAVAILABLE: 503
 } as const
@@ -24,10 +26,13 @@ function define (code: AgentErrorCode, defaultMessage: string) {
   return class extends Base {
     declare code: AgentErrorCode
     details?: Record<string, unknown>
-    constructor (message: string = defaultMessage, details?: Record<string, unknown>, options?: { cause?: unknown }) {
+    /** For the log only (an internal address, an upstream body): never part of the envelope. */
+    internal?: string
+    constructor (message: string = defaultMessage, details?: Record<string, unknown>, options?: { cause?: unknown, internal?: string }) {
       super(message)
       if (details !== undefined) this.details = details
       if (options?.cause !== undefined) (this as { cause?: unknown }).cause = options.cause
+      if (options?.internal !== undefined) this.internal = options.internal
     }
   }
 }
@@ -37,6 +42,9 @@ export const UnauthenticatedError = define('UNAUTHENTICATED', 'authentication re
 export const UnlinkedError = define('UNLINKED', 'this chat user is not linked to an account yet')
 export const ForbiddenError = define('FORBIDDEN', 'forbidden')
 export const NotFoundError = define('NOT_FOUND', 'not found')
+export const UnsupportedMediaTypeError = define('UNSUPPORTED_MEDIA_TYPE', 'unsupported content type')
+/** Too many requests: `details.retryAfterSeconds` says when to try again (also sent as `Retry-After`). */
+export const RateLimitedError = define('RATE_LIMITED', 'too many requests')
 /** The model API could not be reached, timed out, or refused the request (misconfiguration). */
 export const ModelUnavailableError = define('SERVICE_UNAVAILABLE', 'the language model is unavailable')
 /** The service (MCP, login) could not be reached. */

@@ -1,12 +1,10 @@
 import { randomBytes } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 import cookie from '@fastify/cookie'
-import formbody from '@fastify/formbody'
 import { LRUCache } from 'lru-cache'
 import { AccessTokens } from './auth/access-tokens.js'
 import type { CookieSettings, Identities } from './auth/identity.js'
-import { Nonces } from './auth/nonces.js'
-import { perUserMode, type PerUserAuthOptions } from './auth/per-user-mode.js'
+import { DEFAULT_LINK_TTL_SECONDS, perUserMode, type PerUserAuthOptions } from './auth/per-user-mode.js'
 import { serviceMode, type ServiceAuthOptions } from './auth/service-mode.js'
 import { SvcAuth } from './auth/svc-auth.js'
 import { sessionKey } from './auth/session-cookie.js'
@@ -20,16 +18,32 @@ import type { Model } from './model/types.js'
 import { ConversationTurns } from './runtime/conversation-turns.js'
 import { Toolbox } from './runtime/toolbox.js'
 import { slackChannel, type SlackOptions } from './channels/slack.js'
+import { ServiceRecords } from './service/records.js'
+import { missingSchemas, missingSchemaWarnings } from './service/schema-check.js'
+import { MemoryStore } from './store/memory-store.js'
+import type { AgentStore } from './store/types.js'
 import { DEFAULT_MAX_RESULT_CHARS } from './tools/bound.js'
 import { McpTools, type HeaderSource } from './tools/mcp-tools.js'
 import { checkServiceWriteTools, type ToolPolicy } from './tools/policy.js'
-import { ServiceRecords } from './service/records.js'
+
+export interface RateLimits {
+  /** Chat messages per minute per address. Default 120. */
+  chatPerMinute?: number
+  /** Chat messages per minute per chat user (a valid session). Default 30. */
+  chatPerMinutePerUser?: number
+  /** Sign-in attempts on link pages per minute per address. Default 10. */
+  signInsPerMinute?: number
+}
 
 export interface AgentOptions {
   /** The service's base URL; MCP at `<svcUrl>/mcp`, conversations under `<svcUrl>/api/v1`. */
   svcUrl: string
   model: Model
   auth: ServiceAuthOptions | PerUserAuthOptions
+  /** Links, link codes and rate-limit counters (`openStore`). Required in per-user mode; default an in-process store. */
+  store?: AgentStore
+  /** Public URL of the agent (AGENT_LINK_BASE_URL): link URLs start with it and browser requests must come from its origin. Unset: the request's own origin, for localhost and addresses. */
+  publicUrl?: string
   /** HMAC key of the session cookie. Required in per-user mode; service mode: random per process when unset (sessions end with it). */
   sessionSecret?: string
   /** Names this agent instance: store rows and session cookies of one key are not valid under another. Default `default`. */
@@ -51,6 +65,7 @@ export interface AgentOptions {
   learning?: boolean
   /** Service mode: write tools (by name) the model may call besides the read tools. Default none. */
   serviceWriteTools?: string[]
+  limits?: RateLimits
 }
 
 export const DEFAULT_MAX_TOOL_ROUNDS = 8
@@ -61,26 +76,31 @@ export const DEFAULT_MAX_TOOL_ROUNDS = 8
  */
 export async function svcAgent (app: FastifyInstance, opts: AgentOptions): Promise<void> {
   if (opts.auth.mode === 'per-user' && (opts.sessionSecret ?? '').length < 32) throw new Error('@svc/agent: per-user mode needs a sessionSecret (AGENT_SESSION_SECRET) of at least 32 characters')
+  if (opts.auth.mode === 'per-user' && opts.store == null) throw new Error('@svc/agent: per-user mode needs a store (STORE_URL) for the linked accounts')
+  if (opts.publicUrl != null) new URL(opts.publicUrl) // eslint-disable-line no-new
+  checkServiceWriteTools(opts.serviceWriteTools ?? [])
   const agentKey = opts.agentKey ?? 'default'
+  const store = opts.store ?? new MemoryStore()
   // One cookie key per agent instance, so a session of one tenant's agent is refused by another's.
   const secret = sessionKey(opts.sessionSecret ?? randomBytes(32).toString('hex'), agentKey)
   await app.register(cookie)
-  await app.register(formbody)
   installErrorHandler(app)
   const cookieSettings: CookieSettings = { secret, secure: opts.cookieSecure ?? true, serialize: app.serializeCookie.bind(app) }
+  const fallbackOrigin = (): string => { try { return app.listeningOrigin } catch { return 'http://localhost' } }
+  const limits = opts.limits ?? {}
+  const limiter = (name: string, points: number): ReturnType<AgentStore['limiter']> => store.limiter(`${agentKey}:${name}`, points, 60)
   let identities: Identities
   if (opts.auth.mode === 'per-user') {
     const auth = new SvcAuth(opts.svcUrl)
-    const tokens = new AccessTokens(opts.auth.store, auth, opts.auth.accessTtlSeconds, opts.auth.refreshSkewSeconds)
-    const nonces = new Nonces(opts.auth.linkTtlSeconds)
-    identities = perUserMode({ agentKey, store: opts.auth.store, tokens, nonces, linkBaseUrl: opts.auth.linkBaseUrl })
-    linkRoutes(app, { agentKey, nonces, store: opts.auth.store, tokens, auth, cookie: cookieSettings })
+    const tokens = new AccessTokens(store, auth, opts.auth.accessTtlSeconds, opts.auth.refreshSkewSeconds)
+    const linkTtlSeconds = opts.auth.linkTtlSeconds ?? DEFAULT_LINK_TTL_SECONDS
+    identities = perUserMode({ agentKey, store, tokens, linkTtlSeconds })
+    await linkRoutes(app, { agentKey, store, tokens, auth, cookie: cookieSettings, publicUrl: opts.publicUrl, linkTtlSeconds, signIns: limiter('sign-in', limits.signInsPerMinute ?? 10) })
   } else {
     identities = serviceMode(opts.auth)
   }
   oauthCallbackRoute(app)
   if (opts.chatPage !== false) await pageRoutes(app)
-  checkServiceWriteTools(opts.serviceWriteTools ?? [])
   const policy: ToolPolicy = { mode: identities.mode, serviceWriteTools: new Set(opts.serviceWriteTools ?? []) }
   const mcpUrl = `${opts.svcUrl.replace(/\/+$/, '')}/mcp`
   const maxResultChars = opts.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS
@@ -96,7 +116,10 @@ export async function svcAgent (app: FastifyInstance, opts: AgentOptions): Promi
     }
     return box
   }
-  app.addHook('onClose', async () => { clients.clear() })
+  app.addHook('onClose', async () => {
+    clients.clear()
+    if (opts.store == null) await store.close()
+  })
   const records = new ServiceRecords(opts.svcUrl)
   const turns = new ConversationTurns({
     model: opts.model,
@@ -106,6 +129,20 @@ export async function svcAgent (app: FastifyInstance, opts: AgentOptions): Promi
     systemPrompt: opts.systemPrompt,
     ...(opts.learning === true ? { learning: { recall: new Recall(records), records } } : {})
   })
-  chatRoute(app, { identities, turns, cookie: cookieSettings })
-  if (opts.slack != null) await app.register(slackChannel, { ...opts.slack, identities, turns })
+  chatRoute(app, {
+    identities,
+    turns,
+    cookie: cookieSettings,
+    publicUrl: opts.publicUrl,
+    fallbackOrigin,
+    perAddress: limiter('chat-address', limits.chatPerMinute ?? 120),
+    perUser: limiter('chat-user', limits.chatPerMinutePerUser ?? 30)
+  })
+  // Said once at start (not awaited: the service may come up after the agent).
+  app.addHook('onReady', async () => {
+    void missingSchemas(opts.svcUrl, opts.learning === true).then((missing) => {
+      for (const warning of missingSchemaWarnings(missing ?? [])) app.log.warn(warning)
+    })
+  })
+  if (opts.slack != null) await app.register(slackChannel, { ...opts.slack, identities, turns, linkBase: () => opts.publicUrl ?? fallbackOrigin() })
 }

@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:http'
 import { join } from 'node:path'
 import t from 'tap'
 import Fastify, { type FastifyInstance } from 'fastify'
@@ -23,9 +24,9 @@ t.teardown(model.close)
 const browser: Browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] })
 t.teardown(async () => await browser.close())
 
-async function listeningAgent (auth: AgentOptions['auth']): Promise<string> {
+async function listeningAgent (auth: AgentOptions['auth'], extra: Partial<AgentOptions> = {}): Promise<string> {
   const app: FastifyInstance = Fastify({ logger: false })
-  await app.register(svcAgent, { svcUrl: svc.url, auth, sessionSecret: 'page-test-session-secret-0123456789', cookieSecure: false, model: createModel({ provider: 'openai', url: model.url, model: 'scripted', retries: 0 }) })
+  await app.register(svcAgent, { ...extra, svcUrl: svc.url, auth, sessionSecret: 'page-test-session-secret-0123456789', cookieSecure: false, model: createModel({ provider: 'openai', url: model.url, model: 'scripted', retries: 0 }) })
   t.teardown(async () => await app.close())
   await app.listen({ host: '127.0.0.1', port: 0 })
   return `http://127.0.0.1:${(app.server.address() as { port: number }).port}`
@@ -83,19 +84,22 @@ t.test('a question, a streamed answer, a table and a chart', async (t) => {
   await page.close()
 })
 
-t.test('the link flow from the page', async (t) => {
+t.test('the link flow on localhost while the agent listens on 127.0.0.1, and the way back', async (t) => {
   const person = await registerUser(svc.app)
   await createRecord(svc, person.headers, 'contacts', { name: 'Linked-only', status: 'lead' })
-  const base = await listeningAgent({ mode: 'per-user', store: await openStore('memory:'), linkBaseUrl: 'http://placeholder.invalid' })
+  const listening = await listeningAgent({ mode: 'per-user' }, { store: await openStore('memory:') })
+  const base = listening.replace('127.0.0.1', 'localhost')
   const page = await browser.newPage({ viewport: { width: 390, height: 844 } })
   await page.goto(base)
-  await page.getByLabel('Your question').fill('My contacts?')
-  await page.getByRole('button', { name: 'Send' }).click()
+  t.ok(await page.locator('#hint').isVisible(), 'the empty page says what to ask')
+  await page.getByRole('button', { name: 'Which collections can you see?' }).click()
   const link = page.getByRole('link', { name: 'link your account' })
   await link.waitFor()
+  t.notOk(await page.locator('#hint').isVisible(), 'the hint gives way to the conversation')
+  t.equal(await page.locator('.user .text').first().textContent(), 'Which collections can you see?', 'an example asks itself')
   const href = await link.getAttribute('href')
-  t.match(href, /^http:\/\/placeholder\.invalid\/link\/[A-Za-z0-9_-]+$/)
-  await page.goto(`${base}${new URL(href as string).pathname}`)
+  t.match(href, new RegExp(`^${base.replace(/\./g, '\\.')}/link/[A-Za-z0-9_-]+$`), 'the link is on the name the page was opened on')
+  await page.goto(href as string)
   await page.getByLabel('Email').fill(person.user.email)
   await page.getByLabel('Password').fill(person.password)
   await page.getByRole('button', { name: 'Sign in and link' }).click()
@@ -104,12 +108,33 @@ t.test('the link flow from the page', async (t) => {
     mkdirSync(SHOTS, { recursive: true })
     writeFileSync(join(SHOTS, 'link-page.png'), await page.screenshot())
   }
-  await page.goto(base)
+  await page.getByRole('link', { name: 'Back to the chat' }).click()
+  await page.waitForURL(`${base}/`)
   model.push({ toolCalls: [{ name: 'list_contacts', args: {} }] }, { text: 'One contact: Linked-only.' })
   await page.getByLabel('Your question').fill('My contacts?')
   await page.getByRole('button', { name: 'Send' }).click()
   await page.locator('.assistant .text', { hasText: 'One contact: Linked-only.' }).waitFor({ timeout: 20_000 })
-  t.equal(await page.locator('.tool summary').textContent(), 'Ran list_contacts')
+  t.equal(await page.locator('.tool summary').textContent(), 'Ran list_contacts', 'linked on localhost, chatting on localhost')
+  await page.close()
+})
+
+t.test('another site\'s page cannot sign the browser in (real Origin headers)', async (t) => {
+  const attacker = await registerUser(svc.app)
+  const base = await listeningAgent({ mode: 'per-user' }, { store: await openStore('memory:') })
+  const res = await fetch(`${base}/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'hi' }) })
+  const linkUrl = ((await res.json()) as any).error.details.linkUrl
+  // The attacker's page: another origin (another port) auto-posting its own credentials to the link.
+  const evil = createServer((_req, out) => {
+    out.writeHead(200, { 'content-type': 'text/html' }).end(`<form id="f" method="post" action="${linkUrl}"><input name="email" value="${attacker.user.email}"><input name="password" value="${attacker.password}"></form><script>document.getElementById('f').submit()</script>`)
+  })
+  await new Promise<void>((resolve) => evil.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => { evil.close() })
+  const page = await browser.newPage()
+  const answer = page.waitForResponse((r) => r.url() === linkUrl && r.request().method() === 'POST')
+  await page.goto(`http://127.0.0.1:${(evil.address() as { port: number }).port}/`)
+  const refused = await answer
+  t.equal(refused.status(), 403, 'refused')
+  t.notMatch((await refused.allHeaders())['set-cookie'] ?? '', /svc_agent_session/, 'no session cookie for the victim\'s browser')
   await page.close()
 })
 

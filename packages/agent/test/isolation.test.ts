@@ -115,7 +115,7 @@ t.test('per-user mode: the person\'s token reaches no operator action through th
   await createRecord(svc, person.headers, 'contacts', { name: 'Mine' })
   const persona = await createRecord(svc, person.headers, 'agentPersona', { instructions: 'Formal tone.' })
   const skill = (await svc.app.inject({ method: 'POST', url: '/api/v1/skills', headers: person.headers, payload: { name: 'pending', steps: 'x' } })).json()
-  const agent = await startAgent(t, model, { svcUrl: svc.url, sessionSecret: 'isolation-session-secret-0123456789abcdef', auth: { mode: 'per-user', store: await openStore('memory:'), linkBaseUrl: 'https://agent.example.test' }, learning: true })
+  const agent = await startAgent(t, model, { svcUrl: svc.url, sessionSecret: 'isolation-session-secret-0123456789abcdef', store: await openStore('memory:'), publicUrl: 'https://agent.example.test', auth: { mode: 'per-user' }, learning: true })
   const unlinked = await agent.inject({ method: 'POST', url: '/chat', payload: { message: 'hi' } })
   const nonce = unlinked.json().error.details.linkUrl.split('/link/')[1]
   const linked = await agent.inject({ method: 'POST', url: `/link/${nonce}`, payload: { email: person.user.email, password: person.password }, headers: { accept: 'application/json' } })

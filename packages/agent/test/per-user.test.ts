@@ -6,7 +6,7 @@ import t from 'tap'
 import { registerUser, type Teardownable } from '@svc/testkit'
 import { FileStore, openStore, sessionKey, signSession, type AgentStore } from '../src/index.js'
 import { startScriptedModel } from '../src/testing/index.js'
-import { createRecord, parseSse, startAgent, startService } from './helper.js'
+import { cookieOf, createRecord, parseSse, startAgent, startService } from './helper.js'
 
 const SESSION_SECRET = 'per-user-session-secret-0123456789abcdef'
 const BASE = 'https://agent.example.test'
@@ -19,16 +19,11 @@ await createRecord(svc, alice.headers, 'contacts', { name: 'Alice-contact' })
 await createRecord(svc, bob.headers, 'contacts', { name: 'Bob-contact' })
 
 async function perUserAgent (t: Teardownable, store: AgentStore, extra: Record<string, unknown> = {}) {
-  return await startAgent(t, model, { svcUrl: svc.url, sessionSecret: SESSION_SECRET, cookieSecure: true, auth: { mode: 'per-user', store, linkBaseUrl: BASE, ...extra } as any })
+  return await startAgent(t, model, { svcUrl: svc.url, sessionSecret: SESSION_SECRET, cookieSecure: true, store, publicUrl: BASE, auth: { mode: 'per-user', ...extra } })
 }
 
 function nonceOf (linkUrl: string): string {
   return linkUrl.slice(`${BASE}/link/`.length)
-}
-
-function sessionCookie (res: { headers: Record<string, unknown> }): string {
-  const raw = res.headers['set-cookie']
-  return (Array.isArray(raw) ? raw[0] : raw as string).split(';')[0]
 }
 
 /** Chat → UNLINKED → sign in on the link page → the session cookie. */
@@ -37,7 +32,7 @@ async function link (agent: Awaited<ReturnType<typeof perUserAgent>>, user: { us
   const nonce = nonceOf(res.json().error.details.linkUrl)
   const linked = await agent.inject({ method: 'POST', url: `/link/${nonce}`, payload: { email: user.user.email, password: user.password }, headers: { accept: 'application/json' } })
   if (linked.statusCode !== 200) throw new Error(`link failed: ${linked.statusCode} ${linked.body}`)
-  return sessionCookie(linked)
+  return cookieOf(linked)
 }
 
 async function listedNames (agent: Awaited<ReturnType<typeof perUserAgent>>, cookie: string): Promise<string[]> {
@@ -64,10 +59,14 @@ t.test('linking end to end: UNLINKED, the sign-in page, the cookie, then chat as
   t.match(form.headers['content-type'], /text\/html/)
   t.match(form.body, /<form method="post">/)
   t.match(form.body, /name="password" type="password"/)
-  t.equal(form.headers['referrer-policy'], 'no-referrer', 'the nonce does not leak through Referer')
+  t.equal(form.headers['referrer-policy'], 'same-origin', 'the nonce does not leak through Referer to other sites')
   t.match(form.headers['content-security-policy'], /default-src 'none'/)
+  const formToken = /name="_form" value="([^"]+)"/.exec(form.body)?.[1] as string
+  const formCookie = cookieOf(form)
+  t.match(String(form.headers['set-cookie']), /^svc_agent_link=[^;]+; Max-Age=900; Path=\/link\/; HttpOnly; Secure; SameSite=Strict$/)
+  const posted = (body: string) => ({ method: 'POST' as const, url: `/link/${nonce}`, payload: `${body}&_form=${encodeURIComponent(formToken)}`, headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: formCookie } })
 
-  const wrong = await agent.inject({ method: 'POST', url: `/link/${nonce}`, payload: `email=${encodeURIComponent(alice.user.email)}&password=nope`, headers: { 'content-type': 'application/x-www-form-urlencoded' } })
+  const wrong = await agent.inject(posted(`email=${encodeURIComponent(alice.user.email)}&password=nope`))
   t.equal(wrong.statusCode, 401)
   t.match(wrong.body, /role="alert">Wrong email or password/)
   t.notOk(wrong.headers['set-cookie'])
@@ -76,10 +75,12 @@ t.test('linking end to end: UNLINKED, the sign-in page, the cookie, then chat as
   t.equal(missing.statusCode, 400)
   t.equal(missing.json().error.code, 'VALIDATION')
 
-  const ok = await agent.inject({ method: 'POST', url: `/link/${nonce}`, payload: `email=${encodeURIComponent(alice.user.email)}&password=${encodeURIComponent(alice.password)}`, headers: { 'content-type': 'application/x-www-form-urlencoded' } })
+  const ok = await agent.inject(posted(`email=${encodeURIComponent(alice.user.email)}&password=${encodeURIComponent(alice.password)}`))
   t.equal(ok.statusCode, 200)
   t.match(ok.body, /Account linked/)
-  const setCookie = String(ok.headers['set-cookie'])
+  t.match(ok.body, /<a href="\/">Back to the chat<\/a>/, 'the way back to the chat')
+  const [clearedForm, setCookie] = ok.headers['set-cookie'] as string[]
+  t.match(clearedForm, /^svc_agent_link=; Max-Age=0; Path=\/link\//, 'the form token is done')
   t.match(setCookie, /^svc_agent_session=[^;]+; Max-Age=2592000; Path=\/; HttpOnly; Secure; SameSite=Lax$/)
   const payload = JSON.parse(Buffer.from(setCookie.split('=')[1].split('.')[0], 'base64url').toString())
   t.same(Object.keys(payload).sort(), ['cuid', 'exp', 'iat'])
@@ -93,7 +94,7 @@ t.test('linking end to end: UNLINKED, the sign-in page, the cookie, then chat as
   const repost = await agent.inject({ method: 'POST', url: `/link/${nonce}`, payload: { email: alice.user.email, password: alice.password }, headers: { accept: 'application/json' } })
   t.same(repost.json(), { error: { code: 'NOT_FOUND', message: 'this link has expired or was already used' } })
 
-  const cookie = sessionCookie(ok)
+  const cookie = setCookie.split(';')[0]
   t.same(await listedNames(agent, cookie), ['Alice-contact'])
   model.push({ text: 'streamed' })
   const streamed = await agent.inject({ method: 'POST', url: '/chat', headers: { cookie }, payload: { message: 'hello', channelUserId: 'bob' } })
@@ -195,7 +196,7 @@ t.test('the file store survives an agent restart and refuses a second process', 
 })
 
 t.test('store URLs and per-user settings are checked', async (t) => {
-  await t.rejects(openStore('redis://x'), /STORE_URL must be file:<path> or memory:/)
+  await t.rejects(openStore('ftp://x'), /STORE_URL must be file:<path>, redis:\/\/… or memory:/)
   await t.rejects(openStore('file:'), /STORE_URL/)
   const dir = mkdtempSync(join(tmpdir(), 'svc-agent-store-'))
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
@@ -205,7 +206,8 @@ t.test('store URLs and per-user settings are checked', async (t) => {
   await t.rejects(openStore(`file:${bad}`), /cannot read the store .*not an agent store/)
   const again = await openStore(`file:${bad}`).catch((err: Error) => err)
   t.match(again, /not an agent store/, 'a failed open released its lock')
-  await t.rejects(startAgent(t, model, { svcUrl: svc.url, sessionSecret: 'short', auth: { mode: 'per-user', store: await openStore('memory:'), linkBaseUrl: BASE } }), /sessionSecret/)
+  await t.rejects(startAgent(t, model, { svcUrl: svc.url, sessionSecret: 'short', store: await openStore('memory:'), auth: { mode: 'per-user' } }), /sessionSecret/)
+  await t.rejects(startAgent(t, model, { svcUrl: svc.url, sessionSecret: SESSION_SECRET, auth: { mode: 'per-user' } }), /needs a store/)
 })
 
 t.test('/oauth/callback is always 403', async (t) => {

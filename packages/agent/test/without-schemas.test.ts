@@ -27,10 +27,12 @@ t.test('no conversation or learning schemas on the service', async (t) => {
   const second = await agent.inject({ method: 'POST', url: '/chat', headers: { cookie: cookieOf(first) }, payload: { message: 'two', stream: false } })
   t.same(second.json().history.map((m: any) => m.content), ['two', 'Second.'], 'the previous turn is not kept')
   const warnings = lines.filter((l) => l.level === 40)
-  t.same(warnings.map((w) => w.msg), [
+  t.same(warnings.map((w) => w.msg).sort(), [
+    'the service serves no agentConversations schema (start it with AGENT_LEARNING=true): conversations are not kept, each turn starts without the previous ones',
+    'learning is on, but the service serves no agentMemory, agentPersona, skills, customerProfiles (start it with AGENT_LEARNING=true): nothing is recalled and the learning tools fail',
     'the service serves no agentConversations schema (start it with AGENT_LEARNING=true): conversations are not kept: each turn starts without the previous ones',
     'the service serves no agentPersona schema (start it with AGENT_LEARNING=true): nothing is recalled into the prompt'
-  ], 'said once per schema over two turns')
+  ].sort(), 'at start, then once per schema over two turns')
   t.notOk(warnings.some((w) => w.err != null), 'no stack traces')
 })
 

@@ -18,7 +18,15 @@ export interface ChatIdentity {
  */
 export interface Identities {
   readonly mode: 'service' | 'per-user'
-  forChannelUser: (channel: string, channelUserId: string) => Promise<ChatIdentity>
+  forChannelUser: (channel: string, channelUserId: string, ctx: ChannelContext) => Promise<ChatIdentity>
+}
+
+/** Where the chat user is talking from, as the channel knows it. */
+export interface ChannelContext {
+  /** The agent's public origin as this chat user reaches it: the start of link URLs. */
+  linkBase: string
+  /** Who asks for a link code (an address, or the chat user on a platform): its live codes are bounded. */
+  issuer: string
 }
 
 export interface CookieSettings {

@@ -22,6 +22,8 @@ export interface SlackOptions {
 
 interface SlackChannelOptions extends SlackOptions {
   identities: Identities
+  /** The agent's public origin, for link URLs. */
+  linkBase: () => string
   turns: ConversationTurns
 }
 
@@ -66,7 +68,9 @@ export async function slackChannel (app: FastifyInstance, opts: SlackChannelOpti
   const answer = async (team: string, event: MessageEvent, log: FastifyBaseLogger): Promise<void> => {
     const where = { channel: event.channel, thread_ts: event.thread_ts ?? event.ts }
     try {
-      const identity = await opts.identities.forChannelUser('slack', `${team}:${String(event.user)}`)
+      const cuid = `${team}:${String(event.user)}`
+      // A Slack user's link codes are bounded per Slack user: Slack, not the person, is the address.
+      const identity = await opts.identities.forChannelUser('slack', cuid, { linkBase: opts.linkBase(), issuer: `slack:${cuid}` })
       const turn = await opts.turns.prepare(identity, log)
       const renders: string[] = []
       const result = await turn.run(String(event.text ?? ''), (e) => { if (e.type === 'render') renders.push(renderText(e.payload)) })

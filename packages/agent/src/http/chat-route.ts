@@ -2,9 +2,12 @@ import { randomUUID } from 'node:crypto'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { CookieSettings, Identities } from '../auth/identity.js'
 import { SESSION_COOKIE, SESSION_TTL_SECONDS, signSession, verifySession } from '../auth/session-cookie.js'
-import { errorEnvelope, isAgentError } from '../errors.js'
+import { errorEnvelope, isAgentError, UnsupportedMediaTypeError } from '../errors.js'
 import type { ConversationTurns } from '../runtime/conversation-turns.js'
 import type { AgentEvent } from '../runtime/events.js'
+import type { Limiter } from '../store/types.js'
+import { limited } from './limits.js'
+import { checkOrigin, pageOrigin } from './origin.js'
 import { openStream, writeEvent } from './sse.js'
 
 export const MAX_MESSAGE_CHARS = 8000
@@ -13,26 +16,37 @@ export interface ChatRouteOptions {
   identities: Identities
   turns: ConversationTurns
   cookie: CookieSettings
+  publicUrl?: string
+  /** The listening origin, for link URLs when the request's own cannot be used. */
+  fallbackOrigin: () => string
+  /** Chat turns per address, and per chat user (a valid session). */
+  perAddress: Limiter
+  perUser: Limiter
 }
 
 interface ChatBody { message: string, stream?: boolean }
 
 /**
  * The HTTP channel: the signed `svc_agent_session` cookie names the channel user. Without a
- * valid one, service mode starts a session (Set-Cookie on the reply); per-user mode answers
- * UNLINKED, and the cookie is set when the link completes.
+ * valid one a session starts (Set-Cookie on the reply, in per-user mode on the UNLINKED answer
+ * too, so the same browser keeps its one link code).
  */
-function channelUser (req: FastifyRequest, opts: ChatRouteOptions): { cuid: string, setCookie?: string } {
+function channelUser (req: FastifyRequest, opts: ChatRouteOptions): { cuid: string, signedIn: boolean, setCookie?: string } {
   const session = verifySession(opts.cookie.secret, req.cookies[SESSION_COOKIE])
-  if (session != null) return { cuid: session.cuid }
+  if (session != null) return { cuid: session.cuid, signedIn: true }
   const cuid = randomUUID()
-  if (opts.identities.mode === 'per-user') return { cuid }
   const signed = signSession(opts.cookie.secret, cuid)
-  return { cuid, setCookie: opts.cookie.serialize(SESSION_COOKIE, signed.value, { httpOnly: true, sameSite: 'lax', secure: opts.cookie.secure, path: '/', maxAge: SESSION_TTL_SECONDS }) }
+  return { cuid, signedIn: false, setCookie: opts.cookie.serialize(SESSION_COOKIE, signed.value, { httpOnly: true, sameSite: 'lax', secure: opts.cookie.secure, path: '/', maxAge: SESSION_TTL_SECONDS }) }
 }
 
 export function chatRoute (app: FastifyInstance, opts: ChatRouteOptions): void {
   app.post<{ Body: ChatBody }>('/chat', {
+    // JSON only, from the agent's own page, within the address's budget: before the body is read.
+    onRequest: async (req) => {
+      checkOrigin(req, opts.publicUrl)
+      if (!(req.headers['content-type'] ?? '').toLowerCase().startsWith('application/json')) throw new UnsupportedMediaTypeError('/chat takes a JSON body (content-type: application/json)')
+      await limited(opts.perAddress, req.ip, 'too many chat messages from your address')
+    },
     schema: {
       body: {
         type: 'object',
@@ -43,15 +57,14 @@ export function chatRoute (app: FastifyInstance, opts: ChatRouteOptions): void {
     }
   }, async (req, reply) => {
     const user = channelUser(req, opts)
-    const identity = await opts.identities.forChannelUser('http', user.cuid)
+    if (user.signedIn) await limited(opts.perUser, user.cuid, 'too many chat messages in this conversation')
+    if (user.setCookie != null) reply.header('set-cookie', user.setCookie)
+    const linkBase = opts.publicUrl ?? pageOrigin(req, undefined) ?? opts.fallbackOrigin()
+    const identity = await opts.identities.forChannelUser('http', user.cuid, { linkBase, issuer: req.ip })
     // Refusals (expired bearer, unreachable service) answer as plain errors, before any streaming.
     const turn = await opts.turns.prepare(identity, req.log)
 
-    if (req.body.stream === false) {
-      const result = await turn.run(req.body.message, () => {})
-      if (user.setCookie != null) reply.header('set-cookie', user.setCookie)
-      return result
-    }
+    if (req.body.stream === false) return await turn.run(req.body.message, () => {})
 
     reply.hijack()
     const raw = reply.raw
@@ -65,6 +78,7 @@ export function chatRoute (app: FastifyInstance, opts: ChatRouteOptions): void {
       emit({ type: 'done', ok: true })
     } catch (err) {
       if (!isAgentError(err)) req.log.error({ err }, 'chat turn failed')
+      else if (err.statusCode >= 500) req.log.warn({ err }, 'chat turn failed')
       emit({ type: 'done', ok: false, error: errorEnvelope(err).body.error })
     }
     raw.end()
