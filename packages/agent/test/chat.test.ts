@@ -87,6 +87,28 @@ t.test('a chart renders', async (t) => {
   t.same(res.json().toolCalls[0], { name: 'render_chart', args: { spec }, result: { rendered: 'chart' } })
 })
 
+t.test('a chart may not reconfigure, link or fetch: the spec is checked against an allowlist', async (t) => {
+  const values = [{ s: 'a', n: 1 }]
+  const bad = [
+    [{ mark: 'bar', data: { values }, usermeta: { embedOptions: { actions: true, editorUrl: 'https://evil.example' } } }, /spec.usermeta is not/],
+    [{ mark: 'bar', data: { values }, encoding: { href: { field: 's' } } }, /href is not allowed/],
+    [{ mark: { type: 'bar', href: 'https://evil.example' }, data: { values } }, /href/],
+    [{ mark: 'image', data: { values }, encoding: { url: { value: 'https://evil.example/x.png' } } }, /url is not allowed/],
+    [{ mark: 'bar', data: { values }, params: [{ name: 'p', bind: { input: 'range' } }] }, /bind is not allowed/],
+    [{ $schema: 'https://vega.github.io/schema/vega/v5.json', mark: 'bar', data: { values } }, /must be a Vega-Lite schema/],
+    [{ mark: 'bar', data: { values }, signals: [] }, /spec\.signals is not a Vega-Lite property/],
+    [{ layer: [{ mark: 'bar', data: { values }, usermeta: {} }] }, /spec.layer\[0\].usermeta is not allowed/],
+    [{ mark: 'bar', data: { values: 'x'.repeat(200_001) } }, /larger than/]
+  ] as const
+  model.push({ toolCalls: bad.map(([spec]) => ({ name: 'render_chart', args: { spec } })) }, { text: 'no chart' })
+  const res = await agent.inject({ method: 'POST', url: '/chat', payload: { message: 'chart', stream: false } })
+  t.same(res.json().renders, [], 'nothing reaches the page')
+  res.json().toolCalls.forEach((call: any, i: number) => t.match(call.result.error, { code: 'VALIDATION', message: bad[i][1] }, String(bad[i][1])))
+  const fine = { $schema: 'https://vega.github.io/schema/vega-lite/v5.json', title: 'ok', mark: 'bar', data: { values }, encoding: { x: { field: 's' }, y: { field: 'n', type: 'quantitative' } }, config: { bar: { color: '#1f4fd1' } } }
+  model.push({ toolCalls: [{ name: 'render_chart', args: { spec: fine } }] }, { text: 'chart' })
+  t.same((await agent.inject({ method: 'POST', url: '/chat', payload: { message: 'chart', stream: false } })).json().renders, [{ type: 'chart', spec: fine }])
+})
+
 t.test('the tool-round cap ends a turn that never stops calling tools', async (t) => {
   const capped = await startAgent(t, model, { svcUrl: svc.url, auth: { mode: 'service', bearer: aliceBearer }, maxToolRounds: 2 })
   const before = model.requests.length

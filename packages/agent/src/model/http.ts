@@ -29,10 +29,11 @@ function retryAfterMs (header: string | string[] | undefined): number {
   return Number.isNaN(at) ? 0 : Math.min(Math.max(at - Date.now(), 0), MAX_RETRY_AFTER_MS)
 }
 
+/** The cause in a few words: never a message that could name an address. */
 function describe (err: unknown): string {
   if (err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError) return 'timed out'
-  const e = err as { code?: string, message?: string }
-  return e.code ?? e.message ?? String(err)
+  const code = (err as { code?: unknown }).code
+  return typeof code === 'string' ? code : 'connection failed'
 }
 
 /**
@@ -61,7 +62,7 @@ export async function * postEventStream (opts: StreamPost): AsyncGenerator<Event
         await sleep(opts.retryBaseMs * 2 ** attempt++)
         continue
       }
-      throw new ModelUnavailableError(`model API at ${where} unreachable: ${describe(err)}`, { reason: 'UNREACHABLE' }, { cause: err })
+      throw new ModelUnavailableError(`model API unreachable: ${describe(err)}`, { reason: 'UNREACHABLE' }, { cause: err, internal: where })
     }
     if (res.statusCode >= 300) {
       const text = (await res.body.text().catch(() => '')).slice(0, ERROR_BODY_CHARS)
@@ -72,7 +73,7 @@ export async function * postEventStream (opts: StreamPost): AsyncGenerator<Event
       const hint = res.statusCode === 401 || res.statusCode === 403
         ? ' (check AGENT_LLM_API_KEY)'
         : res.statusCode === 404 ? ' (check AGENT_LLM_URL and AGENT_MODEL)' : ''
-      throw new ModelUnavailableError(`model API at ${where} answered ${res.statusCode}${hint}: ${text}`, { reason: 'HTTP_STATUS', status: res.statusCode })
+      throw new ModelUnavailableError(`model API answered ${res.statusCode}${hint}`, { reason: 'HTTP_STATUS', status: res.statusCode }, { internal: `${where}: ${text}` })
     }
     yield * readEvents(res.body, where)
     return
@@ -89,7 +90,7 @@ async function * readEvents (body: AsyncIterable<Buffer>, where: string): AsyncG
       while (pending.length > 0) yield pending.shift() as EventSourceMessage
     }
   } catch (err) {
-    throw new ModelUnavailableError(`model API at ${where} stream failed: ${describe(err)}`, { reason: 'STREAM' }, { cause: err })
+    throw new ModelUnavailableError(`model API stream failed: ${describe(err)}`, { reason: 'STREAM' }, { cause: err, internal: where })
   }
 }
 

@@ -23,7 +23,7 @@ const VERSION = '0.1.0'
 function translate (err: unknown, url: string): Error {
   if (err instanceof StreamableHTTPError && err.code === 401) return new UnauthenticatedError('the service refused the agent\'s credentials (expired or invalid token)', undefined, { cause: err })
   if (err instanceof UnauthenticatedError) return err
-  return new ServiceUnavailableError(`the service's MCP endpoint ${url} failed: ${(err as Error).message}`, undefined, { cause: err })
+  return new ServiceUnavailableError('the service is unavailable, try again later', undefined, { cause: err, internal: `${url}: ${(err as Error).message}` })
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { ToolSpec } from '../model/types.js'
+import { chartSpecProblem } from './chart-spec.js'
 
 /** A `render` event's payload: a table or a Vega-Lite chart for the chat surface to draw. */
 export type RenderPayload =
@@ -52,7 +53,8 @@ export function checkRender (name: string, args: Record<string, unknown>): Check
   if (s.mark == null && s.layer == null && s.concat == null && s.hconcat == null && s.vconcat == null && s.facet == null && s.repeat == null) {
     return { ok: false, message: 'spec needs a mark (or layer/concat/facet/repeat)' }
   }
-  // Only inline data: a chart must not make the viewer's browser fetch URLs the model chose.
-  if (JSON.stringify(s).includes('"url"')) return { ok: false, message: 'spec data must be inline (data.values), no url' }
+  // Only inline data and the page's own options: a chart must not fetch, link or reconfigure the page.
+  const problem = chartSpecProblem(s)
+  if (problem != null) return { ok: false, message: problem }
   return { ok: true, payload: { type: 'chart', spec: s } }
 }
