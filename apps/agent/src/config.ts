@@ -1,4 +1,5 @@
-import type { Provider } from '@svc/agent'
+import { isIP } from 'node:net'
+import { isStoreUrl, type Provider } from '@svc/agent'
 
 /** The agent process's settings, read from the environment per CONTRACT.md "The agent process". */
 export interface AgentConfig {
@@ -11,10 +12,14 @@ export interface AgentConfig {
   sessionSecret?: string
   cookieSecure: boolean
   agentKey: string
-  /** Per-user mode settings (also read, unused, in service mode). */
-  /** Unset: the listening address. */
+  /** Public URL of the agent; unset: the origin each request came to (localhost and addresses). */
   linkBaseUrl?: string
+  /** Per-user mode: where links live (default file). Service mode: only when set (shared rate limits). */
   storeUrl: string
+  storeUrlSet: boolean
+  /** Fastify's `trustProxy`: which X-Forwarded-For hops name the person's address. */
+  trustProxy: false | number | string[]
+  limits: { chatPerMinute: number, chatPerMinutePerUser: number, signInsPerMinute: number }
   accessTtlSeconds: number
   refreshSkewSeconds: number
   linkTtlSeconds: number
@@ -82,7 +87,13 @@ export function loadConfig (env: Env = process.env): ConfigResult {
   } else if (sessionSecret.length < 32) problems.push('AGENT_SESSION_SECRET must be at least 32 characters')
   const linkBaseUrl = url(env, 'AGENT_LINK_BASE_URL', undefined, problems)
   const storeUrl = read(env, 'STORE_URL') ?? 'file:./svc-agent-store.json'
-  if (storeUrl !== 'memory:' && !(storeUrl.startsWith('file:') && storeUrl.length > 5)) problems.push(`STORE_URL must be file:<path> or memory: (got '${storeUrl}')`)
+  if (!isStoreUrl(storeUrl)) problems.push(`STORE_URL must be file:<path>, redis://… or memory: (got '${storeUrl.replace(/\/\/[^@/]*@/, '//***@')}')`)
+  const trustProxy = readTrustProxy(read(env, 'AGENT_TRUST_PROXY'), problems)
+  const limits = {
+    chatPerMinute: int(env, 'AGENT_CHAT_PER_MINUTE', 120, 1, problems),
+    chatPerMinutePerUser: int(env, 'AGENT_CHAT_PER_MINUTE_PER_USER', 30, 1, problems),
+    signInsPerMinute: int(env, 'AGENT_SIGN_INS_PER_MINUTE', 10, 1, problems)
+  }
   const accessTtlSeconds = int(env, 'AGENT_ACCESS_TTL_SECONDS', 900, 1, problems)
   const refreshSkewSeconds = int(env, 'AGENT_REFRESH_SKEW_SECONDS', 60, 0, problems)
   if (refreshSkewSeconds >= accessTtlSeconds) problems.push('AGENT_REFRESH_SKEW_SECONDS must be less than AGENT_ACCESS_TTL_SECONDS')
@@ -119,6 +130,9 @@ export function loadConfig (env: Env = process.env): ConfigResult {
       agentKey,
       linkBaseUrl,
       storeUrl,
+      storeUrlSet: read(env, 'STORE_URL') !== undefined,
+      trustProxy,
+      limits,
       accessTtlSeconds,
       refreshSkewSeconds,
       linkTtlSeconds,
@@ -132,4 +146,18 @@ export function loadConfig (env: Env = process.env): ConfigResult {
     problems,
     warnings
   }
+}
+
+/**
+ * Which `X-Forwarded-For` hops to believe for the person's address (the per-address limits and
+ * the address forwarded to the service's sign-in). Unset: none, the socket peer is the person.
+ */
+function readTrustProxy (raw: string | undefined, problems: string[]): false | number | string[] {
+  if (raw === undefined || raw === 'false' || raw === '0') return false
+  if (/^\d+$/.test(raw) && Number(raw) <= 10) return Number(raw)
+  const entries = raw.split(',').map((s) => s.trim()).filter((s) => s !== '')
+  const address = (e: string): boolean => { const [a, bits, ...rest] = e.split('/'); return isIP(a) !== 0 && rest.length === 0 && (bits === undefined || /^\d{1,3}$/.test(bits)) }
+  if (entries.length > 0 && entries.every((e) => e === 'loopback' || address(e))) return entries
+  problems.push(`AGENT_TRUST_PROXY must be a hop count (0-10) or comma-separated proxy addresses/CIDRs (or loopback); got '${raw}'`)
+  return false
 }

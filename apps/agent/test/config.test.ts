@@ -20,7 +20,9 @@ t.test('per-user mode', async (t) => {
   t.equal(config?.linkBaseUrl, undefined, 'the listening address')
   const all = loadConfig({ AGENT_AUTH_MODE: 'per-user', AGENT_MODEL: 'm', AGENT_SESSION_SECRET: 's'.repeat(32), STORE_URL: 'memory:', AGENT_LINK_BASE_URL: 'https://chat.example.test', AGENT_ACCESS_TTL_SECONDS: '300', AGENT_REFRESH_SKEW_SECONDS: '30', AGENT_LINK_TTL_SECONDS: '60', AGENT_KEY: 'tenant-a' })
   t.match(all.config, { storeUrl: 'memory:', linkBaseUrl: 'https://chat.example.test', accessTtlSeconds: 300, refreshSkewSeconds: 30, linkTtlSeconds: 60, agentKey: 'tenant-a' })
-  const bad = loadConfig({ AGENT_AUTH_MODE: 'per-user', AGENT_MODEL: 'm', AGENT_SESSION_SECRET: 's'.repeat(32), STORE_URL: 'redis://x', AGENT_ACCESS_TTL_SECONDS: '60', AGENT_REFRESH_SKEW_SECONDS: '60', AGENT_LINK_BASE_URL: 'chat' })
+  t.match(loadConfig({ AGENT_AUTH_MODE: 'per-user', AGENT_MODEL: 'm', AGENT_SESSION_SECRET: 's'.repeat(32), STORE_URL: 'redis://127.0.0.1:6379/0?keyPrefix=a:' }).config, { storeUrl: 'redis://127.0.0.1:6379/0?keyPrefix=a:', storeUrlSet: true })
+  const bad = loadConfig({ AGENT_AUTH_MODE: 'per-user', AGENT_MODEL: 'm', AGENT_SESSION_SECRET: 's'.repeat(32), STORE_URL: 'mongodb://user:secret@x', AGENT_ACCESS_TTL_SECONDS: '60', AGENT_REFRESH_SKEW_SECONDS: '60', AGENT_LINK_BASE_URL: 'chat' })
+  t.notMatch(bad.problems.join('\n'), /secret/, 'a refused STORE_URL is quoted without its credentials')
   for (const name of ['STORE_URL', 'AGENT_REFRESH_SKEW_SECONDS', 'AGENT_LINK_BASE_URL']) t.ok(bad.problems.some((p) => p.includes(name)), name)
 })
 
@@ -36,6 +38,15 @@ t.test('the learning layer', async (t) => {
   t.equal(loadConfig(minimal).config?.learning, false)
   t.equal(loadConfig({ ...minimal, AGENT_LEARNING: 'true' }).config?.learning, true)
   t.match(loadConfig({ ...minimal, AGENT_LEARNING: 'yes' }).problems, [/AGENT_LEARNING must be true or false/])
+})
+
+t.test('rate limits and the proxy in front', async (t) => {
+  t.match(loadConfig(minimal).config, { trustProxy: false, limits: { chatPerMinute: 120, chatPerMinutePerUser: 30, signInsPerMinute: 10 }, storeUrlSet: false })
+  t.match(loadConfig({ ...minimal, AGENT_TRUST_PROXY: '1', AGENT_CHAT_PER_MINUTE: '60', AGENT_CHAT_PER_MINUTE_PER_USER: '10', AGENT_SIGN_INS_PER_MINUTE: '5' }).config, { trustProxy: 1, limits: { chatPerMinute: 60, chatPerMinutePerUser: 10, signInsPerMinute: 5 } })
+  t.same(loadConfig({ ...minimal, AGENT_TRUST_PROXY: '10.0.0.0/8, 127.0.0.1, loopback' }).config?.trustProxy, ['10.0.0.0/8', '127.0.0.1', 'loopback'])
+  t.equal(loadConfig({ ...minimal, AGENT_TRUST_PROXY: 'false' }).config?.trustProxy, false)
+  const bad = loadConfig({ ...minimal, AGENT_TRUST_PROXY: 'everyone', AGENT_CHAT_PER_MINUTE: '0' })
+  t.match(bad.problems, [/AGENT_TRUST_PROXY must be a hop count/, /AGENT_CHAT_PER_MINUTE/])
 })
 
 t.test('service-mode write tools', async (t) => {

@@ -1,36 +1,10 @@
-import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
 import t from 'tap'
-import Fastify from 'fastify'
-import svcCore from '@svc/core'
-import svcMcp from '@svc/mcp'
-import { agentConversationsSchema } from '@svc/agent'
-import { getTestDb, tokenUser } from '@svc/testkit'
+import { tokenUser } from '@svc/testkit'
 import { startScriptedModel } from '@svc/agent/testing'
-
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..')
-const SECRET = 'agent-app-test-secret-0123456789abcdef'
-
-function runAgent (env: Record<string, string>): { done: Promise<{ code: number | null, stderr: string }>, url: Promise<string>, kill: () => void } {
-  // The child records no coverage: tap's process tracking would otherwise count it in some runs
-  // and not in others (a killed child writes none), so the package's figure would swing.
-  const child = spawn(process.execPath, ['apps/agent/bin/agent.js'], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', _TAPJS_PROCESSINFO_COVERAGE_: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
-  let stdout = ''
-  let stderr = ''
-  let found: (url: string) => void = () => {}
-  const url = new Promise<string>((resolve) => { found = resolve })
-  child.stdout.on('data', (c: Buffer) => {
-    stdout += c.toString()
-    const m = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout)
-    if (m != null) found(m[1])
-  })
-  child.stderr.on('data', (c: Buffer) => { stderr += c.toString() })
-  const done = new Promise<{ code: number | null, stderr: string }>((resolve) => child.on('exit', (code) => resolve({ code, stderr })))
-  return { done, url, kill: () => child.kill('SIGTERM') }
-}
+import { runAgent, SECRET, startService } from './helper.js'
 
 t.test('a bad environment stops the process with every problem named', async (t) => {
   const { done } = runAgent({ AGENT_LLM_PROVIDER: 'cohere' })
@@ -42,17 +16,12 @@ t.test('a bad environment stops the process with every problem named', async (t)
 })
 
 t.test('npx -y pnpm@10 agent: healthz, then a streamed chat over the live service', async (t) => {
-  const { db } = await getTestDb(t)
-  const svc = Fastify({ logger: false })
-  await svc.register(svcCore, { db, jwtSecret: SECRET, bcryptRounds: 4, schemas: [{ path: 'notes', fields: [{ name: 'text', type: String }] }, agentConversationsSchema] as any })
-  await svc.register(svcMcp)
-  t.teardown(async () => await svc.close())
-  await svc.listen({ host: '127.0.0.1', port: 0 })
+  const svc = await startService(t)
   const model = await startScriptedModel('openai')
   t.teardown(model.close)
   const user = tokenUser(SECRET)
   const agent = runAgent({
-    PORT: '0', SVC_URL: `http://127.0.0.1:${(svc.server.address() as { port: number }).port}`, SVC_BEARER: user.headers.authorization.slice(7),
+    PORT: '0', SVC_URL: svc.url, SVC_BEARER: user.headers.authorization.slice(7),
     AGENT_MODEL: 'scripted', AGENT_LLM_URL: model.url, AGENT_SESSION_SECRET: 'x'.repeat(40)
   })
   t.teardown(agent.kill)
