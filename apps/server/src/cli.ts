@@ -4,6 +4,7 @@ import { clientsCreate } from './commands/clients-create.js'
 import { runStart } from './commands/start.js'
 import { schemaApply } from './commands/schema-apply.js'
 import { schemaPlan } from './commands/schema-plan.js'
+import { tokenForUser } from './commands/token-for-user.js'
 import { tokenMint } from './commands/token-mint.js'
 import { usersSetRoles } from './commands/users-set-roles.js'
 
@@ -17,13 +18,25 @@ export function parseRoles (value: string): string[] {
 }
 
 export function buildCli (): Command {
-  const program = new Command('svc').description('svc reference server and admin commands').showHelpAfterError()
+  // Positional: `svc token --roles …` and `svc token mint --roles …` are each their own command's option.
+  const program = new Command('svc').description('svc reference server and admin commands').showHelpAfterError().enablePositionalOptions()
 
   program.command('start')
     .description('start the server (embedded database in DATA_DIR unless MONGODB_URI is set)')
     .action(async () => { await runStart() })
 
-  const token = program.command('token').description('access tokens')
+  const token = program.command('token')
+    .enablePositionalOptions()
+    .description('access tokens; with --user: the agent\'s SVC_BEARER for a person of the running server')
+    .option('--user <email>', 'the person the token acts as (they sign in with --password)')
+    .option('--password <password>', 'their password (or SVC_PASSWORD)')
+    .option('--roles <roles>', 'comma-separated roles of the token', parseRoles, ['agent'])
+    .option('--ttl <duration>', 'lifetime: seconds or 15m, 2h, 30d', '30d')
+    .option('--url <url>', 'the running server (default PUBLIC_BASE_URL, else http://127.0.0.1:PORT)')
+    .action(async (opts: { user?: string, password?: string, roles: string[], ttl: string, url?: string }, cmd: Command) => {
+      if (opts.user == null) { cmd.help({ error: true }); return }
+      process.stdout.write(`${await tokenForUser({ ...opts, user: opts.user })}\n`)
+    })
   token.command('mint')
     .description('print an HS256 access token signed with JWT_SECRET (e.g. an agent SVC_BEARER)')
     .requiredOption('--user-id <id>', 'user_id claim (the tenant)')

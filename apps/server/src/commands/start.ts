@@ -1,6 +1,7 @@
 import closeWithGrace from 'close-with-grace'
 import { formatProblems, loadConfig } from '../config.js'
 import { startServer } from '../start.js'
+import { keepLocalSecret, localSecretPath } from './local-secret.js'
 
 /** `svc start`: validate the environment, start, and shut down gracefully on SIGTERM/SIGINT. */
 export async function runStart (): Promise<void> {
@@ -12,6 +13,9 @@ export async function runStart (): Promise<void> {
 
   const server = await startServer(config)
   const log = server.app.log
+  // Only a generated (development) secret: `svc token` on this machine signs with it while it runs.
+  const forget = config.jwtSecretGenerated ? await keepLocalSecret(config.dataDir, config.jwtSecret) : null
+  if (forget != null) log.info({ path: localSecretPath(config.dataDir) }, 'generated JWT_SECRET kept for svc token while the server runs')
   // Once, as JSON like every other line (the process's only plain text is the stderr line below).
   for (const warning of warnings) log.warn(warning)
   log.info({ url: server.url, database: server.database.where }, 'svc listening')
@@ -22,5 +26,6 @@ export async function runStart (): Promise<void> {
     if (err != null) log.error({ err }, 'shutting down after an error')
     else log.info({ signal }, 'shutting down')
     await server.close()
+    await forget?.()
   })
 }
