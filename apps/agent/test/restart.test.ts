@@ -3,29 +3,16 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
-import { connect } from 'node:net'
-import { registerUser } from '@svc/testkit'
+import { redisAnswers, registerUser, TEST_REDIS_URL as REDIS_URL } from '@svc/testkit'
 import { startScriptedModel } from '@svc/agent/testing'
 import { runAgent, startService } from './helper.js'
 
 // Issue 22, reliability: a supervisor restarting a killed agent, and several agent processes
 // behind one address on STORE_URL=redis://.
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'
 const model = await startScriptedModel('openai')
 t.teardown(model.close)
 const perUser = { PORT: '0', AGENT_AUTH_MODE: 'per-user', AGENT_MODEL: 'scripted', AGENT_SESSION_SECRET: 'z'.repeat(40), AGENT_COOKIE_SECURE: 'false' }
-
-/** A PING over a plain socket: the app needs no Redis client of its own to know one answers. */
-async function redisAnswers (url: string): Promise<boolean> {
-  const { hostname, port } = new URL(url)
-  return await new Promise((resolve) => {
-    const socket = connect(Number(port || 6379), hostname, () => socket.write('PING\r\n'))
-    socket.setTimeout(500, () => { socket.destroy(); resolve(false) })
-    socket.on('data', (d) => { socket.end(); resolve(d.toString().startsWith('+PONG')) })
-    socket.on('error', () => resolve(false))
-  })
-}
 
 async function unlinked (url: string, cookie?: string): Promise<{ linkUrl: string, cookie: string }> {
   const res = await fetch(`${url}/chat`, { method: 'POST', headers: { 'content-type': 'application/json', ...(cookie != null ? { cookie } : {}) }, body: JSON.stringify({ message: 'hi' }) })

@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
 import t from 'tap'
-import { registerUser, type Teardownable } from '@svc/testkit'
+import { redisAnswers, registerUser, TEST_REDIS_URL, type Teardownable } from '@svc/testkit'
 import { openStore } from '../src/index.js'
 import { startScriptedModel } from '../src/testing/index.js'
 import { cookieOf, createRecord, cuidOf, startAgent, startService } from './helper.js'
-import { REDIS_URL, redisAnswers } from './redis.js'
 
 // Two agents on one Redis store, as two processes behind one address: a link code issued by
 // one is signed in on the other, and their refreshes of one person's token never collide (the
@@ -13,8 +12,8 @@ import { REDIS_URL, redisAnswers } from './redis.js'
 
 const redisUp = await redisAnswers()
 if (!redisUp) {
-  process.stderr.write(`\n!!! @svc/agent two-agents-on-Redis test SKIPPED: no Redis answers at ${REDIS_URL} !!!\n\n`)
-  t.plan(0, `no Redis at ${REDIS_URL}`)
+  process.stderr.write(`\n!!! @svc/agent two-agents-on-Redis test SKIPPED: no Redis answers at ${TEST_REDIS_URL} !!!\n\n`)
+  t.plan(0, `no Redis at ${TEST_REDIS_URL}`)
   process.exit(0)
 }
 
@@ -23,7 +22,7 @@ const model = await startScriptedModel('openai')
 t.teardown(model.close)
 const person = await registerUser(svc.app)
 await createRecord(svc, person.headers, 'contacts', { name: 'Shared-across-agents' })
-const url = `${REDIS_URL}/0?keyPrefix=svc-agent-test-${randomBytes(4).toString('hex')}:`
+const url = `${TEST_REDIS_URL}/0?keyPrefix=svc-agent-test-${randomBytes(4).toString('hex')}:`
 
 async function agent (t: Teardownable) {
   const store = await openStore(url)

@@ -4,21 +4,21 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import t, { type Test } from 'tap'
+import { redisAnswers, TEST_REDIS_URL } from '@svc/testkit'
 import { MAX_LINK_ATTEMPTS, MAX_PENDING_PER_ISSUER, openStore, type AgentStore } from '../src/index.js'
-import { REDIS_URL, redisAnswers } from './redis.js'
 
 // One contract for every STORE_URL: what a single-process store does in memory, Redis does for
 // several processes (two store instances here stand for two agent processes).
 
 const redisUp = await redisAnswers()
-if (!redisUp) process.stderr.write(`\n!!! @svc/agent Redis store tests SKIPPED: no Redis answers at ${REDIS_URL} !!!\n\n`)
+if (!redisUp) process.stderr.write(`\n!!! @svc/agent Redis store tests SKIPPED: no Redis answers at ${TEST_REDIS_URL} !!!\n\n`)
 const dir = mkdtempSync(join(tmpdir(), 'svc-agent-stores-'))
 t.teardown(() => rmSync(dir, { recursive: true, force: true }))
 
 const kinds: Array<{ name: string, url: () => string, shared: boolean }> = [
   { name: 'memory:', url: () => 'memory:', shared: false },
   { name: 'file:', url: () => `file:${join(dir, `${randomBytes(4).toString('hex')}.json`)}`, shared: false },
-  { name: 'redis:', url: () => `${REDIS_URL}/0?keyPrefix=svc-agent-test-${randomBytes(4).toString('hex')}:`, shared: true }
+  { name: 'redis:', url: () => `${TEST_REDIS_URL}/0?keyPrefix=svc-agent-test-${randomBytes(4).toString('hex')}:`, shared: true }
 ]
 
 async function opened (t: Test, url: string): Promise<AgentStore> {
@@ -28,7 +28,7 @@ async function opened (t: Test, url: string): Promise<AgentStore> {
 }
 
 for (const kind of kinds) {
-  t.test(kind.name, { skip: kind.name === 'redis:' && !redisUp ? `no Redis at ${REDIS_URL}` : false }, async (t) => {
+  t.test(kind.name, { skip: kind.name === 'redis:' && !redisUp ? `no Redis at ${TEST_REDIS_URL}` : false }, async (t) => {
     const url = kind.url()
     const store = await opened(t, url)
     // A second process on the same store, where the store allows one.
