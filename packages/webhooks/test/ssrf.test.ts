@@ -57,6 +57,8 @@ t.test('DNS names: every A/AAAA record must be public', async (t) => {
     const res = await create(`https://${name}/hook`)
     t.equal(res.status, 400, name)
     t.equal(res.body.error.details.reason, 'PRIVATE_ADDRESS', name)
+    // Issue 21: the refusal must not tell what an internal name resolves to.
+    for (const address of zone.get(name)!) t.notOk(JSON.stringify(res.body).includes(address), `${name}: the answer does not name ${address}`)
   }
   {
     const res = await create('https://nowhere.example/hook')

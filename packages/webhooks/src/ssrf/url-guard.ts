@@ -67,8 +67,9 @@ export class UrlGuard {
       ? [{ address: literal, family: literal.includes(':') ? 6 : 4 }]
       : await this.#resolveName(hostname)
     if (!this.#allowPrivate) {
-      const bad = addresses.find((a) => !isPublicAddress(a.address))
-      if (bad !== undefined) throw new UrlRefusedError('PRIVATE_ADDRESS', `url host ${hostname} is or resolves to a non-public address (${bad.address})`)
+      const bad = addresses.some((a) => !isPublicAddress(a.address))
+      // Never the address itself: a refusal must not tell a caller what an internal name resolves to.
+      if (bad) throw new UrlRefusedError('PRIVATE_ADDRESS', `url host ${hostname} is or resolves to a non-public address`)
     }
     return addresses
   }
