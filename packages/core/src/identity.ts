@@ -36,6 +36,8 @@ export interface RequestContext {
    * model): the service does not charge its operations one by one again.
    */
   priced?: boolean
+  /** Aborted when the caller gave up (a cancelled MCP call, a shutdown): the service's reads stop. */
+  signal?: AbortSignal
   /** Request id, for audit rows and logs. */
   requestId?: string
 }

@@ -10,6 +10,8 @@ export { ToolCatalog } from './tools/catalog.js'
 export { INSTRUCTIONS } from './http/server-pool.js'
 
 const DEFAULT_MAX_RESULT_CHARS = 100_000
+// Below the reference server's close-with-grace delay (10 s), which kills the process.
+const DEFAULT_SHUTDOWN_GRACE_MS = 3000
 // Fastify's default body limit; raised below when base64 file uploads need more.
 const DEFAULT_BODY_LIMIT = 1024 * 1024
 // Room for the JSON-RPC envelope and the other arguments around an upload's base64 text.
@@ -21,6 +23,8 @@ async function svcMcp (app: FastifyInstance, opts: McpOptions): Promise<void> {
   const maxResultChars = opts.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS
   if (!Number.isInteger(maxResultChars) || maxResultChars < 1000) throw new Error('@svc/mcp: option `maxResultChars` must be an integer >= 1000')
   const production = opts.production ?? process.env.NODE_ENV === 'production'
+  const shutdownGraceMs = opts.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS
+  if (!Number.isInteger(shutdownGraceMs) || shutdownGraceMs < 0) throw new Error('@svc/mcp: option `shutdownGraceMs` must be an integer >= 0')
 
   // Built on ready: soft delete, audit and files may register after this plugin, and decide which tools exist.
   let catalog: ToolCatalog | null = null
@@ -36,7 +40,10 @@ async function svcMcp (app: FastifyInstance, opts: McpOptions): Promise<void> {
     // The registry is loaded with core: a File field's largest upload, base64-encoded, must fit.
     bodyLimit: Math.max(DEFAULT_BODY_LIMIT, base64Length(largestFileField(app.svc.registry.all())) + ENVELOPE_BYTES),
     catalog: () => catalog!,
-    call: { maxResultChars, production }
+    call: { maxResultChars, production },
+    shutdownGraceMs,
+    // Ten full list answers: a batch's calls share it, so one POST cannot answer megabytes.
+    maxBatchChars: 10 * maxResultChars
   })
 }
 

@@ -13,6 +13,11 @@ export interface McpOptions {
   maxResultChars?: number
   /** Hide the messages of unexpected (500) tool errors; default `NODE_ENV === 'production'`, like core. */
   production?: boolean
+  /**
+   * At shutdown (`app.close()`), how long (ms) tool calls in flight may finish before they are
+   * stopped: their reads aborted, each answered with a JSON-RPC error. Default 3000.
+   */
+  shutdownGraceMs?: number
 }
 
 export type JsonSchema = Record<string, unknown>

@@ -21,6 +21,8 @@ export interface BuildOptions {
   mcp?: McpOptions
   /** Registered after core and the feature plugins, before ready. */
   before?: (app: FastifyInstance) => void | Promise<void>
+  /** Registered before core (infrastructure such as @svc/surface's hooks). */
+  first?: (app: FastifyInstance) => Promise<void>
 }
 
 export interface TestApp { app: FastifyInstance, db: Db, url: string }
@@ -29,6 +31,7 @@ export interface TestApp { app: FastifyInstance, db: Db, url: string }
 export async function buildApp (t: Teardownable, opts: BuildOptions = {}): Promise<TestApp> {
   const { db } = await getTestDb(t)
   const app = Fastify({ logger: false })
+  await opts.first?.(app)
   await app.register(svcCore, { db, jwtSecret: JWT_SECRET, bcryptRounds: 4, schemas: opts.schemas ?? crmSchemas(), ...opts.core })
   // MCP first, on purpose: its tools are built on ready, after every feature plugin registered.
   await app.register(svcMcp, opts.mcp ?? {})

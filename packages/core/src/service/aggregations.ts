@@ -8,6 +8,7 @@ import { MAX_AGGREGATION_ROWS, MAX_AGGREGATION_STRING_PARAM } from '../values/li
 import { AGGREGATION_PRICE } from './cost/price.js'
 import type { AggregationCache, AggregationResult } from './aggregation-cache.js'
 import { and, type Operation } from './tenancy.js'
+import { readOptions } from './read-options.js'
 import type { ReadOptions } from './types.js'
 
 export type { AggregationResult }
@@ -72,7 +73,7 @@ export class AggregationRunner {
     const matches = a.params.filter((p) => values.has(p.name)).map((p) => p.match(values.get(p.name)))
     if (matches.length > 0) pipeline.push({ $match: and(...matches) })
     pipeline.push(...a.pipeline, { $limit: MAX_AGGREGATION_ROWS + 1 })
-    const rows = await this.#service.collection.aggregate(pipeline, { maxTimeMS: this.#service.maxTimeMS }).toArray()
+    const rows = await this.#service.collection.aggregate(pipeline, readOptions(this.#service, ctx)).toArray()
     if (rows.length > MAX_AGGREGATION_ROWS) throw new Error(`aggregation ${this.#service.model.path}/${name} returned more than ${MAX_AGGREGATION_ROWS} rows`)
     const result = { results: rows.map((r) => toJson(r)) }
     if (cache !== undefined && a.ttlSeconds !== undefined) await cache.set(key, result, a.ttlSeconds).catch(() => {})

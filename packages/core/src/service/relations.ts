@@ -6,6 +6,7 @@ import { SchemaError, hint } from '../schema/schema-error.js'
 import { MAX_RELATED } from '../values/limits.js'
 import type { ListQuery, ListResult, ReadOptions, RecordJson } from './types.js'
 import { buildFilter } from './filter.js'
+import { readOptions } from './read-options.js'
 import { and, type Operation } from './tenancy.js'
 
 /** hasMany arrays (and the hasOne pick) follow the list default: newest first, `_id` tiebreak. */
@@ -154,7 +155,7 @@ export class RelationLoader {
   async #find (ctx: RequestContext, c: CompiledRelation, match: Document): Promise<Document[]> {
     const filter = and(match, c.where, this.#targetFilter(ctx, c))
     // batchSize = limit: the whole answer in one round trip (no getMore after the default 101).
-    const found = await c.target.collection.find(filter, { sort: RELATED_SORT, limit: MAX_RELATED + 1, batchSize: MAX_RELATED + 1, maxTimeMS: c.target.maxTimeMS }).toArray()
+    const found = await c.target.collection.find(filter, { sort: RELATED_SORT, limit: MAX_RELATED + 1, batchSize: MAX_RELATED + 1, ...readOptions(c.target, ctx) }).toArray()
     if (found.length > MAX_RELATED) refuse(`include '${c.relation.name}' matches more than ${MAX_RELATED} records for this page: use a smaller __perPage`, c.relation.name)
     return found
   }

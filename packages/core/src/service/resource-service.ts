@@ -26,6 +26,7 @@ import { RelationLoader } from './relations.js'
 import { AggregationRunner } from './aggregations.js'
 import { memoryAggregationCache, type AggregationCache } from './aggregation-cache.js'
 import { searchSort, textClause } from './search.js'
+import { readOptions } from './read-options.js'
 import type { CostBudget } from './cost/budget.js'
 import { BULK_WRITE_PRICE, pageRecords, readPrice, recordValues } from './cost/price.js'
 import { checkIdempotencyKey, type IdempotencyKeys, type IdempotentResult } from './idempotency.js'
@@ -227,10 +228,10 @@ export class ResourceService {
     const { filter, sort, includes } = this.#plan(ctx, query, scoped)
     const { page, perPage, skip } = buildPaging(query.page, query.perPage, this.#deps.pageSize)
     await this.charge(ctx, this.priceRead(perPage, includes))
-    const { maxTimeMS } = this
+    const read = readOptions(this, ctx)
     const [docs, totalResults] = await Promise.all([
-      this.collection.find(filter, { sort, skip, limit: perPage, batchSize: perPage, maxTimeMS }).toArray(),
-      this.collection.countDocuments(filter, { maxTimeMS })
+      this.collection.find(filter, { sort, skip, limit: perPage, batchSize: perPage, ...read }).toArray(),
+      this.collection.countDocuments(filter, read)
     ])
     const related = await this.relations.populate(ctx, docs, includes)
     return listEnvelope(docs.map((d, i) => ({ ...this.present(ctx, d), ...related[i] })), totalResults, page, perPage)
@@ -247,7 +248,7 @@ export class ResourceService {
     const skip = query.skip ?? 0
     if (!Number.isInteger(skip) || skip < 0 || skip > 1e9) throw new ValidationError('skip must be an integer between 0 and 1e9', { field: 'skip' })
     await this.charge(ctx, this.priceRead(limit, includes))
-    const docs = await this.collection.find(filter, { sort, skip, limit, batchSize: limit, maxTimeMS: this.maxTimeMS }).toArray()
+    const docs = await this.collection.find(filter, { sort, skip, limit, batchSize: limit, ...readOptions(this, ctx) }).toArray()
     const related = await this.relations.populate(ctx, docs, includes)
     return docs.map((d, i) => ({ ...this.present(ctx, d), ...related[i] }))
   }
@@ -269,7 +270,7 @@ export class ResourceService {
     const _id = parseId(id)
     if (_id == null) throw new NotFoundError(`${this.model.path} not found`)
     await this.charge(ctx, this.priceRead(1, includes))
-    const doc = await this.collection.findOne(and({ _id }, scoped), { maxTimeMS: this.maxTimeMS })
+    const doc = await this.collection.findOne(and({ _id }, scoped), readOptions(this, ctx))
     if (doc == null) throw new NotFoundError(`${this.model.path} not found`)
     const [related] = await this.relations.populate(ctx, [doc], includes)
     return { ...this.present(ctx, doc), ...related }

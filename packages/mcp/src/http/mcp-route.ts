@@ -4,6 +4,7 @@ import { JSONRPCMessageSchema, SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage 
 import type { RequestContext } from '@svc/core'
 import type { CallOptions, ToolCatalog } from '../tools/catalog.js'
 import { isRequest } from './json-transport.js'
+import { inOrder, overBudget } from './batch-limits.js'
 import { ServerPool } from './server-pool.js'
 
 export interface McpRouteOptions {
@@ -12,6 +13,10 @@ export interface McpRouteOptions {
   /** Built on ready, when every plugin has registered its operations. */
   catalog: () => ToolCatalog
   call: Omit<CallOptions, 'log'>
+  /** At shutdown, how long calls in flight may finish before they are stopped. */
+  shutdownGraceMs: number
+  /** What the answers of one POST's calls may hold together, in characters. */
+  maxBatchChars: number
 }
 
 /** Transport-level refusals are JSON-RPC error objects, as the SDK's own transport sends them. */
@@ -38,7 +43,9 @@ function parse (body: unknown): JSONRPCMessage[] | null {
  */
 export async function mcpRoute (app: FastifyInstance, opts: McpRouteOptions): Promise<void> {
   const pool = new ServerPool(opts.catalog)
-  app.addHook('onClose', async () => { await pool.close() })
+  // Before the HTTP server closes (it waits for every request in flight): calls that do not finish
+  // in the grace are stopped and answered, so the host closes its database instead of being killed.
+  app.addHook('preClose', async () => { await pool.drain(opts.shutdownGraceMs) })
 
   app.post(opts.path, {
     bodyLimit: opts.bodyLimit,
@@ -63,8 +70,13 @@ export async function mcpRoute (app: FastifyInstance, opts: McpRouteOptions): Pr
       return await refuse(reply, 400, -32000, `Bad Request: Unsupported protocol version: ${String(version)} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`)
     }
     const ctx: RequestContext = { identity: request.identity, surface: 'mcp', req: request, requestId: request.id }
-    const answers = await pool.exchange(ctx, { ...opts.call, log: request.log }, messages, { requestInfo: { headers: request.headers } })
-    // Only notifications (or responses): accepted, nothing to answer.
+    // Each call is a request for the rate limits: those past the budget are answered without running.
+    const refused = await overBudget(request, messages)
+    const run = refused.size === 0 ? messages : messages.filter((m) => !isRequest(m) || !refused.has(m.id))
+    const batch = { remaining: opts.maxBatchChars, limit: opts.maxBatchChars }
+    const done = await pool.exchange(ctx, { ...opts.call, log: request.log, batch }, run, { requestInfo: { headers: request.headers } })
+    const answers = inOrder(messages, done, refused)
+    // Only notifications (or responses, or cancelled calls): accepted, nothing to answer.
     if (answers.length === 0) return await reply.code(202).send()
     return await reply.code(200).type('application/json').send(answers.length === 1 ? answers[0] : answers)
   })

@@ -9,6 +9,9 @@ const { version } = createRequire(import.meta.url)('../../package.json') as { ve
 const SERVER_INFO = { name: 'svc', version }
 // Idle servers kept for reuse; more concurrent requests than this just build a few more.
 const MAX_IDLE = 64
+// Calls of one POST run at most this many at a time, so a batch of 100 cannot crowd out other clients.
+const BATCH_CONCURRENCY = 4
+const SHUTTING_DOWN = 'the server is shutting down: call again'
 
 /** Shown to the model once per session (the `initialize` answer). */
 export const INSTRUCTIONS = [
@@ -18,8 +21,11 @@ export const INSTRUCTIONS = [
   'A failed call returns {"error": {"code", "message", "details"}} with a stable code (VALIDATION, INVALID_TRANSITION, FORBIDDEN, NOT_FOUND, CONFLICT, ...): read details to fix the arguments.'
 ].join(' ')
 
-/** One connected SDK server and the request it serves now (a borrowed server serves one request at a time). */
-interface Slot { server: Server, transport: JsonResponseTransport, ctx: RequestContext | null, call: CallOptions | null }
+/**
+ * One connected SDK server and the request it serves now (a borrowed server serves one request at
+ * a time); `stop` aborts that request's work at shutdown.
+ */
+interface Slot { server: Server, transport: JsonResponseTransport, ctx: RequestContext | null, call: CallOptions | null, stop: AbortController }
 
 /**
  * SDK servers for the stateless endpoint. Building a `Server` costs about 150 µs (its
@@ -28,7 +34,9 @@ interface Slot { server: Server, transport: JsonResponseTransport, ctx: RequestC
  */
 export class ServerPool {
   readonly #idle: Slot[] = []
+  readonly #busy = new Set<Slot>()
   readonly #catalog: () => ToolCatalog
+  #settled: (() => void) | null = null
 
   constructor (catalog: () => ToolCatalog) {
     this.#catalog = catalog
@@ -36,9 +44,13 @@ export class ServerPool {
 
   async #make (): Promise<Slot> {
     const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS })
-    const slot: Slot = { server, transport: new JsonResponseTransport(), ctx: null, call: null }
+    const slot: Slot = { server, transport: new JsonResponseTransport(), ctx: null, call: null, stop: new AbortController() }
     server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: this.#catalog().list(slot.ctx!.identity!) }))
-    server.setRequestHandler(CallToolRequestSchema, async (req) => await this.#catalog().call(slot.ctx!, req.params.name, req.params.arguments ?? {}, slot.call!))
+    // Each call's reads stop when the client cancels it (`extra.signal`) or the server shuts down.
+    server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
+      const ctx = { ...slot.ctx!, signal: AbortSignal.any([extra.signal, slot.stop.signal]) }
+      return await this.#catalog().call(ctx, req.params.name, req.params.arguments ?? {}, slot.call!)
+    })
     await server.connect(slot.transport)
     return slot
   }
@@ -48,18 +60,38 @@ export class ServerPool {
     const slot = this.#idle.pop() ?? await this.#make()
     slot.ctx = ctx
     slot.call = call
+    this.#busy.add(slot)
     try {
-      return await slot.transport.exchange(messages, extra)
+      return await slot.transport.exchange(messages, extra, BATCH_CONCURRENCY)
     } finally {
+      this.#busy.delete(slot)
       slot.ctx = null
       slot.call = null
-      if (this.#idle.length < MAX_IDLE) this.#idle.push(slot)
+      if (slot.stop.signal.aborted) await slot.server.close()
+      else if (this.#idle.length < MAX_IDLE) this.#idle.push(slot)
       else await slot.server.close()
+      if (this.#busy.size === 0) this.#settled?.()
     }
   }
 
-  /** Closes the idle servers (app close). */
-  async close (): Promise<void> {
+  /**
+   * Shutdown: lets the requests in flight finish for up to `graceMs`, then stops the rest —
+   * their reads are aborted and each waiting call is answered with an error — so the HTTP
+   * server can close and the host can close its database. Closes the idle servers.
+   */
+  async drain (graceMs: number): Promise<void> {
+    if (this.#busy.size > 0) {
+      let timer: NodeJS.Timeout | undefined
+      await Promise.race([
+        new Promise<void>((resolve) => { this.#settled = resolve }),
+        new Promise<void>((resolve) => { timer = setTimeout(resolve, graceMs) })
+      ])
+      clearTimeout(timer)
+      for (const slot of this.#busy) {
+        slot.stop.abort(new Error(SHUTTING_DOWN))
+        slot.transport.abandon(SHUTTING_DOWN)
+      }
+    }
     await Promise.all(this.#idle.splice(0).map(async (slot) => await slot.server.close()))
   }
 }

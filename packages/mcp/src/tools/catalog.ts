@@ -2,7 +2,7 @@ import { Ajv, type ValidateFunction } from 'ajv'
 import addFormatsModule from 'ajv-formats'
 import type { FastifyBaseLogger } from 'fastify'
 import { ErrorCode, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js'
-import type { Identity, RequestContext, ResourceModel, SvcContext } from '@svc/core'
+import { ValidationError, type Identity, type RequestContext, type ResourceModel, type SvcContext } from '@svc/core'
 import { failure, success } from '../results.js'
 import type { McpTool, ToolArgs } from '../types.js'
 import { aggregationTools } from './aggregation-tools.js'
@@ -20,7 +20,13 @@ const addFormats = ((addFormatsModule as unknown as { default?: unknown }).defau
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/
 const MAX_CACHED_LISTS = 256
 
-export interface CallOptions { maxResultChars: number, production: boolean, log: FastifyBaseLogger }
+export interface CallOptions {
+  maxResultChars: number
+  production: boolean
+  log: FastifyBaseLogger
+  /** What the answers of the calls of one POST may still hold, in characters (shared by its calls). */
+  batch?: { remaining: number, limit: number }
+}
 
 /** Every tool of one schema, in the order `tools/list` shows them; absent features give no tool. */
 function schemaTools (b: ReturnType<typeof buildContext>, model: ResourceModel): McpTool[] {
@@ -103,13 +109,19 @@ export class ToolCatalog {
     const tool = this.#tools.get(name)
     if (tool === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`)
     try {
+      const batch = opts.batch
+      if (batch !== undefined && batch.remaining <= 0) throw new ValidationError(`the answers of this POST already hold ${batch.limit} characters: send the remaining calls in another POST`, { limit: batch.limit })
       tool.screen?.(ctx, args)
       const validate = this.#validator(tool)
       if (!validate(args)) throw Object.assign(new Error('invalid arguments'), { validation: validate.errors, validationContext: 'arguments' })
-      return success(await tool.run(ctx, args), opts.maxResultChars)
+      const result = success(await tool.run(ctx, args), opts.maxResultChars)
+      // The answer carries its JSON twice (structuredContent and the text block).
+      if (batch !== undefined) batch.remaining -= 2 * (result.content[0] as { text: string }).text.length
+      return result
     } catch (err) {
       const { result, status } = failure(err, opts.production)
-      if (status >= 500) opts.log.error({ err, tool: name }, 'mcp tool failed')
+      // A call stopped by its client or a shutdown has no one to tell.
+      if (status >= 500 && ctx.signal?.aborted !== true) opts.log.error({ err, tool: name }, 'mcp tool failed')
       return result
     }
   }
