@@ -43,7 +43,7 @@ try {
     }
   }
   const agent = Fastify({ logger: false })
-  await agent.register(svcAgent, { svcUrl: svc.url, model, auth: { mode: 'service', bearer: user.headers.authorization.slice(7) }, sessionSecret: 'bench-session-secret-0123456789abcdef', cookieSecure: false })
+  await agent.register(svcAgent, { svcUrl: svc.url, model, auth: { mode: 'service', bearer: user.headers.authorization.slice(7) }, sessionSecret: 'bench-session-secret-0123456789abcdef', cookieSecure: false, limits: { chatPerMinute: 1e6, chatPerMinutePerUser: 1e6 } })
   t.teardown(async () => await agent.close())
   await agent.listen({ host: '127.0.0.1', port: 0 })
   const base = `http://127.0.0.1:${(agent.server.address() as { port: number }).port}`
