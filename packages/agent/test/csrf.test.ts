@@ -47,9 +47,21 @@ t.test('POST /link refuses a sign-in another site makes the browser send', async
   const json = await agent.inject({ method: 'POST', url: path, payload: { email: attacker.user.email, password: attacker.password }, headers: { host: 'localhost:3100', origin: 'https://evil.example', accept: 'application/json' } })
   t.equal(json.statusCode, 403, 'JSON from a foreign origin')
   t.match(json.json().error, { code: 'FORBIDDEN', message: /must come from its own page \(http:\/\/localhost:3100\), not from https:\/\/evil\.example/ })
+  const suppressed = await form({ 'sec-fetch-site': 'cross-site', cookie }, token)
+  t.equal(suppressed.statusCode, 403, 'a browser post whose page suppressed Referer still says it is cross-site')
+  const bare = await form({ 'sec-fetch-site': 'same-origin' })
+  t.equal(bare.statusCode, 403, 'a browser\'s form post without the token')
   const ok = await form({ origin: own, cookie }, token)
   t.equal(ok.statusCode, 200, 'the form as served, from its own page')
   t.match(String(ok.headers['set-cookie']), /svc_agent_session=/)
+})
+
+t.test('a client that is not a browser (no Origin, Referer or Sec-Fetch-Site) may post the form fields', async (t) => {
+  const agent = await perUser(t)
+  const { path } = await attackerForm(agent)
+  const res = await agent.inject({ method: 'POST', url: path, payload: formBody(), headers: { host: 'localhost:3100', 'content-type': 'application/x-www-form-urlencoded' } })
+  t.equal(res.statusCode, 200, 'spec: form fields email and password')
+  t.match(res.body, /Account linked/)
 })
 
 t.test('POST /chat takes JSON only, from the agent\'s own page', async (t) => {

@@ -41,10 +41,10 @@ const GONE = { error: { code: 'NOT_FOUND', message: 'this link has expired or wa
 
 /**
  * The link flow (spec "Agent link and session lifecycle") against login CSRF: a post must come
- * from the agent's own origin, and a form post must carry the token the form was served with,
- * bound to its nonce and to a SameSite=Strict cookie another site's page cannot send. JSON posts
- * need no token: a browser sends that content type cross-site only after a CORS preflight the
- * agent never grants.
+ * from the agent's own origin, and a browser's form post must carry the token the form was
+ * served with, bound to its nonce and to a SameSite=Strict cookie another site's page cannot
+ * send. JSON posts need no token: a browser sends that content type cross-site only after a
+ * CORS preflight the agent never grants.
  */
 export async function linkRoutes (app: FastifyInstance, opts: LinkRouteOptions): Promise<void> {
   const formToken = (secret: string, nonce: string): string => createHmac('sha256', opts.cookie.secret).update(`link-form:${nonce}:${secret}`).digest('base64url')
@@ -83,8 +83,11 @@ export async function linkRoutes (app: FastifyInstance, opts: LinkRouteOptions):
       if (pending == null) return answer(req, reply, 404, goneLinkPage(), GONE)
       const expected = ownToken(req, nonce)
       const isForm = (req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded')
+      // A browser's post carries Origin, Referer or Sec-Fetch-Site (a page can suppress the
+      // Referer, not the others); a client sending none of them (curl) is no CSRF vector.
+      const fromBrowser = req.headers.origin != null || req.headers.referer != null || req.headers['sec-fetch-site'] != null
       const given = typeof req.body?._form === 'string' ? Buffer.from(req.body._form) : null
-      if (isForm && (expected == null || given == null || given.length !== Buffer.byteLength(expected) || !timingSafeEqual(given, Buffer.from(expected)))) {
+      if (isForm && fromBrowser && (expected == null || given == null || given.length !== Buffer.byteLength(expected) || !timingSafeEqual(given, Buffer.from(expected)))) {
         const message = 'This sign-in form expired or was not opened here. Open the link from the chat again.'
         return answer(req, reply, 403, refusedFormPage(message), { error: { code: 'FORBIDDEN', message } })
       }

@@ -38,6 +38,8 @@ function originOf (value: string): string | null {
  * request (a form or script on another site always sends one of them) and passes.
  */
 export function checkOrigin (req: FastifyRequest, publicUrl: string | undefined): void {
+  // Fetch metadata: what a modern browser says even when the page suppressed its Referer.
+  if (req.headers['sec-fetch-site'] === 'cross-site') throw new ForbiddenError('requests to the agent must come from its own page, not from another site')
   const origin = req.headers.origin
   const referer = req.headers.referer
   const claimed = typeof origin === 'string' ? origin : typeof referer === 'string' ? originOf(referer) ?? 'null' : null
