@@ -133,8 +133,8 @@ async function migrateTenant (run: Run, service: ResourceService, r: ApplyResour
     done = b.lastId === null || b.scanned < run.batchSize
     if (b.lastId !== null) lastId = b.lastId
     if (run.token !== null) {
-      await store.saveCheckpoint(run.id, resource, tenant, lastId, done)
-      if (!(await store.renew(run.token, run.leaseMs))) throw new Error('the apply lock was taken over by another run; stopping')
+      const [, held] = await Promise.all([store.saveCheckpoint(run.id, resource, tenant, lastId, done), store.renew(run.token, run.leaseMs)])
+      if (!held) throw new Error('the apply lock was taken over by another run; stopping')
     }
     const elapsedMs = Date.now() - run.started
     const { scanned, migrated, unchanged, skipped } = r

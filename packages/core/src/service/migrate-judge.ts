@@ -96,13 +96,14 @@ export async function judge (h: MigrateHost, docs: Document[], steps: readonly M
 Promise<Outcome[]> {
   const ids = docs.map((d) => d._id)
   const coll = h.collection.collectionName
-  await settleIntents(h.durable, coll, ids)
   const wanted = steps.flatMap((s) => ids.map((id) => markId(s.name, coll, String(id))))
-  const found = await h.durable.db.collection<{ _id: string }>(MIGRATION_MARKS_COLLECTION)
-    .find({ _id: { $in: wanted } }, { projection: { _id: 1 } }).toArray()
+  // Intents first: settling one may insert its markers.
+  const [found, selected] = await Promise.all([
+    settleIntents(h.durable, coll, ids).then(async () => await h.durable.db.collection<{ _id: string }>(MIGRATION_MARKS_COLLECTION)
+      .find({ _id: { $in: wanted } }, { projection: { _id: 1 } }).toArray()),
+    Promise.all(steps.map(async (s) => s.filter === undefined || prefiltered ? null : await h.stored.matching(ids, s.filter)))
+  ])
   const marks = new Set(found.map((m) => m._id))
-  const selected = await Promise.all(steps.map(async (s) =>
-    s.filter === undefined || prefiltered ? null : await h.stored.matching(ids, s.filter)))
   const out: Outcome[] = []
   for (const doc of docs) {
     const id = String(doc._id)
