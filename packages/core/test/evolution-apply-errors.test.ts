@@ -122,3 +122,18 @@ t.test('one apply at a time: a live holder is refused, an expired or dead one is
   const result = await app.svc.evolution.apply({ rate: 0 })
   t.same(result.applied, ['0001-backfill-region'])
 })
+
+t.test('a migration cannot move a record to another tenant, nor change its id or timestamps', async (t) => {
+  const { db } = await getTestDb(t)
+  await seed(db, ['t1'], 3)
+  const hijack = BACKFILL.replace('deal.touched = (deal.touched ?? 0) + 1', "deal.touched = 1; deal.userId = 't2'; deal._id = '0123456789abcdef01234567'; deal.createdAt = '2000-01-01'")
+  const app = await applyApp(t, db, schemaDir(t, { '0001-backfill-region.ts': hijack }))
+  const before = await db.collection('deals').find({}).sort({ _id: 1 }).toArray()
+  const result = await app.svc.evolution.apply({ rate: 0 })
+  t.equal(result.resources[0].migrated, 3)
+  const after = await db.collection('deals').find({}).sort({ _id: 1 }).toArray()
+  t.same(after.map((d) => [String(d._id), d.userId, d.createdAt.getTime()]), before.map((d) => [String(d._id), d.userId, d.createdAt.getTime()]), 'ids, tenant and createdAt are the stored ones')
+  t.ok(after.every((d) => d.touched === 1 && typeof d.region === 'string'), 'the rest of the migration applied')
+  const rows = await db.collection('rows').find({}).toArray()
+  t.ok(rows.every((r) => r.after.userId === 't1' && !('userId' in ((r.after as Record<string, unknown>).diff ?? {}))), 'the rows show the stored tenant')
+})
