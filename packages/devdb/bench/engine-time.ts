@@ -11,6 +11,7 @@ import { Sessions } from '../src/txn/sessions.js'
 import { ClusterClock } from '../src/txn/cluster-time.js'
 import { defaultParams, type ServerState } from '../src/commands/context.js'
 import { TENANTS } from './tenant-workload.js'
+import { AdminState } from '../src/admin/admin-state.js'
 
 const WINDOW_MS = 2000
 
@@ -26,6 +27,7 @@ export async function engineTime (size: number): Promise<Record<string, number>>
     connections: { current: 0, totalCreated: 0 },
     opcounters: {},
     params: defaultParams(),
+    admin: new AdminState({ enableTestCommands: false }),
     sessions: new Sessions(catalog),
     clock: new ClusterClock()
   }

@@ -1,7 +1,7 @@
-/** `svc-devdb --dbpath DIR --port N --host H [--replSet NAME | --standalone]`: prints the URI, stops cleanly on SIGINT/SIGTERM. */
+/** `svc-devdb --dbpath DIR --port N --host H [--replSet NAME | --standalone] [--enableTestCommands]`: prints the URI, stops cleanly on SIGINT/SIGTERM. */
 import { startDevDb, type DevDbOptions } from './server.js'
 
-const USAGE = 'usage: svc-devdb [--dbpath DIR] [--port N] [--host H] [--replSet NAME | --standalone]'
+const USAGE = 'usage: svc-devdb [--dbpath DIR] [--port N] [--host H] [--replSet NAME | --standalone] [--enableTestCommands | --setParameter enableTestCommands=1]'
 
 export function parseArgs (argv: string[]): DevDbOptions {
   const opts: DevDbOptions = { port: 27017 }
@@ -21,6 +21,14 @@ export function parseArgs (argv: string[]): DevDbOptions {
         break
       }
       case '--host': case '--bind_ip': opts.host = value(); break
+      case '--enableTestCommands': opts.enableTestCommands = true; break
+      case '--setParameter': {
+        // mongod's spelling of the same switch; devdb has no other startup parameter
+        const v = value()
+        if (v !== 'enableTestCommands=1' && v !== 'enableTestCommands=true') throw new Error(`unsupported --setParameter ${v}\n${USAGE}`)
+        opts.enableTestCommands = true
+        break
+      }
       case '--replSet': opts.replSet = value(); break
       case '--standalone': opts.replSet = false; break
       case '--help': case '-h': process.stdout.write(USAGE + '\n'); process.exit(0); break

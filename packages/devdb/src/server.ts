@@ -13,6 +13,8 @@ import { openDurableStore } from './storage/durable-store.js'
 import { Committer } from './engine/committer.js'
 import { Sessions } from './txn/sessions.js'
 import { ClusterClock } from './txn/cluster-time.js'
+import { AdminState } from './admin/admin-state.js'
+import { supervise } from './admin/supervise.js'
 
 export interface DevDbOptions {
   port?: number
@@ -36,6 +38,8 @@ export interface DevDbOptions {
   diskFree?: () => number
   /** Deep-freeze stored documents, so code that changes one in place throws (for tests; costs a walk per write). */
   freezeDocuments?: boolean
+  /** mongod's `enableTestCommands`: offer `configureFailPoint` (the `failCommand` fail point); tests only. */
+  enableTestCommands?: boolean
 }
 
 export interface DevDb {
@@ -63,6 +67,7 @@ export async function startDevDb (options: DevDbOptions = {}): Promise<DevDb> {
     connections: { current: 0, totalCreated: 0 },
     opcounters: { insert: 0, query: 0, update: 0, delete: 0, getmore: 0, command: 0 },
     params: { ...defaultParams(), ttlMonitorSleepSecs: options.ttlMonitorSleepSecs ?? 60 },
+    admin: new AdminState({ enableTestCommands: options.enableTestCommands === true, dbPath: options.dbPath }),
     store,
     replSetName: options.replSet === false ? undefined : (options.replSet ?? 'rs0'),
     // A transaction abandoned by its client (killed) holds its writes until this lifetime ends.
@@ -76,18 +81,20 @@ export async function startDevDb (options: DevDbOptions = {}): Promise<DevDb> {
       // Legacy OP_QUERY is only used for the initial handshake against "<db>.$cmd".
       const db = req.collection.endsWith('.$cmd') ? req.collection.slice(0, -5) : req.collection
       const body = req.body.$query !== undefined ? req.body.$query : req.body
-      return await runCommand(body, state, connectionId, { committer }, db)
+      return await supervise(state, body, connectionId, db, async () => await runCommand(body, state, connectionId, { committer }, db))
     }
-    return await runCommand(req.body, state, connectionId, { committer })
+    return await supervise(state, req.body, connectionId, undefined, async () => await runCommand(req.body, state, connectionId, { committer }))
   }
   const server: Server = createServer((socket) => {
     const connectionId = nextConnectionId++
     sockets.add(socket)
     state.connections.current++
     state.connections.totalCreated++
+    state.admin.connected(connectionId, `${socket.remoteAddress ?? ''}:${socket.remotePort ?? 0}`, state.connections.current)
     serveConnection(socket, async (req) => await handle(req, connectionId), () => {
       sockets.delete(socket)
       state.connections.current--
+      state.admin.disconnected(connectionId, state.connections.current)
     })
   })
   await new Promise<void>((resolve, reject) => {
@@ -97,6 +104,7 @@ export async function startDevDb (options: DevDbOptions = {}): Promise<DevDb> {
   const address = server.address()
   const port = typeof address === 'object' && address !== null ? address.port : 0
   state.port = port
+  state.admin.started(port)
   const ttl = new TtlSweeper(catalog, () => state.params.ttlMonitorSleepSecs * 1000, committer)
   ttl.start()
   let snapshotTimer: NodeJS.Timeout | undefined

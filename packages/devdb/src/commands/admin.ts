@@ -93,20 +93,5 @@ export const adminCommands: Record<string, Handler> = {
     assertValidDbName(ctx.db)
     ctx.server.catalog.dropDatabase(ctx.db, ctx.journal)
     return { dropped: ctx.db, ok: 1 }
-  },
-
-  dbStats: (_cmd, ctx) => {
-    const colls = ctx.server.catalog.collections(ctx.db)
-    let objects = 0
-    let indexes = 0
-    for (const c of colls) { objects += c.size; indexes += c.indexes.length }
-    return { db: ctx.db, collections: colls.length, views: 0, objects, indexes, scaleFactor: 1, ok: 1 }
-  },
-
-  collStats: (cmd, ctx) => {
-    const name = collectionArg(cmd, 'collStats')
-    const c = ctx.server.catalog.get(ctx.db, name)
-    if (c === undefined) throw new CommandError(Codes.NamespaceNotFound, 'NamespaceNotFound', `Collection [${ctx.db}.${name}] not found.`)
-    return { ns: c.ns, count: c.size, nindexes: c.indexes.length, ok: 1 }
   }
 }

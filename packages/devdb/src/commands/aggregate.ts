@@ -25,6 +25,7 @@ import type { PlanExecutor } from '../plan/executor.js'
 import { letVariables } from '../query/let-vars.js'
 import { effectiveCollation, type Collation } from '../collation/collation.js'
 import { explainSections, type Verbosity } from '../plan/explain.js'
+import { serverSourceStage } from '../admin/admin-stages.js'
 
 const READ_ONLY_STAGES = new Set(['$match', '$sort', '$limit', '$skip', '$count', '$group', '$sortByCount', '$sample'])
 
@@ -42,8 +43,10 @@ export interface AggregatePlan {
 
 /** Validates an aggregate command and plans the part of it the query layer runs. */
 export function planAggregate (cmd: Document, ctx: CommandContext): AggregatePlan {
-  const target = cmd.aggregate
-  const pipeline = validatePipeline(listLocalSessions(cmd.pipeline, target, ctx))
+  // $collStats and $currentOp read the server: their output is the pipeline's input documents
+  const server = serverSourceStage(cmd, ctx)
+  const target = server !== undefined ? 1 : cmd.aggregate
+  const pipeline = validatePipeline(server ?? listLocalSessions(cmd.pipeline, target, ctx))
   const variables = letVariables(cmd.let, 'aggregate.let')
   if (target === 1) {
     if (pipeline.length === 0 || stageName(pipeline[0]) !== '$documents') {

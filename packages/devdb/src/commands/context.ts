@@ -6,6 +6,7 @@ import type { DurableStore, JournalEntry } from '../storage/types.js'
 import type { Deadline } from '../engine/deadline.js'
 import type { Sessions } from '../txn/sessions.js'
 import type { ClusterClock } from '../txn/cluster-time.js'
+import type { AdminState } from '../admin/admin-state.js'
 
 export interface ServerState {
   catalog: Catalog
@@ -19,6 +20,8 @@ export interface ServerState {
   params: ServerParams
   /** the durable store when devdb runs with a dbPath (serverStatus reports whether it can write) */
   store?: DurableStore
+  /** connections and operations in flight, server log, latency, fail points (src/admin/) */
+  admin: AdminState
   /** replica-set name (single-node replica set: transactions); undefined = standalone */
   replSetName?: string
   /** logical sessions and their transactions */

@@ -8,7 +8,7 @@ import { isNumeric, toNumber } from '../engine/bson-order.js'
 export const VERSION = '7.0.0'
 const ELECTION_ID = new ObjectId('7fffffff0000000000000001')
 
-function advertisedHost (host: string): string {
+export function advertisedHost (host: string): string {
   if (host === '0.0.0.0' || host === '::' || host === '') return '127.0.0.1'
   return host.includes(':') ? `[${host}]` : host
 }

@@ -6,6 +6,7 @@ import type { Committer } from '../engine/committer.js'
 import { CommandError, Codes } from '../errors.js'
 import { handshakeCommands } from './handshake.js'
 import { adminCommands } from './admin.js'
+import { adminStatsCommands } from '../admin/admin-commands.js'
 import { insertCommand } from './insert.js'
 import { findCommands } from './find.js'
 import { updateCommands } from './update.js'
@@ -22,6 +23,7 @@ import { SNAPSHOT_READS, checkApiVersion, checkReadConcern, readConcernOf, write
 const COMMANDS: Record<string, Handler> = {
   ...handshakeCommands,
   ...adminCommands,
+  ...adminStatsCommands,
   insert: insertCommand,
   ...findCommands,
   ...updateCommands,
@@ -66,7 +68,7 @@ export async function runCommand (body: Document, server: ServerState, connectio
 }
 
 /** Commands that take a write concern and wait for it (the reply carries a writeConcernError). */
-const WRITE_CONCERN_COMMANDS = new Set(['insert', 'update', 'delete', 'findAndModify', 'findandmodify', 'create', 'drop', 'dropDatabase', 'createIndexes', 'dropIndexes', 'renameCollection', 'commitTransaction', 'abortTransaction'])
+export const WRITE_CONCERN_COMMANDS = new Set(['insert', 'update', 'delete', 'findAndModify', 'findandmodify', 'create', 'drop', 'dropDatabase', 'createIndexes', 'dropIndexes', 'renameCollection', 'commitTransaction', 'abortTransaction'])
 
 /** What a replica-set member adds to every reply: the write concern's outcome and the logical time. */
 function replicaSetReply (body: Document, reply: Document, server: ServerState): Document {

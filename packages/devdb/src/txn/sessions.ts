@@ -43,7 +43,7 @@ interface Session {
 /** mongod's logicalSessionTimeoutMinutes: an idle session leaves the local session cache after it */
 const SESSION_TIMEOUT_MS = 30 * 60_000
 /** the user digest of sessions without authentication: SHA-256 of the empty user name */
-const NO_AUTH_UID = new Binary(createHash('sha256').update('').digest())
+export const NO_AUTH_UID = new Binary(createHash('sha256').update('').digest())
 
 /** Commands the driver retries with a txnNumber (retryable writes). */
 const RETRYABLE = new Set(['insert', 'update', 'delete', 'findAndModify', 'findandmodify'])
@@ -157,6 +157,11 @@ export class Sessions {
     const limit = Date.now() - SESSION_TIMEOUT_MS
     for (const [key, s] of this.local) if (s.lastUse.getTime() < limit) this.local.delete(key)
     return [...this.local.values()].map(s => ({ _id: { id: s.id, uid: NO_AUTH_UID }, lastUse: s.lastUse }))
+  }
+
+  /** The transactions in progress (currentOp lists those not running a statement as idle sessions). */
+  inProgress (): Transaction[] {
+    return [...this.sessions.values()].flatMap(s => s.txn?.state === 'inProgress' ? [s.txn] : [])
   }
 
   /** endSessions / killSessions: their open transactions are aborted. */

@@ -9,6 +9,9 @@ import { encodeMsgReply, encodeOpReply, HEADER_SIZE, MAX_MESSAGE_SIZE, OP_MSG, O
 
 export type RequestHandler = (req: Request) => Promise<Document>
 
+/** Thrown by a request's handler to end the connection without a reply (mongod's failCommand closeConnection). */
+export class CloseConnection extends Error {}
+
 export function serveConnection (socket: Socket, handle: RequestHandler, onClose: () => void): void {
   let chunks: Buffer[] = []
   let buffered = 0
@@ -65,6 +68,10 @@ export function serveConnection (socket: Socket, handle: RequestHandler, onClose
     try {
       reply = await handle(req)
     } catch (e) {
+      if (e instanceof CloseConnection) {
+        close()
+        return
+      }
       reply = { ok: 0, errmsg: e instanceof Error ? e.message : String(e), code: 1, codeName: 'InternalError' }
     }
     if (req.kind === 'msg' && req.moreToCome) return

@@ -1,0 +1,44 @@
+/**
+ * The administration commands mongod 7.0 answers and devdb measures for itself: dbStats,
+ * collStats, currentOp, killOp, getLog, replSetGetStatus, and configureFailPoint when test
+ * commands are enabled (refused otherwise exactly as mongod refuses it: no such command).
+ */
+import type { Handler } from '../commands/context.js'
+import { CommandError, Codes } from '../errors.js'
+import { collectionArg, typeLabel } from '../commands/args.js'
+import { isNumeric, toNumber } from '../engine/bson-order.js'
+import { dbStats, parseScale, storageStats } from './stats.js'
+import { currentOpCommand } from './current-op.js'
+import { replSetGetStatus } from './repl-status.js'
+import { handshakeCommands } from '../commands/handshake.js'
+import { withAliases } from './command-aliases.js'
+
+const killOp: Handler = (cmd, ctx) => {
+  if (ctx.db !== 'admin') throw new CommandError(Codes.Unauthorized, 'Unauthorized', 'killOp may only be run against the admin database.')
+  if (cmd.op === undefined) throw new CommandError(Codes.NoSuchKey, 'NoSuchKey', 'Missing expected field "op"')
+  if (!isNumeric(cmd.op)) throw new CommandError(Codes.TypeMismatch, 'TypeMismatch', `Expected field "op" to have numeric type, but found ${typeLabel(cmd.op)}`)
+  const opId = Math.trunc(toNumber(cmd.op))
+  ctx.server.admin.log.write({ id: 20482, c: 'COMMAND', ctx: `conn${ctx.connectionId}`, msg: 'Going to kill op', attr: { opId } })
+  ctx.server.admin.ops.kill(opId)
+  return { info: 'attempting to kill op', ok: 1 }
+}
+
+export const adminStatsCommands: Record<string, Handler> = withAliases({
+  buildInfo: handshakeCommands.buildInfo,
+  dbStats: (cmd, ctx) => dbStats(cmd, ctx, ctx.server.admin.dbPath),
+  collStats: (cmd, ctx) => {
+    const name = collectionArg(cmd, 'collStats')
+    const c = ctx.server.catalog.get(ctx.db, name)
+    if (c === undefined) throw new CommandError(Codes.NamespaceNotFound, 'NamespaceNotFound', `Collection [${ctx.db}.${name}] not found.`)
+    return { ns: c.ns, ...storageStats(c, parseScale(cmd.scale)), ok: 1 }
+  },
+  currentOp: currentOpCommand,
+  killOp,
+  getLog: (cmd, ctx) => ctx.server.admin.log.getLog(cmd, ctx),
+  replSetGetStatus,
+  configureFailPoint: (cmd, ctx) => {
+    const fp = ctx.server.admin.failPoints
+    if (fp === undefined) throw new CommandError(Codes.CommandNotFound, 'CommandNotFound', "no such command: 'configureFailPoint'")
+    return fp.configure(cmd, ctx)
+  }
+})

@@ -1,0 +1,119 @@
+/**
+ * `configureFailPoint` and the `failCommand` fail point, as mongod offers them with test commands
+ * enabled (the `enableTestCommands` option): make the next commands that match fail with a code,
+ * close their connection, block for a while, or answer a write concern error after running.
+ */
+import type { Document } from 'bson'
+import type { Handler } from '../commands/context.js'
+import { CommandError, Codes } from '../errors.js'
+import { isNumeric, toNumber } from '../engine/bson-order.js'
+import { isPlainDoc } from '../engine/paths.js'
+import type { ClientInfo } from './operations.js'
+import { sameCommand } from './command-aliases.js'
+
+type Mode = { kind: 'off' | 'alwaysOn' } | { kind: 'times' | 'skip', n: number } | { kind: 'probability', p: number }
+
+/** One fail point: its mode, its data and how often it fired (mongod's FailPoint). */
+class FailPoint {
+  mode: Mode = { kind: 'off' }
+  data: Document = {}
+  timesEntered = 0
+
+  /** Fires when on and `applies(data)`; only a firing counts against `times` and `skip`. */
+  fire (applies: (data: Document) => boolean): Document | undefined {
+    const mode = this.mode
+    if (mode.kind === 'off' || !applies(this.data)) return undefined
+    if (mode.kind === 'skip' && mode.n > 0) {
+      mode.n--
+      return undefined
+    }
+    if (mode.kind === 'probability' && Math.random() >= mode.p) return undefined
+    if (mode.kind === 'times' && --mode.n <= 0) this.mode = { kind: 'off' }
+    this.timesEntered++
+    return this.data
+  }
+}
+
+/** What `failCommand` does to a command before it runs. */
+export interface FailAction {
+  blockTimeMS?: number
+  closeConnection: boolean
+  errorCode?: number
+  /** replaces the labels mongod would compute (an empty array: none) */
+  errorLabels?: unknown[]
+}
+
+export interface CommandTarget { name: string, ns: string, client: ClientInfo }
+
+export class FailPoints {
+  private readonly failCommand = new FailPoint()
+
+  readonly configure: Handler = (cmd, ctx) => {
+    if (ctx.db !== 'admin') throw new CommandError(Codes.Unauthorized, 'Unauthorized', 'configureFailPoint may only be run against the admin database.')
+    const name: unknown = cmd.configureFailPoint
+    if (typeof name !== 'string') throw new CommandError(Codes.TypeMismatch, 'TypeMismatch', "BSON field 'configureFailPoint' is the wrong type, expected type 'string'")
+    // devdb has one fail point; mongod answers this for a name it does not have
+    if (name !== 'failCommand') throw new CommandError(266, 'FailPointSetFailed', `${name} not found`)
+    const mode = parseMode(cmd.mode)
+    if (cmd.data !== undefined && !isPlainDoc(cmd.data)) throw new CommandError(Codes.TypeMismatch, 'TypeMismatch', "the 'data' field must be a JSON object")
+    const count = this.failCommand.timesEntered
+    this.failCommand.mode = mode
+    this.failCommand.data = cmd.data ?? {}
+    return { count, ok: 1 }
+  }
+
+  /** The action for a command about to run, if `failCommand` fires for it. */
+  beforeCommand (t: CommandTarget): FailAction | undefined {
+    const data = this.failCommand.fire(d => matches(d, t) && (d.closeConnection === true || d.blockConnection === true || isNumeric(d.errorCode)))
+    if (data === undefined) return undefined
+    const action: FailAction = { closeConnection: data.closeConnection === true }
+    if (data.blockConnection === true) {
+      if (!isNumeric(data.blockTimeMS)) throw new CommandError(Codes.InvalidOptions, 'InvalidOptions', "must specify 'blockTimeMS' when 'blockConnection' is true")
+      const ms = toNumber(data.blockTimeMS)
+      if (ms < 0) throw new CommandError(Codes.InvalidOptions, 'InvalidOptions', "'blockTimeMS' must be non-negative")
+      action.blockTimeMS = ms
+    }
+    if (isNumeric(data.errorCode)) action.errorCode = Math.trunc(toNumber(data.errorCode))
+    if (Array.isArray(data.errorLabels)) action.errorLabels = data.errorLabels
+    return action
+  }
+
+  /** The write concern error `failCommand` adds to a command that ran (and takes a write concern). */
+  afterCommand (t: CommandTarget): { writeConcernError: unknown, errorLabels?: unknown[] } | undefined {
+    const data = this.failCommand.fire(d => matches(d, t) && d.writeConcernError !== undefined)
+    if (data === undefined) return undefined
+    return { writeConcernError: data.writeConcernError, ...(Array.isArray(data.errorLabels) ? { errorLabels: data.errorLabels } : {}) }
+  }
+}
+
+/** mongod's shouldActivateFailCommandFailPoint, for a connection from outside (every devdb client). */
+function matches (data: Document, t: CommandTarget): boolean {
+  if (t.name === 'configureFailPoint') return false
+  if (data.threadName !== undefined && data.threadName !== `conn${t.client.connectionId}`) return false
+  if (data.appName !== undefined && data.appName !== (t.client.appName ?? '')) return false
+  if (data.namespace !== undefined && data.namespace !== t.ns) return false
+  if (data.failAllCommands !== undefined) return true
+  const names: unknown = data.failCommands
+  return Array.isArray(names) && names.some(n => typeof n === 'string' && sameCommand(n, t.name))
+}
+
+function parseMode (mode: unknown): Mode {
+  if (mode === 'off' || mode === 'alwaysOn') return { kind: mode }
+  if (typeof mode === 'string') throw new CommandError(Codes.BadValue, 'BadValue', `unknown mode: ${mode}`)
+  if (!isPlainDoc(mode)) throw new CommandError(Codes.TypeMismatch, 'TypeMismatch', "'mode' must be a string or JSON object")
+  if (mode.times !== undefined) return { kind: 'times', n: count(mode.times, 'times') }
+  if (mode.skip !== undefined) return { kind: 'skip', n: count(mode.skip, 'skip') }
+  if (mode.activationProbability !== undefined) {
+    const p = isNumeric(mode.activationProbability) ? toNumber(mode.activationProbability) : NaN
+    if (!(p >= 0 && p <= 1)) throw new CommandError(Codes.BadValue, 'BadValue', 'activationProbability must be between 0.0 and 1.0')
+    return { kind: 'probability', p }
+  }
+  throw new CommandError(Codes.BadValue, 'BadValue', "'mode' must be one of 'off', 'alwaysOn', 'times', and 'skip'")
+}
+
+function count (v: unknown, field: string): number {
+  if (!isNumeric(v)) throw new CommandError(Codes.TypeMismatch, 'TypeMismatch', `'${field}' option to 'mode' must be a number`)
+  const n = toNumber(v)
+  if (n < 0) throw new CommandError(Codes.BadValue, 'BadValue', `'${field}' option to 'mode' must be positive`)
+  return Math.trunc(n)
+}

@@ -1,0 +1,101 @@
+/**
+ * Around every command, as mongod's service entry point: the operation is registered (currentOp,
+ * killOp), `failCommand` is evaluated before it runs (block, close the connection, fail with a
+ * code) and after (a write concern error), its failure gets mongod's error labels, its latency is
+ * counted, and a slow one (≥ 100 ms, mongod's slowms) is logged.
+ */
+import type { Document } from 'bson'
+import type { ServerState } from '../commands/context.js'
+import { WRITE_CONCERN_COMMANDS } from '../commands/index.js'
+import { CommandError } from '../errors.js'
+import { isPlainDoc } from '../engine/paths.js'
+import { CloseConnection } from '../wire/connection.js'
+import { sameCommand } from './command-aliases.js'
+import { codeName } from './error-codes.js'
+import { withErrorLabels } from './error-labels.js'
+import type { FailAction } from './failpoints.js'
+import { interrupted, interruptibleSleep, opNamespace, type ClientInfo, type Operation } from './operations.js'
+
+const SLOW_MS = 100
+const FAILPOINT_MESSAGE = "Failing command via 'failCommand' failpoint"
+
+export async function supervise (server: ServerState, body: Document, connectionId: number, db: string | undefined, run: () => Promise<Document>): Promise<Document> {
+  const admin = server.admin
+  const client = admin.ops.clients.get(connectionId) ?? admin.ops.connect(connectionId, 'unknown')
+  const name = Object.keys(body)[0] ?? ''
+  if (sameCommand(name, 'hello')) noteClientMetadata(server, client, body)
+  const dbName = db ?? (typeof body.$db === 'string' ? body.$db : '')
+  const op = admin.ops.begin(client, dbName, name, body)
+  const target = { name, ns: opNamespace(op), client }
+  let reply: Document
+  try {
+    const action = admin.failPoints?.beforeCommand(target)
+    const failed = action !== undefined ? await applyFailAction(server, op, action) : undefined
+    if (op.killed) throw interrupted()
+    reply = failed ?? await run()
+    if (failed === undefined && admin.failPoints !== undefined && takesWriteConcern(name, body)) {
+      const wce = admin.failPoints.afterCommand(target)
+      if (wce !== undefined) {
+        reply = { ...reply, writeConcernError: wce.writeConcernError }
+        if (wce.errorLabels !== undefined) reply.errorLabels = wce.errorLabels
+      }
+    }
+  } catch (e) {
+    if (!(e instanceof CommandError)) throw e
+    reply = gossip(server, e.toReply())
+  } finally {
+    admin.ops.end(op)
+    finished(server, op)
+  }
+  return withErrorLabels(body, reply)
+}
+
+/** Blocks, closes the connection or answers the fail point's error; undefined: the command runs. */
+async function applyFailAction (server: ServerState, op: Operation, action: FailAction): Promise<Document | undefined> {
+  const log = (id: number, msg: string, attr: Document = {}): void => {
+    server.admin.log.write({ id, c: 'COMMAND', ctx: `conn${op.client.connectionId}`, msg, attr: { command: op.name, ...attr } })
+  }
+  if (action.blockTimeMS !== undefined) {
+    log(20432, "Blocking command via 'failCommand' failpoint", { blockTime: `${action.blockTimeMS} ms` })
+    await interruptibleSleep(op, action.blockTimeMS)
+    log(20433, "Unblocking command via 'failCommand' failpoint")
+  }
+  if (action.closeConnection) {
+    log(20431, "Failing command via 'failCommand' failpoint: closing connection")
+    throw new CloseConnection()
+  }
+  if (action.errorCode === undefined) return undefined
+  log(20435, "Failing command via 'failCommand' failpoint: returning error", { errorCode: action.errorCode })
+  const reply: Document = { ok: 0, errmsg: FAILPOINT_MESSAGE, code: action.errorCode, codeName: codeName(action.errorCode) }
+  // the fail point's labels replace mongod's own; an empty list means none
+  if (action.errorLabels !== undefined) reply.errorLabels = action.errorLabels
+  return gossip(server, reply)
+}
+
+function takesWriteConcern (name: string, body: Document): boolean {
+  const inTransaction = body.autocommit !== undefined && name !== 'commitTransaction' && name !== 'abortTransaction'
+  return WRITE_CONCERN_COMMANDS.has(name) && !inTransaction
+}
+
+function gossip (server: ServerState, reply: Document): Document {
+  return server.replSetName !== undefined ? server.clock.gossip(reply) : reply
+}
+
+function noteClientMetadata (server: ServerState, client: ClientInfo, body: Document): void {
+  if (client.metadata !== undefined || !isPlainDoc(body.client)) return
+  client.metadata = body.client
+  const app: unknown = isPlainDoc(body.client.application) ? body.client.application.name : undefined
+  if (typeof app === 'string') client.appName = app
+  server.admin.log.write({ id: 51800, c: 'NETWORK', ctx: `conn${client.connectionId}`, msg: 'client metadata', attr: { remote: client.remote, client: `conn${client.connectionId}`, doc: body.client } })
+}
+
+function finished (server: ServerState, op: Operation): void {
+  const micros = (process.hrtime.bigint() - op.started) / 1000n
+  const ns = opNamespace(op)
+  if (!ns.includes('.$cmd')) server.admin.latency.record(ns, op.name, op.command.autocommit !== undefined, micros)
+  const durationMillis = Number(micros / 1000n)
+  if (durationMillis < SLOW_MS) return
+  const attr: Document = { type: 'command', ns, command: op.command, durationMillis }
+  if (op.client.appName !== undefined) attr.appName = op.client.appName
+  server.admin.log.write({ id: 51803, c: 'COMMAND', ctx: `conn${op.client.connectionId}`, msg: 'Slow query', attr })
+}
