@@ -27,7 +27,8 @@ export const adminStatsCommands: Record<string, Handler> = withAliases({
   buildInfo: handshakeCommands.buildInfo,
   dbStats: (cmd, ctx) => dbStats(cmd, ctx, ctx.server.admin.dbPath),
   collStats: (cmd, ctx) => {
-    const name = collectionArg(cmd, 'collStats')
+    // under its alias the collection is `collstats`' value
+    const name = collectionArg({ ...cmd, collStats: cmd[Object.keys(cmd)[0]] }, 'collStats')
     const c = ctx.server.catalog.get(ctx.db, name)
     if (c === undefined) throw new CommandError(Codes.NamespaceNotFound, 'NamespaceNotFound', `Collection [${ctx.db}.${name}] not found.`)
     return { ns: c.ns, ...storageStats(c, parseScale(cmd.scale)), ok: 1 }

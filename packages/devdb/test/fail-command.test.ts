@@ -1,0 +1,136 @@
+/**
+ * configureFailPoint / failCommand as mongod offers it with test commands enabled: modes, error
+ * codes and labels, closed connections, blocks, write concern errors, the appName filter — and
+ * refused, as mongod refuses it, when test commands are off.
+ */
+import t from 'tap'
+import { MongoClient, MongoServerError, type Document } from 'mongodb'
+import { startDevDb } from '@svc/devdb'
+import { setup, mongoError } from './fixtures/devdb-harness.js'
+
+const h = await setup(t, { enableTestCommands: true })
+const admin = h.client.db('admin')
+const coll = h.db.collection<Document>('fc')
+const failPoint = async (mode: unknown, data: Document): Promise<Document> =>
+  await admin.command({ configureFailPoint: 'failCommand', mode, data })
+const off = async (): Promise<Document> => await admin.command({ configureFailPoint: 'failCommand', mode: 'off' })
+
+t.test('without test commands configureFailPoint is no such command', async t => {
+  const server = await startDevDb({ port: 0 })
+  const client = new MongoClient(server.uri)
+  t.teardown(async () => { await client.close(); await server.stop() })
+  const e = await mongoError(async () => await client.db('admin').command({ configureFailPoint: 'failCommand', mode: 'alwaysOn', data: { failCommands: ['find'], errorCode: 2 } }))
+  t.equal(e.code, 59)
+  t.equal(e.codeName, 'CommandNotFound')
+  t.equal(e.message, "no such command: 'configureFailPoint'")
+  t.same(await client.db('t').collection('c').find().toArray(), [], 'nothing was configured: find works')
+})
+
+t.test('errorCode with times: the next n matching commands fail, then it turns itself off', async t => {
+  t.match(await failPoint({ times: 2 }, { failCommands: ['find'], errorCode: 2 }), { count: 0, ok: 1 })
+  await coll.insertOne({ _id: 1 } as Document)
+  for (let i = 0; i < 2; i++) {
+    const e = await mongoError(async () => await coll.find().toArray())
+    t.equal(e.code, 2)
+    t.equal(e.codeName, 'BadValue')
+    t.equal(e.message, "Failing command via 'failCommand' failpoint")
+  }
+  t.equal((await coll.find().toArray()).length, 1, 'the third find runs')
+  t.equal((await off()).count, 2, 'count: the times it fired')
+})
+
+t.test('skip lets the first n matching commands through; unmatched commands never count', async t => {
+  await failPoint({ skip: 1 }, { failCommands: ['distinct'], errorCode: 11601 })
+  t.same(await coll.distinct('_id'), [1], 'first distinct skipped')
+  await coll.countDocuments()
+  const e = await mongoError(async () => await coll.distinct('_id'))
+  t.equal(e.codeName, 'Interrupted')
+  await off()
+})
+
+t.test('an unknown code is named Location<code>, as mongod names it', async t => {
+  await failPoint({ times: 1 }, { failCommands: ['find'], errorCode: 4242 })
+  const e = await mongoError(async () => await coll.find().toArray())
+  t.equal(e.code, 4242)
+  t.equal(e.codeName, 'Location4242')
+})
+
+t.test('errorLabels replace the labels mongod computes; without them the retryable label is computed', async t => {
+  await failPoint({ times: 1 }, { failCommands: ['find'], errorCode: 2, errorLabels: ['Custom'] })
+  const e = await mongoError(async () => await coll.find().toArray()) as MongoServerError
+  t.same(e.errorLabels, ['Custom'])
+  // insert is retried once on RetryableWriteError (computed from 91), and runs exactly once
+  await failPoint({ times: 1 }, { failCommands: ['insert'], errorCode: 91 })
+  await coll.insertOne({ _id: 2 } as Document)
+  t.equal(await coll.countDocuments({ _id: 2 }), 1)
+  // an empty list suppresses the label: the driver does not retry
+  await failPoint({ times: 1 }, { failCommands: ['insert'], errorCode: 91, errorLabels: [] })
+  const e2 = await mongoError(async () => await coll.insertOne({ _id: 3 } as Document)) as MongoServerError
+  t.equal(e2.code, 91)
+  t.notOk(e2.hasErrorLabel('RetryableWriteError'))
+  t.equal(await coll.countDocuments({ _id: 3 }), 0, 'a command failed by the fail point did not run')
+})
+
+t.test('closeConnection closes the connection without a reply; the driver retries the read', async t => {
+  await failPoint({ times: 1 }, { failCommands: ['find'], closeConnection: true })
+  t.equal((await coll.find().toArray()).length, 2, 'retryable read succeeded on a new connection')
+  await failPoint({ times: 2 }, { failCommands: ['find'], closeConnection: true })
+  const e = await mongoError(async () => await coll.find().toArray())
+  t.match(e.message, /closed|ECONNRESET|socket/i, 'two closes: the retry fails too')
+})
+
+t.test('blockConnection delays the command, which then runs; a bad blockTimeMS fails it', async t => {
+  await failPoint({ times: 1 }, { failCommands: ['find'], blockConnection: true, blockTimeMS: 300 })
+  const started = Date.now()
+  t.equal((await coll.find().toArray()).length, 2)
+  t.ok(Date.now() - started >= 290, `blocked ${Date.now() - started} ms`)
+  await failPoint({ times: 1 }, { failCommands: ['find'], blockConnection: true })
+  const e = await mongoError(async () => await coll.find().toArray())
+  t.equal(e.code, 72)
+  t.equal(e.message, "must specify 'blockTimeMS' when 'blockConnection' is true")
+})
+
+t.test('a blocked command blocks only its own connection', async t => {
+  await failPoint({ times: 1 }, { failCommands: ['find'], blockConnection: true, blockTimeMS: 1000 })
+  const slow = coll.find().toArray()
+  await new Promise(resolve => setTimeout(resolve, 50))
+  const started = Date.now()
+  await coll.insertOne({ _id: 4 } as Document)
+  t.ok(Date.now() - started < 900, `another connection's insert answered in ${Date.now() - started} ms`)
+  await slow
+})
+
+t.test('writeConcernError: the write happens and the reply carries the error', async t => {
+  await failPoint({ times: 1 }, { failCommands: ['insert'], writeConcernError: { code: 100, errmsg: 'Not enough data-bearing nodes' } })
+  const e = await mongoError(async () => await coll.insertOne({ _id: 5 } as Document, { writeConcern: { w: 1 } }))
+  t.match(e.message, /Not enough data-bearing nodes/)
+  t.equal(await coll.countDocuments({ _id: 5 }), 1, 'the write was applied')
+})
+
+t.test('appName: only connections of that application fail', async t => {
+  const other = new MongoClient(h.server.uri, { appName: 'victim' })
+  t.teardown(async () => await other.close())
+  await failPoint('alwaysOn', { failCommands: ['find'], errorCode: 2, appName: 'victim' })
+  t.equal((await coll.find().toArray()).length, 4, 'this client has another appName')
+  const e = await mongoError(async () => await other.db('test').collection('fc').find().toArray())
+  t.equal(e.code, 2)
+  await off()
+  t.equal((await other.db('test').collection('fc').find().toArray()).length, 4, 'off: it works again')
+})
+
+t.test('failCommands names a command or its alias; configureFailPoint itself is never failed', async t => {
+  await failPoint({ times: 1 }, { failCommands: ['buildinfo'], errorCode: 8 })
+  const e = await mongoError(async () => await admin.command({ buildInfo: 1 }))
+  t.equal(e.codeName, 'UnknownError')
+  await failPoint('alwaysOn', { failCommands: ['configureFailPoint'], errorCode: 2 })
+  t.equal((await off()).ok, 1)
+})
+
+t.test('configureFailPoint refuses what mongod refuses', async t => {
+  t.equal((await mongoError(async () => await h.db.command({ configureFailPoint: 'failCommand', mode: 'off' }))).code, 13, 'admin only')
+  t.equal((await mongoError(async () => await admin.command({ configureFailPoint: 'noSuchFailPoint', mode: 'off' }))).code, 266)
+  t.equal((await mongoError(async () => await admin.command({ configureFailPoint: 'failCommand', mode: 'sometimes' }))).code, 2)
+  t.equal((await mongoError(async () => await admin.command({ configureFailPoint: 'failCommand', mode: { times: -1 } }))).code, 2)
+  t.equal((await mongoError(async () => await admin.command({ configureFailPoint: 'failCommand', mode: 'alwaysOn', data: 3 }))).code, 14)
+  t.equal((await mongoError(async () => await admin.command({ configureFailPoint: 'failCommand', mode: { activationProbability: 2 } }))).code, 2)
+})
