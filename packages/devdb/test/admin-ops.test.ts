@@ -5,11 +5,11 @@
 import t from 'tap'
 import { MongoClient, type Document } from 'mongodb'
 import { startDevDb } from '@svc/devdb'
-import { setup, mongoError } from './fixtures/devdb-harness.js'
+import { setup, mongoError, type SpecDoc } from './fixtures/devdb-harness.js'
 
 const h = await setup(t, { enableTestCommands: true }, 'ops')
 const admin = h.client.db('admin')
-const coll = h.db.collection<Document>('jobs')
+const coll = h.db.collection<SpecDoc>('jobs')
 await coll.insertMany([{ _id: 1, state: 'new' }, { _id: 2, state: 'done' }])
 const victim = new MongoClient(h.server.uri, { appName: 'slow-app', retryReads: false })
 t.teardown(async () => await victim.close())

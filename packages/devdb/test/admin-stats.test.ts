@@ -4,10 +4,10 @@
  */
 import t from 'tap'
 import { BSON, type Document } from 'mongodb'
-import { setup, mongoError } from './fixtures/devdb-harness.js'
+import { setup, mongoError, type SpecDoc } from './fixtures/devdb-harness.js'
 
 const h = await setup(t, {}, 'stats')
-const coll = h.db.collection<Document>('orders')
+const coll = h.db.collection<SpecDoc>('orders')
 const docs = Array.from({ length: 50 }, (_, i) => ({ _id: i, customer: `c${i % 7}`, total: i * 10, note: 'x'.repeat(i) }))
 await coll.insertMany(docs)
 await coll.createIndex({ customer: 1 })
@@ -77,7 +77,7 @@ t.test('$collStats refuses as mongod does', async t => {
 })
 
 t.test('dbStats: collections, objects and sizes of the database', async t => {
-  await h.db.collection('other').insertOne({ _id: 1, a: 'b' })
+  await h.db.collection<SpecDoc>('other').insertOne({ _id: 1, a: 'b' })
   const s = await h.db.command({ dbStats: 1 })
   const other = calculateObjectSize({ _id: 1, a: 'b' })
   t.match(s, { db: 'stats', collections: 2, views: 0, objects: 51, dataSize: dataSize + other, storageSize: dataSize + other, indexes: 3, scaleFactor: 1, ok: 1 })

@@ -6,11 +6,11 @@
 import t from 'tap'
 import { MongoClient, MongoServerError, type Document } from 'mongodb'
 import { startDevDb } from '@svc/devdb'
-import { setup, mongoError } from './fixtures/devdb-harness.js'
+import { setup, mongoError, type SpecDoc } from './fixtures/devdb-harness.js'
 
 const h = await setup(t, { enableTestCommands: true })
 const admin = h.client.db('admin')
-const coll = h.db.collection<Document>('fc')
+const coll = h.db.collection<SpecDoc>('fc')
 const failPoint = async (mode: unknown, data: Document): Promise<Document> =>
   await admin.command({ configureFailPoint: 'failCommand', mode, data })
 const off = async (): Promise<Document> => await admin.command({ configureFailPoint: 'failCommand', mode: 'off' })
@@ -28,7 +28,7 @@ t.test('without test commands configureFailPoint is no such command', async t =>
 
 t.test('errorCode with times: the next n matching commands fail, then it turns itself off', async t => {
   t.match(await failPoint({ times: 2 }, { failCommands: ['find'], errorCode: 2 }), { count: 0, ok: 1 })
-  await coll.insertOne({ _id: 1 } as Document)
+  await coll.insertOne({ _id: 1 })
   for (let i = 0; i < 2; i++) {
     const e = await mongoError(async () => await coll.find().toArray())
     t.equal(e.code, 2)
@@ -61,11 +61,11 @@ t.test('errorLabels replace the labels mongod computes; without them the retryab
   t.same(e.errorLabels, ['Custom'])
   // insert is retried once on RetryableWriteError (computed from 91), and runs exactly once
   await failPoint({ times: 1 }, { failCommands: ['insert'], errorCode: 91 })
-  await coll.insertOne({ _id: 2 } as Document)
+  await coll.insertOne({ _id: 2 })
   t.equal(await coll.countDocuments({ _id: 2 }), 1)
   // an empty list suppresses the label: the driver does not retry
   await failPoint({ times: 1 }, { failCommands: ['insert'], errorCode: 91, errorLabels: [] })
-  const e2 = await mongoError(async () => await coll.insertOne({ _id: 3 } as Document)) as MongoServerError
+  const e2 = await mongoError(async () => await coll.insertOne({ _id: 3 })) as MongoServerError
   t.equal(e2.code, 91)
   t.notOk(e2.hasErrorLabel('RetryableWriteError'))
   t.equal(await coll.countDocuments({ _id: 3 }), 0, 'a command failed by the fail point did not run')
@@ -95,14 +95,14 @@ t.test('a blocked command blocks only its own connection', async t => {
   const slow = coll.find().toArray()
   await new Promise(resolve => setTimeout(resolve, 50))
   const started = Date.now()
-  await coll.insertOne({ _id: 4 } as Document)
+  await coll.insertOne({ _id: 4 })
   t.ok(Date.now() - started < 900, `another connection's insert answered in ${Date.now() - started} ms`)
   await slow
 })
 
 t.test('writeConcernError: the write happens and the reply carries the error', async t => {
   await failPoint({ times: 1 }, { failCommands: ['insert'], writeConcernError: { code: 100, errmsg: 'Not enough data-bearing nodes' } })
-  const e = await mongoError(async () => await coll.insertOne({ _id: 5 } as Document, { writeConcern: { w: 1 } }))
+  const e = await mongoError(async () => await coll.insertOne({ _id: 5 }, { writeConcern: { w: 1 } }))
   t.match(e.message, /Not enough data-bearing nodes/)
   t.equal(await coll.countDocuments({ _id: 5 }), 1, 'the write was applied')
 })
@@ -133,4 +133,34 @@ t.test('configureFailPoint refuses what mongod refuses', async t => {
   t.equal((await mongoError(async () => await admin.command({ configureFailPoint: 'failCommand', mode: { times: -1 } }))).code, 2)
   t.equal((await mongoError(async () => await admin.command({ configureFailPoint: 'failCommand', mode: 'alwaysOn', data: 3 }))).code, 14)
   t.equal((await mongoError(async () => await admin.command({ configureFailPoint: 'failCommand', mode: { activationProbability: 2 } }))).code, 2)
+})
+
+t.test('onPrimaryTransactionalWrite: a failed commit writes nothing; a lost reply is answered again', async t => {
+  await admin.command({ configureFailPoint: 'onPrimaryTransactionalWrite', mode: { times: 1 }, data: { failBeforeCommitExceptionCode: 1 } })
+  await coll.insertOne({ _id: 20 })
+  t.equal(await coll.countDocuments({ _id: 20 }), 1, 'the retry wrote it, once')
+  await admin.command({ configureFailPoint: 'onPrimaryTransactionalWrite', mode: { times: 2 }, data: { failBeforeCommitExceptionCode: 1 } })
+  await mongoError(async () => await coll.insertOne({ _id: 21 }))
+  t.equal(await coll.countDocuments({ _id: 21 }), 0, 'both attempts failed before their commit')
+  await admin.command({ configureFailPoint: 'onPrimaryTransactionalWrite', mode: { times: 1 } })
+  const r = await coll.updateOne({ _id: 20 }, { $inc: { n: 1 } })
+  t.equal(r.modifiedCount, 1, 'the retry got the first execution\'s reply')
+  t.same(await coll.findOne({ _id: 20 }), { _id: 20, n: 1 }, 'incremented once')
+  await admin.command({ configureFailPoint: 'onPrimaryTransactionalWrite', mode: { times: 1 }, data: { closeConnection: false, failBeforeCommitExceptionCode: 112 } })
+  const e = await mongoError(async () => await coll.insertOne({ _id: 22 }))
+  t.equal(e.codeName, 'WriteConflict')
+  t.equal((await admin.command({ configureFailPoint: 'onPrimaryTransactionalWrite', mode: 'off' })).count, 5, 'times it fired, all configurations together')
+})
+
+t.test('killAllSessions aborts the open transactions (the unified test runner calls it between tests)', async t => {
+  const session = h.client.startSession()
+  t.teardown(async () => await session.endSession())
+  session.startTransaction()
+  await coll.insertOne({ _id: 30 }, { session })
+  await admin.command({ killAllSessions: [] })
+  const e = await mongoError(async () => await session.commitTransaction())
+  t.equal(e.codeName, 'NoSuchTransaction')
+  await coll.insertOne({ _id: 30 })
+  t.equal(await coll.countDocuments({ _id: 30 }), 1, 'its lock on _id 30 is gone')
+  t.equal((await mongoError(async () => await admin.command({ killAllSessions: 1 }))).code, 14)
 })

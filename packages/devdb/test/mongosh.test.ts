@@ -10,13 +10,13 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createRequire } from 'node:module'
 import { BSON, MongoClient, type Document } from 'mongodb'
-import { setup } from './fixtures/devdb-harness.js'
+import { setup, type SpecDoc } from './fixtures/devdb-harness.js'
 
 const mongoshBin = join(createRequire(import.meta.url).resolve('mongosh/package.json'), '..', 'bin', 'mongosh.js')
 const h = await setup(t, { enableTestCommands: true }, 'shop')
 const orders = Array.from({ length: 120 }, (_, i) => ({ _id: i, sku: `sku-${i % 9}`, qty: i % 5, note: 'n'.repeat(i % 40) }))
-await h.db.collection('orders').insertMany(orders)
-await h.db.collection('orders').createIndex({ sku: 1 })
+await h.db.collection<SpecDoc>('orders').insertMany(orders)
+await h.db.collection<SpecDoc>('orders').createIndex({ sku: 1 })
 const dataSize = orders.reduce((n, d) => n + BSON.calculateObjectSize(d), 0)
 const home = await mkdtemp(join(tmpdir(), 'devdb-mongosh-'))
 t.teardown(async () => await rm(home, { recursive: true, force: true }))
@@ -55,7 +55,7 @@ t.test('db.currentOp() lists an insert another client has in flight', async t =>
   await h.client.db('admin').command({
     configureFailPoint: 'failCommand', mode: { times: 1 }, data: { failCommands: ['insert'], blockConnection: true, blockTimeMS: 15_000, appName: 'checkout' }
   })
-  const insert = app.db('shop').collection('orders').insertOne({ _id: 999, sku: 'late' }).then(() => undefined, (e: Error) => e)
+  const insert = app.db('shop').collection<SpecDoc>('orders').insertOne({ _id: 999, sku: 'late' }).then(() => undefined, (e: Error) => e)
   for (let i = 0; i < 200 && (await h.client.db('admin').command({ currentOp: 1, appName: 'checkout' })).inprog.length === 0; i++) {
     await new Promise(resolve => setTimeout(resolve, 20))
   }
@@ -67,5 +67,5 @@ t.test('db.currentOp() lists an insert another client has in flight', async t =>
   const killed = await mongosh(`return db.killOp(${Number(out.inprog[0].opid)})`)
   t.equal(killed.info, 'attempting to kill op')
   t.match(await insert, { code: 11601, codeName: 'Interrupted' }, 'the insert was interrupted')
-  t.equal(await h.db.collection('orders').countDocuments({ _id: 999 }), 0, 'and did not happen')
+  t.equal(await h.db.collection<SpecDoc>('orders').countDocuments({ _id: 999 }), 0, 'and did not happen')
 })

@@ -23,6 +23,14 @@ const killOp: Handler = (cmd, ctx) => {
   return { info: 'attempting to kill op', ok: 1 }
 }
 
+/** Every session's transaction is aborted and its operations in flight are interrupted. */
+const killAllSessions: Handler = (cmd, ctx) => {
+  if (!Array.isArray(cmd.killAllSessions)) throw new CommandError(Codes.TypeMismatch, 'TypeMismatch', "BSON field 'killAllSessions' is the wrong type, expected type 'array'")
+  ctx.server.sessions.abortAll()
+  for (const op of ctx.server.admin.ops.list()) if (op.command.lsid !== undefined && op.command !== cmd) ctx.server.admin.ops.kill(op.opid)
+  return { ok: 1 }
+}
+
 export const adminStatsCommands: Record<string, Handler> = withAliases({
   buildInfo: handshakeCommands.buildInfo,
   dbStats: (cmd, ctx) => dbStats(cmd, ctx, ctx.server.admin.dbPath),
@@ -35,6 +43,7 @@ export const adminStatsCommands: Record<string, Handler> = withAliases({
   },
   currentOp: currentOpCommand,
   killOp,
+  killAllSessions,
   getLog: (cmd, ctx) => ctx.server.admin.log.getLog(cmd, ctx),
   replSetGetStatus,
   configureFailPoint: (cmd, ctx) => {

@@ -1,7 +1,9 @@
 /**
- * `configureFailPoint` and the `failCommand` fail point, as mongod offers them with test commands
- * enabled (the `enableTestCommands` option): make the next commands that match fail with a code,
- * close their connection, block for a while, or answer a write concern error after running.
+ * `configureFailPoint` and the fail points drivers' tests use, as mongod offers them with test
+ * commands enabled (the `enableTestCommands` option): `failCommand` makes the next commands that
+ * match fail with a code, close their connection, block for a while, or answer a write concern
+ * error after running; `onPrimaryTransactionalWrite` fails a retryable write before its commit or
+ * closes the connection after it (the reply is lost, the write is done).
  */
 import type { Document } from 'bson'
 import type { Handler } from '../commands/context.js'
@@ -45,20 +47,31 @@ export interface FailAction {
 
 export interface CommandTarget { name: string, ns: string, client: ClientInfo }
 
+/** What `onPrimaryTransactionalWrite` does to a retryable write. */
+export interface TransactionalWriteAction {
+  closeConnection: boolean
+  /** fail before the commit: nothing is written */
+  failBeforeCommitExceptionCode?: number
+}
+
+const RETRYABLE_WRITES = new Set(['insert', 'update', 'delete', 'findAndModify', 'findandmodify'])
+
 export class FailPoints {
   private readonly failCommand = new FailPoint()
+  private readonly onPrimaryTransactionalWrite = new FailPoint()
 
   readonly configure: Handler = (cmd, ctx) => {
     if (ctx.db !== 'admin') throw new CommandError(Codes.Unauthorized, 'Unauthorized', 'configureFailPoint may only be run against the admin database.')
     const name: unknown = cmd.configureFailPoint
     if (typeof name !== 'string') throw new CommandError(Codes.TypeMismatch, 'TypeMismatch', "BSON field 'configureFailPoint' is the wrong type, expected type 'string'")
-    // devdb has one fail point; mongod answers this for a name it does not have
-    if (name !== 'failCommand') throw new CommandError(266, 'FailPointSetFailed', `${name} not found`)
+    const point = name === 'failCommand' ? this.failCommand : name === 'onPrimaryTransactionalWrite' ? this.onPrimaryTransactionalWrite : undefined
+    // mongod's answer for a fail point it does not have
+    if (point === undefined) throw new CommandError(266, 'FailPointSetFailed', `${name} not found`)
     const mode = parseMode(cmd.mode)
     if (cmd.data !== undefined && !isPlainDoc(cmd.data)) throw new CommandError(Codes.TypeMismatch, 'TypeMismatch', "the 'data' field must be a JSON object")
-    const count = this.failCommand.timesEntered
-    this.failCommand.mode = mode
-    this.failCommand.data = cmd.data ?? {}
+    const count = point.timesEntered
+    point.mode = mode
+    point.data = cmd.data ?? {}
     return { count, ok: 1 }
   }
 
@@ -78,12 +91,26 @@ export class FailPoints {
     return action
   }
 
+  /** Fires `onPrimaryTransactionalWrite` (callers check the write is retryable). */
+  retryableWrite (): TransactionalWriteAction | undefined {
+    const data = this.onPrimaryTransactionalWrite.fire(() => true)
+    if (data === undefined) return undefined
+    const code = isNumeric(data.failBeforeCommitExceptionCode) ? Math.trunc(toNumber(data.failBeforeCommitExceptionCode)) : undefined
+    return { closeConnection: data.closeConnection !== false, ...(code !== undefined ? { failBeforeCommitExceptionCode: code } : {}) }
+  }
+
   /** The write concern error `failCommand` adds to a command that ran (and takes a write concern). */
   afterCommand (t: CommandTarget): { writeConcernError: unknown, errorLabels?: unknown[] } | undefined {
     const data = this.failCommand.fire(d => matches(d, t) && d.writeConcernError !== undefined)
     if (data === undefined) return undefined
     return { writeConcernError: data.writeConcernError, ...(Array.isArray(data.errorLabels) ? { errorLabels: data.errorLabels } : {}) }
   }
+}
+
+/** `onPrimaryTransactionalWrite` for a retryable write (a write with a txnNumber outside a transaction). */
+export function transactionalWrite (points: FailPoints, name: string, cmd: Document): TransactionalWriteAction | undefined {
+  if (!RETRYABLE_WRITES.has(name) || cmd.txnNumber === undefined || cmd.autocommit !== undefined) return undefined
+  return points.retryableWrite()
 }
 
 /** mongod's shouldActivateFailCommandFailPoint, for a connection from outside (every devdb client). */

@@ -13,7 +13,7 @@ import { CloseConnection } from '../wire/connection.js'
 import { sameCommand } from './command-aliases.js'
 import { codeName } from './error-codes.js'
 import { withErrorLabels } from './error-labels.js'
-import type { FailAction } from './failpoints.js'
+import { transactionalWrite, type FailAction } from './failpoints.js'
 import { interrupted, interruptibleSleep, opNamespace, type ClientInfo, type Operation } from './operations.js'
 
 const SLOW_MS = 100
@@ -32,7 +32,16 @@ export async function supervise (server: ServerState, body: Document, connection
     const action = admin.failPoints?.beforeCommand(target)
     const failed = action !== undefined ? await applyFailAction(server, op, action) : undefined
     if (op.killed) throw interrupted()
+    const txnWrite = failed === undefined && admin.failPoints !== undefined ? transactionalWrite(admin.failPoints, name, body) : undefined
+    const code = txnWrite?.failBeforeCommitExceptionCode
+    if (txnWrite !== undefined && code !== undefined) {
+      // mongod fails the statement before its commit, so nothing is written
+      if (txnWrite.closeConnection) throw new CloseConnection()
+      throw new CommandError(code, codeName(code), `Failing write for ${name}:${String(body.txnNumber)} due to failpoint. The write must not be reflected.`)
+    }
     reply = failed ?? await run()
+    // the write is done and recorded for a retry; its reply is lost with the connection
+    if (txnWrite?.closeConnection === true) throw new CloseConnection()
     if (failed === undefined && admin.failPoints !== undefined && takesWriteConcern(name, body)) {
       const wce = admin.failPoints.afterCommand(target)
       if (wce !== undefined) {

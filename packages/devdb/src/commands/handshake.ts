@@ -135,7 +135,6 @@ export const handshakeCommands: Record<string, Handler> = {
   connectionStatus: () => ({ authInfo: { authenticatedUsers: [], authenticatedUserRoles: [] }, ok: 1 }),
   endSessions: () => ({ ok: 1 }),
   killSessions: () => ({ ok: 1 }),
-  killAllSessions: () => ({ ok: 1 }),
   refreshSessions: () => ({ ok: 1 }),
   startSession: () => ({ id: { id: new UUID() }, timeoutMinutes: 30, ok: 1 }),
   getLastError: () => ({ err: null, n: 0, ok: 1 }),

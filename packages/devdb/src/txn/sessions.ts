@@ -164,6 +164,11 @@ export class Sessions {
     return [...this.sessions.values()].flatMap(s => s.txn?.state === 'inProgress' ? [s.txn] : [])
   }
 
+  /** killAllSessions: every open transaction is aborted (the sessions and their retry history stay, as in mongod). */
+  abortAll (): void {
+    for (const txn of this.inProgress()) this.end(txn, 'aborted')
+  }
+
   /** endSessions / killSessions: their open transactions are aborted. */
   endSessions (ids: unknown): void {
     if (!Array.isArray(ids)) return
