@@ -48,12 +48,25 @@ export async function getTestDb (t: Teardownable, opts: { name?: string } = {}):
 }
 
 /**
+ * A database on a devdb of its own started with test commands enabled, stopped in teardown: for
+ * tests that make the server fail commands (`configureFailPoint` with `failCommand`). Fail points
+ * are server-wide, so such a test never shares its server with other test files.
+ */
+export async function getFailPointTestDb (t: Teardownable): Promise<TestDb> {
+  return await ownDevDb(t, { enableTestCommands: true })
+}
+
+/**
  * A database on a standalone server — an in-process devdb of its own with `replSet: false`,
  * which runs no transactions — stopped in teardown: for code that must behave differently
  * there (whatever server `getTestDb` picks).
  */
 export async function getStandaloneTestDb (t: Teardownable): Promise<TestDb> {
-  const devdb = await startEmbeddedDevDb({ replSet: false })
+  return await ownDevDb(t, { replSet: false })
+}
+
+async function ownDevDb (t: Teardownable, opts: { replSet?: false, enableTestCommands?: true }): Promise<TestDb> {
+  const devdb = await startEmbeddedDevDb(opts)
   const client = new MongoClient(devdb.uri, { serverSelectionTimeoutMS: 10_000 })
   t.teardown(async () => {
     await client.close()

@@ -36,8 +36,11 @@ export function buildIsFresh (root: string): boolean {
   return built > 0 && built >= newestMtime(join(root, 'src'))
 }
 
-/** An in-memory devdb on a random port: a single-node replica set, or a standalone with `replSet: false`. */
-export async function startEmbeddedDevDb (opts: { replSet?: false } = {}): Promise<DevDbHandle> {
+/**
+ * An in-memory devdb on a random port: a single-node replica set, or a standalone with
+ * `replSet: false`; `enableTestCommands` offers `configureFailPoint`, as mongod's test commands.
+ */
+export async function startEmbeddedDevDb (opts: { replSet?: false, enableTestCommands?: true } = {}): Promise<DevDbHandle> {
   const mod = devdbBuildIsFresh() ? await import('@svc/devdb/built') : await import('@svc/devdb')
   return await mod.startDevDb({ port: 0, ...opts })
 }

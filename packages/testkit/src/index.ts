@@ -1,4 +1,4 @@
-export { getTestDb, getStandaloneTestDb, uniqueDbName } from './db.js'
+export { getTestDb, getStandaloneTestDb, getFailPointTestDb, uniqueDbName } from './db.js'
 export type { TestDb, Teardownable } from './db.js'
 export { chooseServerKind, MONGO_IMAGE } from './server.js'
 export type { TestServerKind } from './server.js'
