@@ -11,7 +11,7 @@ import { CommandError, Codes } from '../errors.js'
 import { isPlainDoc } from '../engine/paths.js'
 import { compileFilter } from '../query/options.js'
 import { typeLabel } from '../commands/args.js'
-import { NO_AUTH_UID, TRANSACTION_LIFETIME_MS } from '../txn/sessions.js'
+import { NO_AUTH_UID } from '../txn/sessions.js'
 import type { Transaction } from '../txn/transaction.js'
 import { elapsedMicros, opNamespace, opType, type ClientInfo, type Operation } from './operations.js'
 
@@ -44,7 +44,7 @@ export function currentOps (server: ServerState, spec: CurrentOpSpec): Document[
     const running = new Set(ops.map(op => lsidHex(op.command.lsid)))
     for (const txn of server.sessions.inProgress()) {
       if (running.has(txn.session)) continue
-      out.push({ type: 'idleSession', host, desc: 'inactive transaction', lsid: lsidOf(txn.session), transaction: transactionFields(txn, now), waitingForLock: false, active: false, locks: {}, lockStats: {}, currentOpTime: isoTime(now) })
+      out.push({ type: 'idleSession', host, desc: 'inactive transaction', lsid: lsidOf(txn.session), transaction: transactionFields(txn, now, server), waitingForLock: false, active: false, locks: {}, lockStats: {}, currentOpTime: isoTime(now) })
     }
   }
   return out
@@ -57,7 +57,7 @@ function activeOp (op: Operation, host: string, now: Date, truncate: boolean, se
   if (lsid !== undefined) {
     doc.lsid = lsidOf(lsid)
     const txn = op.command.autocommit !== undefined ? server.sessions.inProgress().find(t => t.session === lsid) : undefined
-    if (txn !== undefined) doc.transaction = transactionFields(txn, now)
+    if (txn !== undefined) doc.transaction = transactionFields(txn, now, server)
   }
   Object.assign(doc, {
     secs_running: Long.fromBigInt(micros.toBigInt() / 1_000_000n),
@@ -84,12 +84,12 @@ function clientFields (c: ClientInfo): Document {
 }
 
 /** What devdb knows of a transaction: its number, when it started and when it will be aborted. */
-function transactionFields (txn: Transaction, now: Date): Document {
+function transactionFields (txn: Transaction, now: Date, server: ServerState): Document {
   return {
     parameters: { txnNumber: Long.fromBigInt(txn.txnNumber), autocommit: false },
     startWallClockTime: isoTime(new Date(txn.startedAt)),
     timeOpenMicros: Long.fromNumber((now.getTime() - txn.startedAt) * 1000),
-    expiryTime: isoTime(new Date(txn.startedAt + TRANSACTION_LIFETIME_MS))
+    expiryTime: isoTime(new Date(txn.startedAt + server.params.transactionLifetimeLimitSeconds * 1000))
   }
 }
 
