@@ -107,6 +107,18 @@ t.test('writeConcernError: the write happens and the reply carries the error', a
   t.equal(await coll.countDocuments({ _id: 5 }), 1, 'the write was applied')
 })
 
+t.test('writeConcernError inside a transaction: the statement fails without labels, as in mongod', async t => {
+  const session = h.client.startSession()
+  t.teardown(async () => await session.endSession())
+  await failPoint({ times: 1 }, { failCommands: ['insert'], writeConcernError: { code: 91, errmsg: 'Replication is being shut down' } })
+  session.startTransaction()
+  const e = await mongoError(async () => await coll.insertOne({ _id: 6 }, { session })) as MongoServerError
+  t.match(e.message, /Replication is being shut down/)
+  t.notOk(e.hasErrorLabel('RetryableWriteError'))
+  t.notOk(e.hasErrorLabel('TransientTransactionError'))
+  await session.abortTransaction()
+})
+
 t.test('appName: only connections of that application fail', async t => {
   const other = new MongoClient(h.server.uri, { appName: 'victim' })
   t.teardown(async () => await other.close())
@@ -142,14 +154,16 @@ t.test('onPrimaryTransactionalWrite: a failed commit writes nothing; a lost repl
   await admin.command({ configureFailPoint: 'onPrimaryTransactionalWrite', mode: { times: 2 }, data: { failBeforeCommitExceptionCode: 1 } })
   await mongoError(async () => await coll.insertOne({ _id: 21 }))
   t.equal(await coll.countDocuments({ _id: 21 }), 0, 'both attempts failed before their commit')
-  await admin.command({ configureFailPoint: 'onPrimaryTransactionalWrite', mode: { times: 1 } })
+  // times: 2, but the retry answered from the recorded reply does not fire it: the delete runs it out
+  await admin.command({ configureFailPoint: 'onPrimaryTransactionalWrite', mode: { times: 2 } })
   const r = await coll.updateOne({ _id: 20 }, { $inc: { n: 1 } })
   t.equal(r.modifiedCount, 1, 'the retry got the first execution\'s reply')
   t.same(await coll.findOne({ _id: 20 }), { _id: 20, n: 1 }, 'incremented once')
+  t.equal((await coll.deleteOne({ _id: 21 })).deletedCount, 0, 'the second firing closed the delete\'s connection; its retry answered')
   await admin.command({ configureFailPoint: 'onPrimaryTransactionalWrite', mode: { times: 1 }, data: { closeConnection: false, failBeforeCommitExceptionCode: 112 } })
   const e = await mongoError(async () => await coll.insertOne({ _id: 22 }))
   t.equal(e.codeName, 'WriteConflict')
-  t.equal((await admin.command({ configureFailPoint: 'onPrimaryTransactionalWrite', mode: 'off' })).count, 5, 'times it fired, all configurations together')
+  t.equal((await admin.command({ configureFailPoint: 'onPrimaryTransactionalWrite', mode: 'off' })).count, 6, 'times it fired, all configurations together')
 })
 
 t.test('killAllSessions aborts the open transactions (the unified test runner calls it between tests)', async t => {

@@ -107,9 +107,13 @@ export class FailPoints {
   }
 }
 
-/** `onPrimaryTransactionalWrite` for a retryable write (a write with a txnNumber outside a transaction). */
-export function transactionalWrite (points: FailPoints, name: string, cmd: Document): TransactionalWriteAction | undefined {
-  if (!RETRYABLE_WRITES.has(name) || cmd.txnNumber === undefined || cmd.autocommit !== undefined) return undefined
+/**
+ * `onPrimaryTransactionalWrite` for a retryable write (a write with a txnNumber outside a
+ * transaction) that will run: as in mongod, a retry answered from the recorded reply writes
+ * nothing, so the fail point does not fire for it.
+ */
+export function transactionalWrite (points: FailPoints, name: string, cmd: Document, isRetry: (cmd: Document) => boolean): TransactionalWriteAction | undefined {
+  if (!RETRYABLE_WRITES.has(name) || cmd.txnNumber === undefined || cmd.autocommit !== undefined || isRetry(cmd)) return undefined
   return points.retryableWrite()
 }
 

@@ -32,7 +32,7 @@ export async function supervise (server: ServerState, body: Document, connection
     const action = admin.failPoints?.beforeCommand(target)
     const failed = action !== undefined ? await applyFailAction(server, op, action) : undefined
     if (op.killed) throw interrupted()
-    const txnWrite = failed === undefined && admin.failPoints !== undefined ? transactionalWrite(admin.failPoints, name, body) : undefined
+    const txnWrite = failed === undefined && admin.failPoints !== undefined ? transactionalWrite(admin.failPoints, name, body, cmd => server.sessions.isRetry(cmd)) : undefined
     const code = txnWrite?.failBeforeCommitExceptionCode
     if (txnWrite !== undefined && code !== undefined) {
       // mongod fails the statement before its commit, so nothing is written
@@ -42,7 +42,7 @@ export async function supervise (server: ServerState, body: Document, connection
     reply = failed ?? await run()
     // the write is done and recorded for a retry; its reply is lost with the connection
     if (txnWrite?.closeConnection === true) throw new CloseConnection()
-    if (failed === undefined && admin.failPoints !== undefined && takesWriteConcern(name, body)) {
+    if (failed === undefined && admin.failPoints !== undefined && takesWriteConcern(name)) {
       const wce = admin.failPoints.afterCommand(target)
       if (wce !== undefined) {
         reply = { ...reply, writeConcernError: wce.writeConcernError }
@@ -81,9 +81,9 @@ async function applyFailAction (server: ServerState, op: Operation, action: Fail
   return gossip(server, reply)
 }
 
-function takesWriteConcern (name: string, body: Document): boolean {
-  const inTransaction = body.autocommit !== undefined && name !== 'commitTransaction' && name !== 'abortTransaction'
-  return WRITE_CONCERN_COMMANDS.has(name) && !inTransaction
+/** As mongod's supportsWriteConcern: a property of the command, also inside a transaction. */
+function takesWriteConcern (name: string): boolean {
+  return WRITE_CONCERN_COMMANDS.has(name)
 }
 
 function gossip (server: ServerState, reply: Document): Document {

@@ -128,6 +128,13 @@ export class Sessions {
     return reply
   }
 
+  /** Whether a retryable write is the retry of one already executed (answered again, not run). */
+  isRetry (cmd: Document): boolean {
+    const key = lsidKeyOrUndefined(cmd.lsid)
+    const retried = key === undefined ? undefined : this.sessions.get(key)?.retried
+    return retried !== undefined && retried.txnNumber === txnNumberOf(cmd)
+  }
+
   /**
    * The journal write of this command failed and its changes were undone: a commit did not
    * happen after all (the transaction is aborted), a retryable write did not happen (a retry
