@@ -1,5 +1,5 @@
 import t from 'tap'
-import { getStandaloneTestDb, getTestDb } from '../src/index.js'
+import { getFailPointTestDb, getStandaloneTestDb, getTestDb } from '../src/index.js'
 
 t.test('getTestDb gives a unique database per call and drops it in teardown', async (t) => {
   // Held open across the inner test so the server (an embedded devdb stops with its last
@@ -33,4 +33,12 @@ t.test('getStandaloneTestDb gives a database on a standalone server of its own',
   session.startTransaction()
   await t.rejects(db.collection('x').insertOne({ n: 1 }, { session }), /not support/, 'transactions refused')
   await session.endSession()
+})
+
+t.test('getFailPointTestDb gives a replica set of its own that fails commands on request', async (t) => {
+  const { db, client } = await getFailPointTestDb(t)
+  t.equal((await db.command({ hello: 1 })).setName, 'rs0', 'transactions work there')
+  await client.db('admin').command({ configureFailPoint: 'failCommand', mode: { times: 1 }, data: { failCommands: ['find'], errorCode: 2 } })
+  await t.rejects(db.collection('x').find().toArray(), { code: 2 }, 'the next find fails')
+  t.same(await db.collection('x').find().toArray(), [], 'then it is off')
 })
