@@ -1,6 +1,6 @@
 import t from 'tap'
 import type { Db, Document } from 'mongodb'
-import { getFailPointTestDb } from '@svc/testkit'
+import { getFailPointTestDb, type Teardownable } from '@svc/testkit'
 import { buildCoreApp, makeUser } from './helper.js'
 import { SCHEMAS, withLog } from './fixtures/durable-schemas.js'
 
@@ -9,7 +9,7 @@ import { SCHEMAS, withLog } from './fixtures/durable-schemas.js'
 // and lands once; a transient failure plans the write again; any other failure is the client's
 // envelope, with nothing written.
 
-async function setup (t: Tap.Test): Promise<{ app: Awaited<ReturnType<typeof buildCoreApp>>, db: Db, admin: Db }> {
+async function setup (t: Teardownable): Promise<{ app: Awaited<ReturnType<typeof buildCoreApp>>, db: Db, admin: Db }> {
   const { db, client } = await getFailPointTestDb(t)
   const app = await buildCoreApp(t, { db, schemas: SCHEMAS, plugins: [withLog], options: { transactions: true } })
   const admin = client.db('admin')
