@@ -15,6 +15,7 @@ import { Sessions } from './txn/sessions.js'
 import { ClusterClock } from './txn/cluster-time.js'
 import { AdminState } from './admin/admin-state.js'
 import { supervise } from './admin/supervise.js'
+import type { ClientInfo } from './admin/operations.js'
 
 export interface DevDbOptions {
   port?: number
@@ -76,22 +77,23 @@ export async function startDevDb (options: DevDbOptions = {}): Promise<DevDb> {
   }
   const sockets = new Set<Socket>()
   let nextConnectionId = 1
-  const handle = async (req: Request, connectionId: number): Promise<Document> => {
+  const handle = async (req: Request, client: ClientInfo): Promise<Document> => {
+    const connectionId = client.connectionId
     if (req.kind === 'query') {
       // Legacy OP_QUERY is only used for the initial handshake against "<db>.$cmd".
       const db = req.collection.endsWith('.$cmd') ? req.collection.slice(0, -5) : req.collection
       const body = req.body.$query !== undefined ? req.body.$query : req.body
-      return await supervise(state, body, connectionId, db, async () => await runCommand(body, state, connectionId, { committer }, db))
+      return await supervise(state, body, client, db, async () => await runCommand(body, state, connectionId, { committer }, db))
     }
-    return await supervise(state, req.body, connectionId, undefined, async () => await runCommand(req.body, state, connectionId, { committer }))
+    return await supervise(state, req.body, client, undefined, async () => await runCommand(req.body, state, connectionId, { committer }))
   }
   const server: Server = createServer((socket) => {
     const connectionId = nextConnectionId++
     sockets.add(socket)
     state.connections.current++
     state.connections.totalCreated++
-    state.admin.connected(connectionId, `${socket.remoteAddress ?? ''}:${socket.remotePort ?? 0}`, state.connections.current)
-    serveConnection(socket, async (req) => await handle(req, connectionId), () => {
+    const client = state.admin.connected(connectionId, `${socket.remoteAddress ?? ''}:${socket.remotePort ?? 0}`, state.connections.current)
+    serveConnection(socket, async (req) => await handle(req, client), () => {
       sockets.delete(socket)
       state.connections.current--
       state.admin.disconnected(connectionId, state.connections.current)

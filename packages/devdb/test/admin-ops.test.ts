@@ -15,9 +15,9 @@ const victim = new MongoClient(h.server.uri, { appName: 'slow-app', retryReads: 
 t.teardown(async () => await victim.close())
 
 /** Starts a find on the victim client that the fail point holds for `ms`. */
-async function blockedFind (ms: number): Promise<{ pending: Promise<unknown> }> {
+async function blockedFind (ms: number, filter: SpecDoc = { state: 'new' }): Promise<{ pending: Promise<unknown> }> {
   await admin.command({ configureFailPoint: 'failCommand', mode: { times: 1 }, data: { failCommands: ['find'], blockConnection: true, blockTimeMS: ms, appName: 'slow-app' } })
-  const p = victim.db('ops').collection('jobs').find({ state: 'new' }).toArray().then(r => r, (e: Error) => e)
+  const p = victim.db('ops').collection('jobs').find(filter).toArray().then(r => r, (e: Error) => e)
   // the victim connects first (handshake, pool): wait until its find is in flight
   for (let i = 0; i < 100; i++) {
     const { inprog } = await admin.command({ currentOp: 1, appName: 'slow-app' })
@@ -60,6 +60,18 @@ t.test('killOp interrupts it: the client gets Interrupted (11601)', async t => {
   const log = (await admin.command({ getLog: 'global' })).log.map((l: string) => JSON.parse(l))
   t.ok(log.some((l: Document) => l.id === 20482 && l.attr.opId === inprog[0].opid), 'the kill is logged')
   t.match(await admin.command({ killOp: 1, op: 999_999 }), { ok: 1 }, 'an unknown opid is no error, as in mongod')
+})
+
+t.test('currentOp: a top-level $or is a filter; a command over 1 KB is truncated unless $truncateOps is false', async t => {
+  const note = 'n'.repeat(2000)
+  const { pending } = await blockedFind(1500, { state: 'new', note: { $ne: note } })
+  const or = await admin.command({ currentOp: 1, $or: [{ appName: 'slow-app' }, { op: 'none' }] })
+  t.equal(or.inprog.length, 1)
+  t.type(or.inprog[0].command.$truncated, 'string', 'truncated, as mongod by default')
+  t.ok(or.inprog[0].command.$truncated.length <= 1000)
+  const full = await admin.command({ currentOp: 1, appName: 'slow-app', $truncateOps: false })
+  t.equal(full.inprog[0].command.filter.note.$ne, note, 'with test commands, $truncateOps: false shows it whole')
+  t.same(await pending, [{ _id: 1, state: 'new' }])
 })
 
 t.test('idle connections with $all, idle transactions as idleSession', async t => {

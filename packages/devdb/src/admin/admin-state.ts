@@ -1,5 +1,5 @@
 /** What the administration commands keep per server: connections and operations, log, latency, fail points. */
-import { Operations } from './operations.js'
+import { Operations, type ClientInfo } from './operations.js'
 import { ServerLog } from './server-log.js'
 import { LatencyStats } from './latency.js'
 import { FailPoints } from './failpoints.js'
@@ -29,9 +29,9 @@ export class AdminState {
     this.log.write({ id: 23016, c: 'NETWORK', ctx: 'listener', msg: 'Waiting for connections', attr: { port, ssl: 'off' } })
   }
 
-  connected (connectionId: number, remote: string, connectionCount: number): void {
-    this.ops.connect(connectionId, remote)
+  connected (connectionId: number, remote: string, connectionCount: number): ClientInfo {
     this.log.write({ id: 22943, c: 'NETWORK', ctx: 'listener', msg: 'Connection accepted', attr: { remote, connectionId, connectionCount } })
+    return this.ops.connect(connectionId, remote)
   }
 
   disconnected (connectionId: number, connectionCount: number): void {

@@ -113,12 +113,17 @@ export const currentOpCommand: Handler = (cmd, ctx) => {
   if (ctx.db !== 'admin') throw new CommandError(Codes.Unauthorized, 'Unauthorized', 'currentOp may only be run against the admin database.')
   const filter: Document = {}
   for (const [k, v] of Object.entries(cmd).slice(1)) {
-    if (!k.startsWith('$') && !GENERIC.has(k)) filter[k] = v
+    if (!CURRENT_OP_PARAMS.has(k) && !GENERIC.has(k)) filter[k] = v
   }
   const all = cmd.$all === true || cmd.$all === 1
+  // as mongod: only with test commands may $truncateOps turn truncation off
+  const truncateOps = ctx.server.admin.failPoints === undefined || cmd.$truncateOps !== false
   const match = compileFilter(filter)
-  const inprog = currentOps(ctx.server, { idleConnections: all, idleSessions: true, truncateOps: true }).filter(d => match(d))
+  const inprog = currentOps(ctx.server, { idleConnections: all, idleSessions: true, truncateOps }).filter(d => match(d))
   return { inprog, ok: 1 }
 }
 
-const GENERIC = new Set(['lsid', 'txnNumber', 'autocommit', 'startTransaction', 'comment', 'maxTimeMS', 'readConcern', 'writeConcern', 'apiVersion', 'apiStrict', 'apiDeprecationErrors'])
+const CURRENT_OP_PARAMS = new Set(['$all', '$ownOps', '$truncateOps'])
+/** mongod's generic command arguments: not part of the filter */
+const GENERIC = new Set(['$db', '$readPreference', '$clusterTime', 'lsid', 'txnNumber', 'autocommit', 'startTransaction', 'comment',
+  'maxTimeMS', 'readConcern', 'writeConcern', 'apiVersion', 'apiStrict', 'apiDeprecationErrors'])

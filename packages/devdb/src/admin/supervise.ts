@@ -19,9 +19,8 @@ import { interrupted, interruptibleSleep, opNamespace, type ClientInfo, type Ope
 const SLOW_MS = 100
 const FAILPOINT_MESSAGE = "Failing command via 'failCommand' failpoint"
 
-export async function supervise (server: ServerState, body: Document, connectionId: number, db: string | undefined, run: () => Promise<Document>): Promise<Document> {
+export async function supervise (server: ServerState, body: Document, client: ClientInfo, db: string | undefined, run: () => Promise<Document>): Promise<Document> {
   const admin = server.admin
-  const client = admin.ops.clients.get(connectionId) ?? admin.ops.connect(connectionId, 'unknown')
   const name = Object.keys(body)[0] ?? ''
   if (sameCommand(name, 'hello')) noteClientMetadata(server, client, body)
   const dbName = db ?? (typeof body.$db === 'string' ? body.$db : '')
