@@ -83,9 +83,11 @@ export async function startDevDb (options: DevDbOptions = {}): Promise<DevDb> {
       // Legacy OP_QUERY is only used for the initial handshake against "<db>.$cmd".
       const db = req.collection.endsWith('.$cmd') ? req.collection.slice(0, -5) : req.collection
       const body = req.body.$query !== undefined ? req.body.$query : req.body
-      return await supervise(state, body, client, db, async () => await runCommand(body, state, connectionId, { committer }, db))
+      const run = async (): Promise<Document> => await runCommand(body, state, connectionId, { committer }, db)
+      return await supervise(state, body, client, db, run)
     }
-    return await supervise(state, req.body, client, undefined, async () => await runCommand(req.body, state, connectionId, { committer }))
+    const run = async (): Promise<Document> => await runCommand(req.body, state, connectionId, { committer })
+    return await supervise(state, req.body, client, undefined, run)
   }
   const server: Server = createServer((socket) => {
     const connectionId = nextConnectionId++

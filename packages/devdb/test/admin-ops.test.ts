@@ -15,7 +15,7 @@ const victim = new MongoClient(h.server.uri, { appName: 'slow-app', retryReads: 
 t.teardown(async () => await victim.close())
 
 /** Starts a find on the victim client that the fail point holds for `ms`. */
-async function blockedFind (ms: number, filter: SpecDoc = { state: 'new' }): Promise<{ pending: Promise<unknown> }> {
+async function blockedFind (ms: number, filter: Document = { state: 'new' }): Promise<{ pending: Promise<unknown> }> {
   await admin.command({ configureFailPoint: 'failCommand', mode: { times: 1 }, data: { failCommands: ['find'], blockConnection: true, blockTimeMS: ms, appName: 'slow-app' } })
   const p = victim.db('ops').collection('jobs').find(filter).toArray().then(r => r, (e: Error) => e)
   // the victim connects first (handshake, pool): wait until its find is in flight
@@ -94,7 +94,9 @@ t.test('currentOp and $currentOp refuse as mongod does', async t => {
   t.equal((await mongoError(async () => await h.db.aggregate([{ $currentOp: {} }]).toArray())).code, 73)
   t.equal((await mongoError(async () => await admin.aggregate([{ $currentOp: { nope: true } }]).toArray())).code, 40415)
   t.equal((await mongoError(async () => await admin.aggregate([{ $currentOp: { allUsers: 1 } }]).toArray())).code, 14)
-  t.equal((await mongoError(async () => await admin.aggregate([{ $currentOp: { idleCursors: true } }]).toArray())).code, 238)
+  const idleCursors = await mongoError(async () =>
+    await admin.aggregate([{ $currentOp: { idleCursors: true } }]).toArray())
+  t.equal(idleCursors.code, 238)
   t.equal((await mongoError(async () => await admin.command({ killOp: 1 }))).code, 4)
   t.equal((await mongoError(async () => await admin.command({ killOp: 1, op: 'x' }))).code, 14)
 })

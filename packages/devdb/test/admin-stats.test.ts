@@ -64,15 +64,19 @@ t.test('$collStats refuses as mongod does', async t => {
   const missing = await mongoError(async () => await h.db.collection('nope').aggregate([{ $collStats: { storageStats: {} } }]).toArray())
   t.equal(missing.code, 26)
   t.equal(missing.message, 'Unable to retrieve storageStats in $collStats stage :: caused by :: Collection [stats.nope] not found.')
-  t.equal((await mongoError(async () => await coll.aggregate([{ $match: {} }, { $collStats: {} }]).toArray())).code, 40602)
+  const code = async (pipeline: Document[]): Promise<number | undefined> =>
+    (await mongoError(async () => await coll.aggregate(pipeline).toArray())).code
+  t.equal(await code([{ $match: {} }, { $collStats: {} }]), 40602)
   t.equal((await mongoError(async () => await coll.aggregate([{ $collStats: { bogus: {} } }]).toArray())).code, 40415)
   t.equal((await mongoError(async () => await coll.aggregate([{ $collStats: 1 }]).toArray())).code, 9)
   t.equal((await mongoError(async () => await h.db.aggregate([{ $collStats: {} }]).toArray())).code, 73)
-  t.equal((await mongoError(async () => await coll.aggregate([{ $collStats: { queryExecStats: {} } }]).toArray())).code, 238)
+  t.equal(await code([{ $collStats: { queryExecStats: {} } }]), 238)
   const session = h.client.startSession()
   t.teardown(async () => await session.endSession())
   session.startTransaction()
-  t.equal((await mongoError(async () => await coll.aggregate([{ $collStats: { count: {} } }], { session }).toArray())).code, 263)
+  const inTxn = await mongoError(async () =>
+    await coll.aggregate([{ $collStats: { count: {} } }], { session }).toArray())
+  t.equal(inTxn.code, 263)
   await session.abortTransaction()
 })
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { MongoClient, type Db } from 'mongodb'
 import { acquireServer, releaseServer, type TestServerKind } from './server.js'
-import { startEmbeddedDevDb } from './devdb.js'
+import { startEmbeddedDevDb, type EmbeddedDevDbOptions } from './devdb.js'
 
 /** The slice of a tap `Test` the helpers need; keeps testkit free of a tap dependency. */
 export interface Teardownable {
@@ -65,7 +65,7 @@ export async function getStandaloneTestDb (t: Teardownable): Promise<TestDb> {
   return await ownDevDb(t, { replSet: false })
 }
 
-async function ownDevDb (t: Teardownable, opts: { replSet?: false, enableTestCommands?: true }): Promise<TestDb> {
+async function ownDevDb (t: Teardownable, opts: EmbeddedDevDbOptions): Promise<TestDb> {
   const devdb = await startEmbeddedDevDb(opts)
   const client = new MongoClient(devdb.uri, { serverSelectionTimeoutMS: 10_000 })
   t.teardown(async () => {

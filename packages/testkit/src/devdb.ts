@@ -36,11 +36,13 @@ export function buildIsFresh (root: string): boolean {
   return built > 0 && built >= newestMtime(join(root, 'src'))
 }
 
+export interface EmbeddedDevDbOptions { replSet?: false, enableTestCommands?: true }
+
 /**
  * An in-memory devdb on a random port: a single-node replica set, or a standalone with
  * `replSet: false`; `enableTestCommands` offers `configureFailPoint`, as mongod's test commands.
  */
-export async function startEmbeddedDevDb (opts: { replSet?: false, enableTestCommands?: true } = {}): Promise<DevDbHandle> {
+export async function startEmbeddedDevDb (opts: EmbeddedDevDbOptions = {}): Promise<DevDbHandle> {
   const mod = devdbBuildIsFresh() ? await import('@svc/devdb/built') : await import('@svc/devdb')
   return await mod.startDevDb({ port: 0, ...opts })
 }

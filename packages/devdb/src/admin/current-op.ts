@@ -7,7 +7,8 @@
  */
 import { EJSON, Long, UUID, calculateObjectSize, type Document } from 'bson'
 import type { CommandContext, Handler, ServerState } from '../commands/context.js'
-import { CommandError, Codes } from '../errors.js'
+import { Codes } from '../errors.js'
+import { adminError } from './error-codes.js'
 import { isPlainDoc } from '../engine/paths.js'
 import { compileFilter } from '../query/options.js'
 import { typeLabel } from '../commands/args.js'
@@ -22,14 +23,18 @@ const OPTIONS = ['allUsers', 'idleConnections', 'idleSessions', 'localOps', 'tru
 const TRUNCATE_BYTES = 1000
 
 export function parseCurrentOpSpec (spec: unknown, ctx: CommandContext, target: unknown): CurrentOpSpec {
-  if (!isPlainDoc(spec)) throw new CommandError(Codes.FailedToParse, 'FailedToParse', `$currentOp options must be specified in an object, but found: ${typeLabel(spec)}`)
-  if (ctx.db !== 'admin' || target !== 1) throw new CommandError(Codes.InvalidNamespace, 'InvalidNamespace', "$currentOp must be run against the 'admin' database with {aggregate: 1}")
+  if (!isPlainDoc(spec)) throw adminError(Codes.FailedToParse, `$currentOp options must be specified in an object, but found: ${typeLabel(spec)}`)
+  if (ctx.db !== 'admin' || target !== 1) throw adminError(Codes.InvalidNamespace, "$currentOp must be run against the 'admin' database with {aggregate: 1}")
   for (const [k, v] of Object.entries(spec)) {
-    if (!OPTIONS.includes(k)) throw new CommandError(40415, 'Location40415', `BSON field '$currentOp.${k}' is an unknown field.`)
-    if (typeof v !== 'boolean') throw new CommandError(Codes.TypeMismatch, 'TypeMismatch', `BSON field '$currentOp.${k}' is the wrong type '${typeLabel(v)}', expected type 'bool'`)
+    if (!OPTIONS.includes(k)) throw adminError(40415, `BSON field '$currentOp.${k}' is an unknown field.`)
+    if (typeof v !== 'boolean') throw adminError(Codes.TypeMismatch, `BSON field '$currentOp.${k}' is the wrong type '${typeLabel(v)}', expected type 'bool'`)
   }
-  if (spec.idleCursors === true) throw new CommandError(Codes.NotImplemented, 'NotImplemented', 'devdb does not list idle cursors in $currentOp')
-  return { idleConnections: spec.idleConnections === true, idleSessions: spec.idleSessions !== false, truncateOps: spec.truncateOps === true }
+  if (spec.idleCursors === true) throw adminError(Codes.NotImplemented, 'devdb does not list idle cursors in $currentOp')
+  return {
+    idleConnections: spec.idleConnections === true,
+    idleSessions: spec.idleSessions !== false,
+    truncateOps: spec.truncateOps === true
+  }
 }
 
 export function currentOps (server: ServerState, spec: CurrentOpSpec): Document[] {
@@ -56,7 +61,8 @@ function activeOp (op: Operation, host: string, now: Date, truncate: boolean, se
   const lsid = lsidHex(op.command.lsid)
   if (lsid !== undefined) {
     doc.lsid = lsidOf(lsid)
-    const txn = op.command.autocommit !== undefined ? server.sessions.inProgress().find(t => t.session === lsid) : undefined
+    const inTransaction = op.command.autocommit !== undefined
+    const txn = inTransaction ? server.sessions.inProgress().find(t => t.session === lsid) : undefined
     if (txn !== undefined) doc.transaction = transactionFields(txn, now, server)
   }
   Object.assign(doc, {
@@ -65,7 +71,7 @@ function activeOp (op: Operation, host: string, now: Date, truncate: boolean, se
     op: opType(op.name),
     ns: opNamespace(op),
     redacted: false,
-    command: truncate && calculateObjectSize(op.command) > TRUNCATE_BYTES ? { $truncated: EJSON.stringify(op.command).slice(0, TRUNCATE_BYTES) } : op.command,
+    command: truncate ? truncated(op.command) : op.command,
     numYields: 0,
     locks: {},
     waitingForLock: false,
@@ -74,6 +80,11 @@ function activeOp (op: Operation, host: string, now: Date, truncate: boolean, se
     flowControlStats: {}
   })
   return doc
+}
+
+function truncated (command: Document): Document {
+  if (calculateObjectSize(command) <= TRUNCATE_BYTES) return command
+  return { $truncated: EJSON.stringify(command).slice(0, TRUNCATE_BYTES) }
 }
 
 function clientFields (c: ClientInfo): Document {
@@ -110,7 +121,7 @@ function isoTime (d: Date): string {
 
 /** `{ currentOp: 1, $all, $ownOps, <filter> }` on admin: `{ inprog }`. */
 export const currentOpCommand: Handler = (cmd, ctx) => {
-  if (ctx.db !== 'admin') throw new CommandError(Codes.Unauthorized, 'Unauthorized', 'currentOp may only be run against the admin database.')
+  if (ctx.db !== 'admin') throw adminError(Codes.Unauthorized, 'currentOp may only be run against the admin database.')
   const filter: Document = {}
   for (const [k, v] of Object.entries(cmd).slice(1)) {
     if (!CURRENT_OP_PARAMS.has(k) && !GENERIC.has(k)) filter[k] = v

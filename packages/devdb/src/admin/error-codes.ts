@@ -3,6 +3,8 @@
  * error_codes.yml, 7.0). A code a client injects through `failCommand` is answered with its
  * mongod name; a code mongod does not know is `Location<code>`, as mongod names it.
  */
+import { CommandError } from '../errors.js'
+
 const NAMES = `1 InternalError 2 BadValue 4 NoSuchKey 5 GraphContainsCycle 6 HostUnreachable 7 HostNotFound
 8 UnknownError 9 FailedToParse 10 CannotMutateObject 11 UserNotFound 12 UnsupportedFormat 13 Unauthorized
 14 TypeMismatch 15 Overflow 16 InvalidLength 17 ProtocolError 18 AuthenticationFailed 19 CannotReuseObject
@@ -90,8 +92,7 @@ const NAMES = `1 InternalError 2 BadValue 4 NoSuchKey 5 GraphContainsCycle 6 Hos
 11602 InterruptedDueToReplStateChange 12586 BackgroundOperationInProgressForDatabase
 12587 BackgroundOperationInProgressForNamespace 13113 MergeStageNoMatchingDocument 13297 DatabaseDifferCase
 13388 StaleConfig 13435 NotPrimaryNoSecondaryOk 13436 NotPrimaryOrSecondary 14031 OutOfDiskSpace
-28769 NamespaceCannotBeSharded 31082 SearchNotEnabled 40413 IDLDuplicateField 40414 IDLFailedToParse
-40415 IDLUnknownField 46841 ClientMarkedKilled 50768 NotARetryableWriteCommand
+28769 NamespaceCannotBeSharded 31082 SearchNotEnabled 46841 ClientMarkedKilled 50768 NotARetryableWriteCommand
 50915 BackupCursorOpenConflictWithCheckpoint 56846 ConfigServerUnreachable
 57986 RetryableInternalTransactionNotSupported`
 
@@ -104,6 +105,11 @@ const BY_CODE = new Map<number, string>()
 /** The name mongod gives a code (`codeName`). */
 export function codeName (code: number): string {
   return BY_CODE.get(code) ?? `Location${code}`
+}
+
+/** An error with mongod's code name for `code`. */
+export function adminError (code: number, errmsg: string): CommandError {
+  return new CommandError(code, codeName(code), errmsg)
 }
 
 /** mongod 7.0's RetriableError category. */

@@ -12,10 +12,10 @@ const TRANSIENT = new Set([112, 24, 267, 343, 249])
 const NO_SUCH_TRANSACTION = 251
 const INTERNAL_TRANSACTION_NOT_SUPPORTED = 358
 
-export function isTransientTransactionError (code: number, hasWriteConcernError: boolean, commitOrAbort: boolean): boolean {
+export function isTransientTransactionError (code: number, hasWce: boolean, commitOrAbort: boolean): boolean {
   if (code === INTERNAL_TRANSACTION_NOT_SUPPORTED) return false
   if (TRANSIENT.has(code) || isSnapshotError(code) || isNeedRetargettingError(code)) return true
-  if (commitOrAbort) return code === NO_SUCH_TRANSACTION && !hasWriteConcernError
+  if (commitOrAbort) return code === NO_SUCH_TRANSACTION && !hasWce
   return isRetriableError(code) || code === NO_SUCH_TRANSACTION
 }
 
@@ -24,7 +24,7 @@ export function isTransientTransactionError (code: number, hasWriteConcernError:
  * `wcCode`. Shutdown codes get no label beyond their category: devdb is not shutting down when
  * it answers.
  */
-export function errorLabelsFor (cmd: Document, name: string, code: number | undefined, wcCode: number | undefined): string[] {
+export function errorLabelsFor (cmd: Document, name: string, code?: number, wcCode?: number): string[] {
   const hasTxnNumber = cmd.txnNumber !== undefined
   const inTransaction = hasTxnNumber && cmd.autocommit !== undefined
   const commitOrAbort = COMMIT_OR_ABORT.has(name)

@@ -7,7 +7,8 @@
  */
 import type { Document } from 'bson'
 import type { Handler } from '../commands/context.js'
-import { CommandError, Codes } from '../errors.js'
+import { Codes } from '../errors.js'
+import { adminError } from './error-codes.js'
 import { isNumeric, toNumber } from '../engine/bson-order.js'
 import { isPlainDoc } from '../engine/paths.js'
 import type { ClientInfo } from './operations.js'
@@ -61,14 +62,14 @@ export class FailPoints {
   private readonly onPrimaryTransactionalWrite = new FailPoint()
 
   readonly configure: Handler = (cmd, ctx) => {
-    if (ctx.db !== 'admin') throw new CommandError(Codes.Unauthorized, 'Unauthorized', 'configureFailPoint may only be run against the admin database.')
+    if (ctx.db !== 'admin') throw adminError(Codes.Unauthorized, 'configureFailPoint may only be run against the admin database.')
     const name: unknown = cmd.configureFailPoint
-    if (typeof name !== 'string') throw new CommandError(Codes.TypeMismatch, 'TypeMismatch', "BSON field 'configureFailPoint' is the wrong type, expected type 'string'")
+    if (typeof name !== 'string') throw adminError(Codes.TypeMismatch, "BSON field 'configureFailPoint' is the wrong type, expected type 'string'")
     const point = name === 'failCommand' ? this.failCommand : name === 'onPrimaryTransactionalWrite' ? this.onPrimaryTransactionalWrite : undefined
     // mongod's answer for a fail point it does not have
-    if (point === undefined) throw new CommandError(266, 'FailPointSetFailed', `${name} not found`)
+    if (point === undefined) throw adminError(266, `${name} not found`)
     const mode = parseMode(cmd.mode)
-    if (cmd.data !== undefined && !isPlainDoc(cmd.data)) throw new CommandError(Codes.TypeMismatch, 'TypeMismatch', "the 'data' field must be a JSON object")
+    if (cmd.data !== undefined && !isPlainDoc(cmd.data)) throw adminError(Codes.TypeMismatch, "the 'data' field must be a JSON object")
     const count = point.timesEntered
     point.mode = mode
     point.data = cmd.data ?? {}
@@ -77,13 +78,15 @@ export class FailPoints {
 
   /** The action for a command about to run, if `failCommand` fires for it. */
   beforeCommand (t: CommandTarget): FailAction | undefined {
-    const data = this.failCommand.fire(d => matches(d, t) && (d.closeConnection === true || d.blockConnection === true || isNumeric(d.errorCode)))
+    const acts = (d: Document): boolean =>
+      d.closeConnection === true || d.blockConnection === true || isNumeric(d.errorCode)
+    const data = this.failCommand.fire(d => matches(d, t) && acts(d))
     if (data === undefined) return undefined
     const action: FailAction = { closeConnection: data.closeConnection === true }
     if (data.blockConnection === true) {
-      if (!isNumeric(data.blockTimeMS)) throw new CommandError(Codes.InvalidOptions, 'InvalidOptions', "must specify 'blockTimeMS' when 'blockConnection' is true")
+      if (!isNumeric(data.blockTimeMS)) throw adminError(Codes.InvalidOptions, "must specify 'blockTimeMS' when 'blockConnection' is true")
       const ms = toNumber(data.blockTimeMS)
-      if (ms < 0) throw new CommandError(Codes.InvalidOptions, 'InvalidOptions', "'blockTimeMS' must be non-negative")
+      if (ms < 0) throw adminError(Codes.InvalidOptions, "'blockTimeMS' must be non-negative")
       action.blockTimeMS = ms
     }
     if (isNumeric(data.errorCode)) action.errorCode = Math.trunc(toNumber(data.errorCode))
@@ -95,15 +98,18 @@ export class FailPoints {
   retryableWrite (): TransactionalWriteAction | undefined {
     const data = this.onPrimaryTransactionalWrite.fire(() => true)
     if (data === undefined) return undefined
-    const code = isNumeric(data.failBeforeCommitExceptionCode) ? Math.trunc(toNumber(data.failBeforeCommitExceptionCode)) : undefined
-    return { closeConnection: data.closeConnection !== false, ...(code !== undefined ? { failBeforeCommitExceptionCode: code } : {}) }
+    const action: TransactionalWriteAction = { closeConnection: data.closeConnection !== false }
+    const code: unknown = data.failBeforeCommitExceptionCode
+    if (isNumeric(code)) action.failBeforeCommitExceptionCode = Math.trunc(toNumber(code))
+    return action
   }
 
   /** The write concern error `failCommand` adds to a command that ran (and takes a write concern). */
   afterCommand (t: CommandTarget): { writeConcernError: unknown, errorLabels?: unknown[] } | undefined {
     const data = this.failCommand.fire(d => matches(d, t) && d.writeConcernError !== undefined)
     if (data === undefined) return undefined
-    return { writeConcernError: data.writeConcernError, ...(Array.isArray(data.errorLabels) ? { errorLabels: data.errorLabels } : {}) }
+    const labels = Array.isArray(data.errorLabels) ? { errorLabels: data.errorLabels } : {}
+    return { writeConcernError: data.writeConcernError, ...labels }
   }
 }
 
@@ -112,8 +118,11 @@ export class FailPoints {
  * transaction) that will run: as in mongod, a retry answered from the recorded reply writes
  * nothing, so the fail point does not fire for it.
  */
-export function transactionalWrite (points: FailPoints, name: string, cmd: Document, isRetry: (cmd: Document) => boolean): TransactionalWriteAction | undefined {
-  if (!RETRYABLE_WRITES.has(name) || cmd.txnNumber === undefined || cmd.autocommit !== undefined || isRetry(cmd)) return undefined
+export function transactionalWrite (
+  points: FailPoints, name: string, cmd: Document, isRetry: (cmd: Document) => boolean
+): TransactionalWriteAction | undefined {
+  const retryable = RETRYABLE_WRITES.has(name) && cmd.txnNumber !== undefined && cmd.autocommit === undefined
+  if (!retryable || isRetry(cmd)) return undefined
   return points.retryableWrite()
 }
 
@@ -130,21 +139,21 @@ function matches (data: Document, t: CommandTarget): boolean {
 
 function parseMode (mode: unknown): Mode {
   if (mode === 'off' || mode === 'alwaysOn') return { kind: mode }
-  if (typeof mode === 'string') throw new CommandError(Codes.BadValue, 'BadValue', `unknown mode: ${mode}`)
-  if (!isPlainDoc(mode)) throw new CommandError(Codes.TypeMismatch, 'TypeMismatch', "'mode' must be a string or JSON object")
+  if (typeof mode === 'string') throw adminError(Codes.BadValue, `unknown mode: ${mode}`)
+  if (!isPlainDoc(mode)) throw adminError(Codes.TypeMismatch, "'mode' must be a string or JSON object")
   if (mode.times !== undefined) return { kind: 'times', n: count(mode.times, 'times') }
   if (mode.skip !== undefined) return { kind: 'skip', n: count(mode.skip, 'skip') }
   if (mode.activationProbability !== undefined) {
     const p = isNumeric(mode.activationProbability) ? toNumber(mode.activationProbability) : NaN
-    if (!(p >= 0 && p <= 1)) throw new CommandError(Codes.BadValue, 'BadValue', 'activationProbability must be between 0.0 and 1.0')
+    if (!(p >= 0 && p <= 1)) throw adminError(Codes.BadValue, 'activationProbability must be between 0.0 and 1.0')
     return { kind: 'probability', p }
   }
-  throw new CommandError(Codes.BadValue, 'BadValue', "'mode' must be one of 'off', 'alwaysOn', 'times', and 'skip'")
+  throw adminError(Codes.BadValue, "'mode' must be one of 'off', 'alwaysOn', 'times', and 'skip'")
 }
 
 function count (v: unknown, field: string): number {
-  if (!isNumeric(v)) throw new CommandError(Codes.TypeMismatch, 'TypeMismatch', `'${field}' option to 'mode' must be a number`)
+  if (!isNumeric(v)) throw adminError(Codes.TypeMismatch, `'${field}' option to 'mode' must be a number`)
   const n = toNumber(v)
-  if (n < 0) throw new CommandError(Codes.BadValue, 'BadValue', `'${field}' option to 'mode' must be positive`)
+  if (n < 0) throw adminError(Codes.BadValue, `'${field}' option to 'mode' must be positive`)
   return Math.trunc(n)
 }

@@ -4,7 +4,8 @@
  * (a `failCommand` block); the engine itself runs a command to completion (README "Concurrency").
  */
 import { Long, type Document } from 'bson'
-import { CommandError } from '../errors.js'
+import type { CommandError } from '../errors.js'
+import { adminError } from './error-codes.js'
 
 export interface ClientInfo {
   connectionId: number
@@ -46,7 +47,10 @@ export class Operations {
   }
 
   begin (client: ClientInfo, db: string, name: string, command: Document): Operation {
-    const op: Operation = { opid: this.nextOpId++, client, db, name, command, started: process.hrtime.bigint(), killed: false, abort: new AbortController() }
+    const op: Operation = {
+      opid: this.nextOpId++, client, db, name, command,
+      started: process.hrtime.bigint(), killed: false, abort: new AbortController()
+    }
     this.inflight.set(op.opid, op)
     return op
   }
@@ -76,7 +80,7 @@ export class Operations {
 }
 
 export function interrupted (): CommandError {
-  return new CommandError(11601, 'Interrupted', 'operation was interrupted')
+  return adminError(11601, 'operation was interrupted')
 }
 
 /** Waits `ms`, or throws mongod's Interrupted as soon as the operation is killed. */

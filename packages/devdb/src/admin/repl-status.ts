@@ -6,15 +6,16 @@
  */
 import { Long, Timestamp, type Document } from 'bson'
 import type { Handler } from '../commands/context.js'
-import { CommandError, Codes } from '../errors.js'
+import { Codes } from '../errors.js'
+import { adminError } from './error-codes.js'
 import { advertisedHost } from '../commands/handshake.js'
 
 const TERM = Long.fromNumber(1)
 
 export const replSetGetStatus: Handler = (_cmd, ctx) => {
   const s = ctx.server
-  if (s.replSetName === undefined) throw new CommandError(76, 'NoReplicationEnabled', 'not running with --replSet')
-  if (ctx.db !== 'admin') throw new CommandError(Codes.Unauthorized, 'Unauthorized', 'replSetGetStatus may only be run against the admin database.')
+  if (s.replSetName === undefined) throw adminError(76, 'not running with --replSet')
+  if (ctx.db !== 'admin') throw adminError(Codes.Unauthorized, 'replSetGetStatus may only be run against the admin database.')
   const last = s.clock.last
   const lastDate = new Date(last.t * 1000)
   const opTime = { ts: last, t: TERM }

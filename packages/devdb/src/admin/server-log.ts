@@ -5,7 +5,8 @@
  */
 import { EJSON, type Document } from 'bson'
 import type { Handler } from '../commands/context.js'
-import { CommandError, Codes } from '../errors.js'
+import { Codes } from '../errors.js'
+import { adminError } from './error-codes.js'
 import { typeLabel } from '../commands/args.js'
 
 const MAX_LINES = 1024
@@ -48,14 +49,14 @@ export class ServerLog {
 
   /** `getLog`: `'*'` names the logs, a name gives its lines. */
   readonly getLog: Handler = (cmd, ctx) => {
-    if (ctx.db !== 'admin') throw new CommandError(Codes.Unauthorized, 'Unauthorized', 'getLog may only be run against the admin database.')
+    if (ctx.db !== 'admin') throw adminError(Codes.Unauthorized, 'getLog may only be run against the admin database.')
     const name: unknown = cmd.getLog
     if (typeof name !== 'string') {
-      throw new CommandError(Codes.TypeMismatch, 'TypeMismatch', `BSON field 'getLog' is the wrong type '${typeLabel(name)}', expected type 'string'`)
+      throw adminError(Codes.TypeMismatch, `BSON field 'getLog' is the wrong type '${typeLabel(name)}', expected type 'string'`)
     }
     if (name === '*') return { names: Object.keys(this.logs), ok: 1 }
     const log = Object.prototype.hasOwnProperty.call(this.logs, name) ? this.logs[name as keyof ServerLog['logs']] : undefined
-    if (log === undefined) throw new CommandError(96, 'OperationFailed', `No log named '${name}'`)
+    if (log === undefined) throw adminError(96, `No log named '${name}'`)
     return { totalLinesWritten: log.written, log: [...log.lines], ok: 1 }
   }
 }

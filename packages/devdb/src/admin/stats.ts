@@ -8,7 +8,8 @@ import { statfsSync } from 'node:fs'
 import { calculateObjectSize, type Document } from 'bson'
 import type { Collection } from '../engine/collection.js'
 import type { CommandContext } from '../commands/context.js'
-import { CommandError, Codes } from '../errors.js'
+import { Codes } from '../errors.js'
+import { adminError } from './error-codes.js'
 import { isNumeric, toNumber } from '../engine/bson-order.js'
 import { typeLabel } from '../commands/args.js'
 
@@ -31,9 +32,9 @@ export function measure (c: Collection): Sizes {
 /** A `scale` argument: a positive number, 1 by default (IDL's `gte: 1`). */
 export function parseScale (v: unknown, field = 'scale'): number {
   if (v === undefined) return 1
-  if (!isNumeric(v)) throw new CommandError(Codes.TypeMismatch, 'TypeMismatch', `BSON field '${field}' is the wrong type '${typeLabel(v)}', expected types '[long, int, decimal, double]'`)
+  if (!isNumeric(v)) throw adminError(Codes.TypeMismatch, `BSON field '${field}' is the wrong type '${typeLabel(v)}', expected types '[long, int, decimal, double]'`)
   const n = Math.trunc(toNumber(v))
-  if (n < 1) throw new CommandError(51024, 'Location51024', `BSON field '${field}' value must be >= 1, actual value '${n}'`)
+  if (n < 1) throw adminError(51024, `BSON field '${field}' value must be >= 1, actual value '${n}'`)
   return n
 }
 
@@ -88,7 +89,9 @@ export function dbStats (cmd: Document, ctx: CommandContext, dbPath: string | un
     totalSize: scaled(dataSize + indexSize),
     scaleFactor: scale
   }
-  if (cmd.freeStorage === true || cmd.freeStorage === 1) Object.assign(reply, { freeStorageSize: 0, indexFreeStorageSize: 0, totalFreeStorageSize: 0 })
+  if (cmd.freeStorage === true || cmd.freeStorage === 1) {
+    Object.assign(reply, { freeStorageSize: 0, indexFreeStorageSize: 0, totalFreeStorageSize: 0 })
+  }
   // mongod reports the filesystem of its dbPath; in memory there is none (as mongod's ephemeral engines)
   if (dbPath !== undefined) {
     const fs = statfsSync(dbPath)

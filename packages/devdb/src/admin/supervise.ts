@@ -11,7 +11,7 @@ import { CommandError } from '../errors.js'
 import { isPlainDoc } from '../engine/paths.js'
 import { CloseConnection } from '../wire/connection.js'
 import { sameCommand } from './command-aliases.js'
-import { codeName } from './error-codes.js'
+import { adminError, codeName } from './error-codes.js'
 import { withErrorLabels } from './error-labels.js'
 import { transactionalWrite, type FailAction } from './failpoints.js'
 import { interrupted, interruptibleSleep, opNamespace, type ClientInfo, type Operation } from './operations.js'
@@ -19,7 +19,9 @@ import { interrupted, interruptibleSleep, opNamespace, type ClientInfo, type Ope
 const SLOW_MS = 100
 const FAILPOINT_MESSAGE = "Failing command via 'failCommand' failpoint"
 
-export async function supervise (server: ServerState, body: Document, client: ClientInfo, db: string | undefined, run: () => Promise<Document>): Promise<Document> {
+export async function supervise (
+  server: ServerState, body: Document, client: ClientInfo, db: string | undefined, run: () => Promise<Document>
+): Promise<Document> {
   const admin = server.admin
   const name = Object.keys(body)[0] ?? ''
   if (sameCommand(name, 'hello')) noteClientMetadata(server, client, body)
@@ -31,12 +33,14 @@ export async function supervise (server: ServerState, body: Document, client: Cl
     const action = admin.failPoints?.beforeCommand(target)
     const failed = action !== undefined ? await applyFailAction(server, op, action) : undefined
     if (op.killed) throw interrupted()
-    const txnWrite = failed === undefined && admin.failPoints !== undefined ? transactionalWrite(admin.failPoints, name, body, cmd => server.sessions.isRetry(cmd)) : undefined
+    const points = failed === undefined ? admin.failPoints : undefined
+    const isRetry = (cmd: Document): boolean => server.sessions.isRetry(cmd)
+    const txnWrite = points !== undefined ? transactionalWrite(points, name, body, isRetry) : undefined
     const code = txnWrite?.failBeforeCommitExceptionCode
     if (txnWrite !== undefined && code !== undefined) {
       // mongod fails the statement before its commit, so nothing is written
       if (txnWrite.closeConnection) throw new CloseConnection()
-      throw new CommandError(code, codeName(code), `Failing write for ${name}:${String(body.txnNumber)} due to failpoint. The write must not be reflected.`)
+      throw adminError(code, `Failing write for ${name}:${String(body.txnNumber)} due to failpoint. The write must not be reflected.`)
     }
     reply = failed ?? await run()
     // the write is done and recorded for a retry; its reply is lost with the connection
@@ -74,7 +78,8 @@ async function applyFailAction (server: ServerState, op: Operation, action: Fail
   }
   if (action.errorCode === undefined) return undefined
   log(20435, "Failing command via 'failCommand' failpoint: returning error", { errorCode: action.errorCode })
-  const reply: Document = { ok: 0, errmsg: FAILPOINT_MESSAGE, code: action.errorCode, codeName: codeName(action.errorCode) }
+  const code = action.errorCode
+  const reply: Document = { ok: 0, errmsg: FAILPOINT_MESSAGE, code, codeName: codeName(code) }
   // the fail point's labels replace mongod's own; an empty list means none
   if (action.errorLabels !== undefined) reply.errorLabels = action.errorLabels
   return gossip(server, reply)
