@@ -25,7 +25,7 @@ t.test('GET /_describe on the reference server: soft delete and audit loaded, pe
   t.equal(res.statusCode, 200, 'GET /_describe without credentials')
   const m = res.json()
   t.equal(m.version, 'v1')
-  t.same(m.features, { softDelete: true, audit: true, search: true, files: false, relations: false, aggregations: false, idempotency: true, stateMachines: false, webhooks: true }, 'features with the reference plugins loaded')
+  t.same(m.features, { softDelete: true, audit: true, search: true, files: false, relations: false, aggregations: false, idempotency: true, stateMachines: false, webhooks: true, realtime: true }, 'features with the reference plugins loaded')
   t.same(m.auth, {
     endpoints: { register: '/register', login: '/login', refresh: '/auth/refresh', forgotPassword: '/auth/forgot-password', resetPassword: '/auth/reset-password' },
     tokenType: 'Bearer',

@@ -5,7 +5,7 @@ import { getTestDb } from '@svc/testkit'
 import svcCore from '../src/index.js'
 import { buildCoreApp, JWT_SECRET, makeUser } from './helper.js'
 
-const FEATURE_KEYS = ['aggregations', 'audit', 'files', 'idempotency', 'relations', 'search', 'softDelete', 'stateMachines', 'webhooks']
+const FEATURE_KEYS = ['aggregations', 'audit', 'files', 'idempotency', 'realtime', 'relations', 'search', 'softDelete', 'stateMachines', 'webhooks']
 const SCHEMA_KEYS = ['path', 'collection', 'softDelete', 'audit', 'fields', 'relations', 'aggregations', 'stateMachines', 'fileFields', 'acl', 'endpoints']
 
 async function describe (app: FastifyInstance, headers: Record<string, string> = {}): Promise<any> {
@@ -30,7 +30,8 @@ t.test('GET /_describe is public and has the spec shape (example CRM, core only)
     aggregations: true,
     idempotency: true,
     stateMachines: true,
-    webhooks: false
+    webhooks: false,
+    realtime: false // plugin not loaded
   })
   t.same(m.auth, {
     endpoints: { register: '/register', login: '/login', refresh: '/auth/refresh', forgotPassword: '/auth/forgot-password', resetPassword: '/auth/reset-password' },
@@ -117,7 +118,7 @@ t.test('field types, stamped fields and what is never exposed', async (t) => {
   const app = await buildCoreApp(t, { schemas: thingSchemas() })
   const res = await app.inject({ method: 'GET', url: '/_describe' })
   const m = res.json()
-  t.same(m.features, { softDelete: false, audit: false, search: false, files: false, relations: false, aggregations: false, idempotency: true, stateMachines: false, webhooks: false }, 'features no schema uses are false')
+  t.same(m.features, { softDelete: false, audit: false, search: false, files: false, relations: false, aggregations: false, idempotency: true, stateMachines: false, webhooks: false, realtime: false }, 'features no schema uses are false')
   const [things] = m.schemas
   t.same(things.fields.map((f: any) => [f.name, f.type, f.required, f.stamped]), [
     ['title', 'String', true, false],

@@ -4,7 +4,6 @@ import svcCore from '@svc/core'
 import { getTestDb } from '@svc/testkit'
 import webhooks, { parseRetrySchedule, DEFAULT_RETRY_SCHEDULE } from '../src/index.js'
 import { JWT_SECRET, schemas } from './helper.js'
-import { matches } from '../src/subscriptions/patterns.js'
 
 const { db } = await getTestDb(t)
 
@@ -12,13 +11,6 @@ t.test('WEBHOOK_RETRY_SCHEDULE parsing', async (t) => {
   t.same(DEFAULT_RETRY_SCHEDULE, [1, 5, 30, 300, 3600], 'spec default')
   t.same(parseRetrySchedule('1, 2,0.5'), [1, 2, 0.5])
   for (const bad of ['', '1,,2', 'a', '-1', '1,Infinity']) t.throws(() => parseRetrySchedule(bad), /WEBHOOK_RETRY_SCHEDULE/, `'${bad}'`)
-})
-
-t.test('pattern matching', async (t) => {
-  t.ok(matches(['*'], 'a.created'))
-  t.ok(matches(['a.*'], 'a.deleted'))
-  t.notOk(matches(['a.*'], 'ab.deleted'))
-  t.notOk(matches(['a.created'], 'a.updated'))
 })
 
 t.test('bad options fail at boot with a clear message', async (t) => {

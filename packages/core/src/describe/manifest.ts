@@ -10,17 +10,33 @@ export interface RestEndpoint {
   idempotent?: true
 }
 
+/** A schema's live feed (`@svc/realtime`): the event types it emits and the stream that carries them. */
+export interface RealtimeEndpoint {
+  events: string[]
+  stream: string
+}
+
 export interface ManifestEndpoints {
   rest: RestEndpoint[]
-  graphql: { queries: string[], mutations: string[] }
+  /** `subscriptions` only when a plugin serves some (GraphQL subscriptions of `@svc/realtime`). */
+  graphql: { queries: string[], mutations: string[], subscriptions?: string[] }
   mcp: string[]
+  /** Present when a live feed serves the schema's events. */
+  realtime?: RealtimeEndpoint
+}
+
+/** What a surface plugin names for one schema (see `contribute`). */
+export interface ManifestContribution {
+  graphql?: { queries?: string[], mutations?: string[], subscriptions?: string[] }
+  mcp?: string[]
+  realtime?: RealtimeEndpoint
 }
 
 /**
- * A surface plugin (GraphQL, MCP) that registers operations for a schema names them here, so the
- * manifest lists only what exists: `app.svc.manifest.contribute((model) => ({ mcp: [...] }))`.
+ * A surface plugin (GraphQL, MCP, realtime) that registers operations for a schema names them
+ * here, so the manifest lists only what exists: `app.svc.manifest.contribute((model) => ({ mcp: [...] }))`.
  */
-export type ManifestContributor = (model: ResourceModel) => { graphql?: { queries?: string[], mutations?: string[] }, mcp?: string[] } | undefined
+export type ManifestContributor = (model: ResourceModel) => ManifestContribution | undefined
 
 /** The `features` booleans of the spec's manifest table. */
 export interface ManifestFeatures {
@@ -33,6 +49,8 @@ export interface ManifestFeatures {
   idempotency: boolean
   stateMachines: boolean
   webhooks: boolean
+  /** A live change feed (`@svc/realtime`) is served. */
+  realtime: boolean
 }
 
 declare module 'fastify' {
@@ -56,6 +74,7 @@ export class Manifest {
   readonly #svc: SvcContext
   readonly #routes: Array<{ method: string, url: string }> = []
   readonly #contributors: ManifestContributor[] = []
+  readonly #sections = new Map<string, () => unknown>()
   #cache: { key: string, value: Record<string, unknown> } | null = null
 
   constructor (svc: SvcContext) {
@@ -74,6 +93,15 @@ export class Manifest {
   /** Adds a GraphQL/MCP contributor (call it when the surface registers its operations). */
   contribute (fn: ManifestContributor): void {
     this.#contributors.push(fn)
+  }
+
+  /**
+   * A top-level section of `_describe` a plugin owns (`realtime`: its endpoints and limits),
+   * built when the manifest is; a name core uses, or one taken, is refused.
+   */
+  section (name: string, build: () => unknown): void {
+    if (['version', 'features', 'schemas', 'auth'].includes(name) || this.#sections.has(name)) throw new Error(`@svc/core: the _describe section '${name}' is taken`)
+    this.#sections.set(name, build)
   }
 
   /** Soft delete is effective when the schema keeps it on and @svc/softdelete is loaded. */
@@ -114,14 +142,19 @@ export class Manifest {
     }
     const queries: string[] = []
     const mutations: string[] = []
+    const subscriptions: string[] = []
     const mcp: string[] = []
+    let realtime: RealtimeEndpoint | undefined
     for (const fn of this.#contributors) {
       const c = fn(model)
       queries.push(...(c?.graphql?.queries ?? []))
       mutations.push(...(c?.graphql?.mutations ?? []))
+      subscriptions.push(...(c?.graphql?.subscriptions ?? []))
       mcp.push(...(c?.mcp ?? []))
+      realtime ??= c?.realtime
     }
-    return { rest, graphql: { queries, mutations }, mcp }
+    const graphql = subscriptions.length > 0 ? { queries, mutations, subscriptions } : { queries, mutations }
+    return { rest, graphql, mcp, ...(realtime !== undefined ? { realtime } : {}) }
   }
 
   features (): ManifestFeatures {
@@ -136,15 +169,16 @@ export class Manifest {
       aggregations: models.some((m) => m.aggregations.length > 0),
       idempotency: true,
       stateMachines: models.some((m) => Object.keys(m.stateMachines).length > 0),
-      webhooks: loaded('webhooks')
+      webhooks: loaded('webhooks'),
+      realtime: loaded('realtime')
     }
   }
 
   /** The whole `GET /_describe` body; rebuilt only when features, routes or contributors changed. */
   describe (): Record<string, unknown> {
-    const key = `${JSON.stringify(this.#svc.features)}|${this.#routes.length}|${this.#contributors.length}`
+    const key = `${JSON.stringify(this.#svc.features)}|${this.#routes.length}|${this.#contributors.length}|${this.#sections.size}`
     if (this.#cache?.key === key) return this.#cache.value
-    const value = {
+    const value: Record<string, unknown> = {
       version: DEFAULT_VERSION,
       features: this.features(),
       schemas: this.#svc.registry.all().map((m) => this.schema(m)),
@@ -154,6 +188,7 @@ export class Manifest {
         tokenTtl: this.#svc.config.accessTokenTtlSeconds
       }
     }
+    for (const [name, build] of this.#sections) value[name] = build()
     this.#cache = { key, value }
     return value
   }

@@ -15,6 +15,7 @@ import { legalSeed, refuseBulkState, stampInitial } from './state-machine.js'
 import { createRecord, deleteRecord, newWriteId, patchRecord, transitionRecord, updateRecord, type WriteHost } from './write-path.js'
 import { createRecords, deleteMatching } from './bulk-writes.js'
 import { presentRecord } from './present.js'
+import { eventAudience, type EventAudience } from './event-audience.js'
 import { planBulkUpdate } from './bulk-update.js'
 import { commitDurably, type DurableContext } from './durable/commit.js'
 import type { IntentStore } from './durable/intents.js'
@@ -185,6 +186,15 @@ export class ResourceService {
   /** Top-level fields the caller may read (system fields included); null when none is hidden. */
   readableFields (ctx: RequestContext): Set<string> | null {
     return readableFields(this.model, ctx)
+  }
+
+  /**
+   * Who the caller is as an audience of this schema's record events (a live feed): its list rule
+   * as an in-memory test and its readable fields (see event-audience.ts); null when the schema
+   * is closed to it (an api client without a scope).
+   */
+  eventAudience (ctx: RequestContext): EventAudience | null {
+    return eventAudience(this.model, ctx, this.#clientScopes)
   }
 
   /**

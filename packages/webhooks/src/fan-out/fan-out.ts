@@ -1,4 +1,4 @@
-import { matches } from '../subscriptions/patterns.js'
+import { eventTypeMatches } from '@svc/core'
 import { tenantOf, type SubscriptionDoc, type SubscriptionStore } from '../subscriptions/subscription-store.js'
 import { newJob, type EventPayload, type JobDoc, type JobStore } from '../jobs/job-store.js'
 
@@ -41,7 +41,7 @@ export async function fanOut (events: readonly FanOutEvent[], d: FanOutDeps): Pr
   for (const ev of events) {
     for (const sub of subs) {
       const mine = sub.declaredBy !== undefined ? sub.declaredBy === `${ev.version}/${ev.path}` : sub.userId === ev.userId
-      if (mine && matches(sub.events, ev.type)) jobs.push(newJob(ev.id, sub._id, tenantOf(sub), payload(ev, d.project(ev, sub)), now))
+      if (mine && eventTypeMatches(sub.events, ev.type)) jobs.push(newJob(ev.id, sub._id, tenantOf(sub), payload(ev, d.project(ev, sub)), now))
     }
   }
   const fresh = await d.jobs.addJobs(jobs)

@@ -1,6 +1,5 @@
-import type { ResourceModel } from '@svc/core'
+import { checkEventPatterns, type ResourceModel } from '@svc/core'
 import type { SubscriptionStore } from './subscription-store.js'
-import { checkPatterns } from './patterns.js'
 
 /** Schema `webhooks.events` may name bare actions (`created`) or full types; both mean this schema's events. */
 function qualify (path: string, event: string): string {
@@ -21,7 +20,7 @@ export async function syncDeclared (store: SubscriptionStore, models: ResourceMo
     const decl = model.webhooks
     const endpoints = decl?.endpoints ?? []
     const events = (decl?.events ?? ['*']).map((e) => qualify(model.path, e))
-    if (endpoints.length > 0) checkPatterns(events)
+    if (endpoints.length > 0) checkEventPatterns(events)
     const ids: string[] = []
     for (const [i, ep] of endpoints.entries()) {
       if (typeof ep?.url !== 'string' || !/^https?:\/\//.test(ep.url) || typeof ep.secret !== 'string' || ep.secret === '') {

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto'
-import { buildPaging, DEFAULT_VERSION, ForbiddenError, listEnvelope, NotFoundError, ValidationError, type RequestContext } from '@svc/core'
+import { buildPaging, checkEventPatterns, DEFAULT_VERSION, ForbiddenError, listEnvelope, NotFoundError, ValidationError, type RequestContext } from '@svc/core'
 import type { DeliveriesLog, DeliveryRow } from '../delivery/deliveries-log.js'
 import { newJob, type JobStore } from '../jobs/job-store.js'
 import type { UrlGuard } from '../ssrf/url-guard.js'
-import { checkPatterns } from './patterns.js'
 import { present, type Subscription, type SubscriptionStore } from './subscription-store.js'
 
 export interface SubscriptionInput { events: string[], url: string }
@@ -41,7 +40,7 @@ export class WebhooksService {
   async create (ctx: RequestContext, input: SubscriptionInput): Promise<Subscription> {
     const { userId, roles } = this.#tenant(ctx)
     onlyKeys(input, ['events', 'url'])
-    checkPatterns(input.events)
+    checkEventPatterns(input.events)
     await this.#d.guard.check(input.url)
     return present(await this.#d.subscriptions.create(userId, roles, dedupe(input.events), input.url), true)
   }
@@ -64,7 +63,7 @@ export class WebhooksService {
     const { userId } = this.#tenant(ctx)
     onlyKeys(patch, ['events', 'url', 'active'])
     if (Object.keys(patch).length === 0) throw new ValidationError('nothing to change: send events, url or active')
-    if (patch.events !== undefined) checkPatterns(patch.events)
+    if (patch.events !== undefined) checkEventPatterns(patch.events)
     if (patch.url !== undefined) await this.#d.guard.check(patch.url)
     const doc = await this.#d.subscriptions.update(userId, id, { ...patch, ...(patch.events !== undefined ? { events: dedupe(patch.events) } : {}) })
     if (doc === null) throw new NotFoundError(`webhook subscription ${id} not found`)
