@@ -9,6 +9,7 @@ import svcGraphql from '@svc/graphql'
 import svcMcp from '@svc/mcp'
 import svcSoftDelete from '@svc/softdelete'
 import svcWebhooks from '@svc/webhooks'
+import svcRealtime from '@svc/realtime'
 import svcSurface from '@svc/surface'
 import type { ServerConfig } from './config.js'
 import { healthRoute } from './health.js'
@@ -101,6 +102,9 @@ export async function buildServer (config: ServerConfig, opts: BuildServerOption
     // CONTRACT: NODE_ENV=test relaxes the private-address check (local receivers in tests).
     allowPrivateUrls: config.nodeEnv === 'test'
   })
+  // The live feed (GET /api/v1/_events, SSE) from the same event log; before GraphQL, whose
+  // subscriptions it serves.
+  await app.register(svcRealtime, config.realtime)
   // GraphQL at POST /graphql, generated now from the registry: after soft delete and audit,
   // whose operations it includes. GraphiQL and introspection outside production unless set.
   await app.register(svcGraphql, {

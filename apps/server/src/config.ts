@@ -62,6 +62,8 @@ export interface ServerConfig {
   softDeleteSweepSeconds: number
   /** Seconds between webhook delivery attempts (WEBHOOK_RETRY_SCHEDULE). */
   webhookRetrySchedule: number[]
+  /** CONTRACT "Realtime": resume window, heartbeat period, streams per tenant (REALTIME_*). */
+  realtime: { retentionHours: number, heartbeatSeconds: number, maxStreamsPerUser: number }
   redisUrl?: string
   smtp: { host?: string, port: number, user?: string, pass?: string, from?: string }
   s3: { bucket?: string, region?: string, endpoint?: string }
@@ -188,6 +190,11 @@ export function loadConfig (env: Env = process.env): ConfigResult {
       problems.push((err as Error).message)
     }
   }
+  const realtime = {
+    retentionHours: positive('REALTIME_RETENTION_HOURS', 24 * 365) ?? 24,
+    heartbeatSeconds: positive('REALTIME_HEARTBEAT_SECONDS', 3600) ?? 15,
+    maxStreamsPerUser: int('REALTIME_MAX_STREAMS_PER_USER', 20, 1, 100_000)
+  }
   const smtpPort = int('SMTP_PORT', 587, 1, 65535)
   const mailFrom = read(env, 'MAIL_FROM')
   if (production && read(env, 'SMTP_HOST') === undefined) {
@@ -257,6 +264,7 @@ export function loadConfig (env: Env = process.env): ConfigResult {
       softDeleteRetentionDays: retention,
       softDeleteSweepSeconds: sweepSeconds,
       webhookRetrySchedule,
+      realtime,
       redisUrl: read(env, 'REDIS_URL'),
       smtp: { host: read(env, 'SMTP_HOST'), port: smtpPort, user: read(env, 'SMTP_USER'), pass: read(env, 'SMTP_PASS'), from: mailFrom },
       s3
