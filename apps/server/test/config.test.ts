@@ -108,7 +108,11 @@ t.test('individual rules', async (t) => {
     ['retention not a number', { SOFT_DELETE_RETENTION_DAYS: '1e3' }, /^SOFT_DELETE_RETENTION_DAYS must be a positive number/],
     ['retention too long', { SOFT_DELETE_RETENTION_DAYS: '36501' }, /^SOFT_DELETE_RETENTION_DAYS must be a positive number up to 36500/],
     ['fractional sweep seconds', { SOFT_DELETE_SWEEP_SECONDS: '.25' }, null],
-    ['sweep seconds negative', { SOFT_DELETE_SWEEP_SECONDS: '-1' }, /^SOFT_DELETE_SWEEP_SECONDS must be a positive number up to 604800/]
+    ['sweep seconds negative', { SOFT_DELETE_SWEEP_SECONDS: '-1' }, /^SOFT_DELETE_SWEEP_SECONDS must be a positive number up to 604800/],
+    ['realtime settings', { REALTIME_RETENTION_HOURS: '0.5', REALTIME_HEARTBEAT_SECONDS: '2.5', REALTIME_MAX_STREAMS_PER_USER: '3' }, null],
+    ['realtime retention zero', { REALTIME_RETENTION_HOURS: '0' }, /^REALTIME_RETENTION_HOURS must be a positive number/],
+    ['realtime heartbeat text', { REALTIME_HEARTBEAT_SECONDS: 'often' }, /^REALTIME_HEARTBEAT_SECONDS must be a positive number/],
+    ['realtime streams fractional', { REALTIME_MAX_STREAMS_PER_USER: '2.5' }, /^REALTIME_MAX_STREAMS_PER_USER must be a whole number between 1 and 100000/]
   ]
   for (const [name, env, expected] of cases) {
     const { problems, config } = loadConfig(env)
@@ -121,6 +125,11 @@ t.test('individual rules', async (t) => {
       t.equal(config, null, `${name}: no config`)
     }
   }
+})
+
+t.test('REALTIME_* (CONTRACT "Realtime" defaults)', async (t) => {
+  t.same(loadConfig({}).config?.realtime, { retentionHours: 24, heartbeatSeconds: 15, maxStreamsPerUser: 20 })
+  t.same(loadConfig({ REALTIME_RETENTION_HOURS: '0.5', REALTIME_HEARTBEAT_SECONDS: '2.5', REALTIME_MAX_STREAMS_PER_USER: '3' }).config?.realtime, { retentionHours: 0.5, heartbeatSeconds: 2.5, maxStreamsPerUser: 3 })
 })
 
 t.test('TRUST_PROXY', async (t) => {
