@@ -149,7 +149,10 @@ async function migrateTenant (run: Run, service: ResourceService, r: ApplyResour
 async function migrateResource (run: Run, service: ResourceService, steps: MigrationStep[]): Promise<void> {
   const filters = steps.map((s) => s.filter)
   const selection = filters.every((f) => f !== undefined) ? { $or: filters } : {}
-  if (!run.dryRun) await service.stored.ensureTenantOrder()
+  if (!run.dryRun) {
+    await service.settleMigrationWrites(SYSTEM)
+    await service.stored.ensureTenantOrder()
+  }
   const tenants = run.opts.tenant !== undefined ? [run.opts.tenant] : await service.stored.tenants(selection)
   const total = await selectedTotal(service, filters)
   const r: ApplyResourceResult = { resource: service.model.key, migrations: steps.map((s) => s.name), tenants: tenants.length, scanned: 0, migrated: 0, unchanged: 0, skipped: 0 }

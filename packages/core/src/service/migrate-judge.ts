@@ -7,7 +7,7 @@ import { SYSTEM_FIELD_SET } from '../schema/model.js'
 import { isWritable } from '../schema/typebox.js'
 import { toJson } from '../values/convert.js'
 import type { DurableContext } from './durable/commit.js'
-import { reconcileGroup } from './durable/reconcile.js'
+import { reconcileGroup, settleGroup } from './durable/reconcile.js'
 import { runSteps, type MigrationStep, type StepImage } from './migration-steps.js'
 import { checkStoredRecord } from './stored-check.js'
 import type { StoredRecords } from './stored-records.js'
@@ -37,6 +37,18 @@ export interface Outcome {
   issues?: Issue[]
   /** Every applicable migration was already recorded for it. */
   skipped: boolean
+}
+
+/**
+ * Writes of a killed `svc schema apply` on this collection, settled now whatever their lease:
+ * only apply writes migration markers, and the caller holds the apply lock, so their writer is
+ * dead. Without this, records its last batch wrote — which the migrations' filters no longer
+ * select — would get their audit rows only from the next reconciliation, after the run ended.
+ */
+export async function settleMigrationWrites (d: DurableContext, coll: string): Promise<number> {
+  const groups = await d.store.coll.distinct('group', { state: 'pending', coll, 'effects.collection': MIGRATION_MARKS_COLLECTION })
+  for (const group of groups) await settleGroup(d.db, d.store, group)
+  return groups.length
 }
 
 /**

@@ -33,6 +33,7 @@ import { BULK_WRITE_PRICE, pageRecords, readPrice, recordValues } from './cost/p
 import { checkIdempotencyKey, type IdempotencyKeys, type IdempotentResult } from './idempotency.js'
 import { StoredRecords } from './stored-records.js'
 import { migrateBatch, type MigrateBatchOptions, type MigrateBatchResult } from './migrate-batch.js'
+import { settleMigrationWrites } from './migrate-judge.js'
 import type { DeleteStrategy, ListQuery, ListResult, ReadOptions, RecordJson, Scope, TombstoneUpdate, WriteResult, WriteSubscriber } from './types.js'
 
 const hardDelete: DeleteStrategy = () => null
@@ -129,6 +130,12 @@ export class ResourceService {
     if (ctx.system !== true) throw new ForbiddenError('migrations are run by operators (svc schema apply)')
     const durable = { ...this.#durable, effects: this.#effects.filter((e) => e.migrations === true) }
     return await migrateBatch({ model: this.model, collection: this.collection, stored: this.stored, durable }, ctx, opts)
+  }
+
+  /** Before `svc schema apply` (holding its lock): settles the writes a killed run left in flight. */
+  async settleMigrationWrites (ctx: RequestContext): Promise<number> {
+    if (ctx.system !== true) throw new ForbiddenError('migrations are run by operators (svc schema apply)')
+    return await settleMigrationWrites(this.#durable, this.collection.collectionName)
   }
 
   addScope (scope: Scope): void { this.#scopes.push(scope) }
