@@ -1,6 +1,5 @@
-import { connect, type Socket } from 'node:net'
 import t from 'tap'
-import { getTestDb, latencyUnderAttack, signToken } from '@svc/testkit'
+import { getTestDb, latencyUnderAttack, signToken, trickle } from '@svc/testkit'
 import { loadConfig } from '../src/config.js'
 import { startServer } from '../src/start.js'
 import { workspace } from './fixtures/workspace.js'
@@ -11,24 +10,6 @@ import { workspace } from './fixtures/workspace.js'
 
 const SECRET = 'timeouts-test-secret'
 const bearer = (userId: string): string => `Bearer ${signToken({ user_id: userId, email: `${userId}@example.test`, roles: ['user'] }, SECRET)}`
-
-/** Headers at once, then a byte of body every 200 ms; the status the server answered (0: none) and when. */
-async function trickle (url: URL, path: string, authorization: string): Promise<{ status: number, body: string, ms: number }> {
-  return await new Promise((resolve) => {
-    const started = performance.now()
-    const socket: Socket = connect(Number(url.port), url.hostname)
-    let data = ''
-    socket.write(`POST ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: ${authorization}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: 50000\r\n\r\n{`)
-    const timer = setInterval(() => { if (!socket.destroyed) socket.write(' ') }, 200)
-    socket.on('data', (d) => { data += d.toString() })
-    socket.on('error', () => {})
-    socket.on('close', () => {
-      clearInterval(timer)
-      const m = /^HTTP\/1\.1 (\d+)[\s\S]*?\r\n\r\n([\s\S]*)$/.exec(data)
-      resolve({ status: m === null ? 0 : Number(m[1]), body: m?.[2] ?? '', ms: performance.now() - started })
-    })
-  })
-}
 
 t.test('REQUEST_TIMEOUT_MS: trickling bodies on REST, GraphQL and MCP get 408; others are served', async (t) => {
   const { uri } = await getTestDb(t)
@@ -41,7 +22,8 @@ t.test('REQUEST_TIMEOUT_MS: trickling bodies on REST, GraphQL and MCP get 408; o
   let i = 0
   const { victimMs, attacks } = await latencyUnderAttack(async () => {
     const path = paths[i++ % paths.length]
-    return { path, ...(await trickle(url, path, bearer('65f0000000000000000000a1'))) }
+    const head = `POST ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: ${bearer('65f0000000000000000000a1')}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: 50000\r\n\r\n{`
+    return { path, ...(await trickle(url.hostname, Number(url.port), head, ' '.repeat(1000))) }
   }, async () => {
     const res = await fetch(`${server.url}/api/v1/notes`, { headers: { authorization: bearer('65f0000000000000000000b2') } })
     if (res.status !== 200) throw new Error(`the victim got ${res.status}`)

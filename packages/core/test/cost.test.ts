@@ -1,6 +1,6 @@
 import t from 'tap'
 import { latencyUnderAttack } from '@svc/testkit'
-import { BULK_WRITE_PRICE, MAX_PAGE_SIZE, MAX_RELATED, recordValues } from '../src/index.js'
+import { BULK_WRITE_PRICE, MAX_PAGE_SIZE, MAX_RELATED, pageRecords, recordValues, relatedRecords } from '../src/index.js'
 import { buildCoreApp, makeUser } from './helper.js'
 
 // Issue 21: every operation is priced by what it can return before it runs (records × fields, a
@@ -75,4 +75,24 @@ t.test('options are checked at registration', async (t) => {
   await t.rejects(buildCoreApp(t, { options: { tenantCostPerMinute: -1 } }), /tenantCostPerMinute/)
   const off = await buildCoreApp(t, { options: { tenantCostPerMinute: false } })
   t.equal(off.svc.cost.limits.tenantCostPerMinute, null, 'false: no budget over time')
+})
+
+t.test('the price list', async (t) => {
+  t.equal(pageRecords(undefined, 20), 20, 'the default page size without a size')
+  t.equal(pageRecords(500, 20), MAX_PAGE_SIZE, 'at most MAX_PAGE_SIZE')
+  t.equal(pageRecords(0, 20), 1, 'at least one')
+  t.equal(pageRecords(Number.NaN, 20), 20, 'not a number: the default')
+  t.equal(relatedRecords('hasMany', 1), MAX_RELATED, 'a hasMany list holds up to its cap, even for one parent')
+  t.equal(relatedRecords('belongsTo', 37), 37, 'one per parent')
+  t.equal(relatedRecords('hasOne', 0), 0, 'no parents, nothing')
+})
+
+t.test("a caller's abort signal stops the service's reads", async (t) => {
+  const app = await buildCoreApp(t)
+  const u = makeUser()
+  const ctx = { identity: { kind: 'user' as const, userId: u.userId, roles: ['user'] }, surface: 'mcp' as const, signal: AbortSignal.abort(new Error('cancelled')) }
+  const service = app.svc.services.get('deals')
+  await t.rejects(service.list(ctx, {}), 'a list')
+  await t.rejects(service.get(ctx, '65f0000000000000000000ff'), 'a get')
+  t.equal((await service.list({ ...ctx, signal: new AbortController().signal }, {})).totalResults, 0, 'a live signal changes nothing')
 })

@@ -1,34 +1,12 @@
-import { connect, type AddressInfo, type Socket } from 'node:net'
+import type { AddressInfo } from 'node:net'
 import t from 'tap'
-import { latencyUnderAttack } from '@svc/testkit'
+import { latencyUnderAttack, trickle } from '@svc/testkit'
 import { requestTimeouts, svcServerOptions } from '../src/index.js'
 import { buildCoreApp, makeUser } from './helper.js'
 
 // Issue 21: request bodies could trickle in forever (200 slow connections held, no 408). With
 // svcServerOptions a request must arrive within `requestTimeout`; past it the answer is 408
 // REQUEST_TIMEOUT in the envelope and the connection is closed.
-
-interface Trickled { status: number, body: string, ms: number }
-
-/** Sends headers at once (or not), then one byte of the body every 200 ms; the server's answer and when it came. */
-async function trickle (port: number, headers: string, opts: { slowHeaders?: boolean } = {}): Promise<Trickled> {
-  return await new Promise((resolve) => {
-    const started = performance.now()
-    const socket: Socket = connect(port, '127.0.0.1')
-    let data = ''
-    const bytes = opts.slowHeaders === true ? headers : '{"title":"' + 'x'.repeat(10_000)
-    if (opts.slowHeaders !== true) socket.write(headers)
-    let i = 0
-    const timer = setInterval(() => { if (!socket.destroyed && i < bytes.length) socket.write(bytes[i++]) }, 200)
-    socket.on('data', (d) => { data += d.toString() })
-    socket.on('error', () => {})
-    socket.on('close', () => {
-      clearInterval(timer)
-      const m = /^HTTP\/1\.1 (\d+)[\s\S]*?\r\n\r\n([\s\S]*)$/.exec(data)
-      resolve({ status: m === null ? 0 : Number(m[1]), body: m?.[2] ?? '', ms: performance.now() - started })
-    })
-  })
-}
 
 t.test('a trickling body is answered 408 in the envelope; 200 slow connections do not hold the server', async (t) => {
   const app = await buildCoreApp(t, { fastify: { ...svcServerOptions, ...requestTimeouts(1500) } })
@@ -37,7 +15,7 @@ t.test('a trickling body is answered 408 in the envelope; 200 slow connections d
   const attacker = makeUser()
   const victim = makeUser()
   const head = `POST /api/v1/tasks HTTP/1.1\r\nHost: x\r\nAuthorization: ${attacker.headers.authorization}\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n`
-  const { victimMs, attacks } = await latencyUnderAttack(async () => await trickle(port, head), async () => {
+  const { victimMs, attacks } = await latencyUnderAttack(async () => await trickle('127.0.0.1', port, head, '{"title":"' + 'x'.repeat(10_000)), async () => {
     const res = await fetch(`http://127.0.0.1:${port}/api/v1/tasks`, { headers: victim.headers })
     if (res.status !== 200) throw new Error(`the victim got ${res.status}`)
     await res.arrayBuffer()
@@ -47,7 +25,7 @@ t.test('a trickling body is answered 408 in the envelope; 200 slow connections d
   t.same(JSON.parse(attacks[0].body), { error: { code: 'REQUEST_TIMEOUT', message: 'the request took too long to arrive' } })
   t.ok(Math.max(...attacks.map((a) => a.ms)) < 5000, `answered within ${Math.round(Math.max(...attacks.map((a) => a.ms)))} ms (timeout 1500 ms)`)
 
-  const slowHeaders = await trickle(port, `GET /api/v1/tasks HTTP/1.1\r\nHost: x\r\nX-Pad: ${'y'.repeat(100)}\r\n\r\n`, { slowHeaders: true })
+  const slowHeaders = await trickle('127.0.0.1', port, '', `GET /api/v1/tasks HTTP/1.1\r\nHost: x\r\nX-Pad: ${'y'.repeat(100)}\r\n\r\n`)
   t.equal(slowHeaders.status, 408, 'headers trickling in are cut off too')
   t.equal(await app.svc.db.collection('tasks').countDocuments(), 0, 'nothing was written')
 })
