@@ -3,7 +3,7 @@
  * counts and sizes measured on the data held, errors as mongod 7.0 gives them.
  */
 import t from 'tap'
-import { BSON, type Document } from 'mongodb'
+import { BSON, MongoClient, type Document } from 'mongodb'
 import { setup, mongoError, type SpecDoc } from './fixtures/devdb-harness.js'
 
 const h = await setup(t, {}, 'stats')
@@ -89,4 +89,31 @@ t.test('dbStats: collections, objects and sizes of the database', async t => {
   t.notOk('fsTotalSize' in s, 'in memory: no filesystem, as an ephemeral mongod')
   t.match(await h.client.db('empty').command({ dbStats: 1 }), { collections: 0, objects: 0, dataSize: 0 })
   t.match(await h.db.command({ dbStats: 1, freeStorage: 1 }), { freeStorageSize: 0, totalFreeStorageSize: 0 })
+})
+
+t.test('measuring a large collection does not hold the other connections', async t => {
+  const big = h.db.collection<SpecDoc>('big')
+  for (let i = 0; i < 60; i++) {
+    await big.insertMany(Array.from({ length: 1000 }, (_, j) => ({ _id: i * 1000 + j, owner: `u${j % 50}`, title: 'a title of some length' })))
+  }
+  await big.createIndex({ owner: 1 })
+  const other = new MongoClient(h.server.uri)
+  t.teardown(async () => await other.close())
+  const reader = other.db('stats').collection<SpecDoc>('big')
+  await reader.findOne({ _id: 1 })
+  const stats = h.db.command({ collStats: 'big' })
+  const latencies: number[] = []
+  let done = false
+  void stats.finally(() => { done = true })
+  while (!done) {
+    const started = performance.now()
+    await reader.findOne({ _id: latencies.length })
+    latencies.push(performance.now() - started)
+  }
+  const s = await stats
+  t.equal(s.count, 60_000)
+  t.ok(latencies.length >= 3, `${latencies.length} finds answered while collStats ran`)
+  const sorted = [...latencies].sort((a, b) => a - b)
+  const median = sorted[Math.floor(sorted.length / 2)]
+  t.ok(median < 250, `median ${median.toFixed(1)} ms, max ${sorted[sorted.length - 1].toFixed(1)} ms`)
 })

@@ -1,33 +1,19 @@
 /**
- * `dbStats`, `collStats` and `$collStats`' storage statistics, measured on the data devdb holds:
+ * `dbStats`, `collStats` and `$collStats`' storage statistics, measured on the data devdb holds
+ * (measure.ts):
  * `size` is the BSON size of the documents, an index's size the BSON size of its entries (key
  * values and record id). devdb keeps both uncompressed in memory, so `storageSize` equals `size`
  * and nothing is free; the journal and snapshot files are per server, not per collection.
  */
 import { statfsSync } from 'node:fs'
-import { calculateObjectSize, type Document } from 'bson'
+import type { Document } from 'bson'
 import type { Collection } from '../engine/collection.js'
 import type { CommandContext } from '../commands/context.js'
 import { Codes } from '../errors.js'
 import { adminError } from './error-codes.js'
 import { isNumeric, toNumber } from '../engine/bson-order.js'
 import { typeLabel } from '../commands/args.js'
-
-interface Sizes { count: number, size: number, indexSizes: Record<string, number>, totalIndexSize: number }
-
-export function measure (c: Collection): Sizes {
-  let size = 0
-  for (const d of c.documents()) size += calculateObjectSize(d)
-  const indexSizes: Record<string, number> = {}
-  let totalIndexSize = 0
-  for (const ix of c.indexes) {
-    let bytes = 0
-    for (const entry of ix.tree.keys()) bytes += calculateObjectSize({ k: entry })
-    indexSizes[ix.name] = bytes
-    totalIndexSize += bytes
-  }
-  return { count: c.size, size, indexSizes, totalIndexSize }
-}
+import { sizesOf } from './measure.js'
 
 /** A `scale` argument: a positive number, 1 by default (IDL's `gte: 1`). */
 export function parseScale (v: unknown, field = 'scale'): number {
@@ -40,7 +26,7 @@ export function parseScale (v: unknown, field = 'scale'): number {
 
 /** The storage statistics of one collection (collStats' body, `$collStats`' `storageStats`). */
 export function storageStats (c: Collection, scale: number): Document {
-  const s = measure(c)
+  const s = sizesOf(c)
   const scaled = (n: number): number => Math.floor(n / scale)
   const indexSizes: Document = {}
   for (const [name, bytes] of Object.entries(s.indexSizes)) indexSizes[name] = scaled(bytes)
@@ -69,7 +55,7 @@ export function dbStats (cmd: Document, ctx: CommandContext, dbPath: string | un
   let indexes = 0
   let indexSize = 0
   for (const c of colls) {
-    const s = measure(c)
+    const s = sizesOf(c)
     objects += s.count
     dataSize += s.size
     indexes += c.indexes.length

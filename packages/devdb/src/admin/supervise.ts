@@ -11,6 +11,7 @@ import { CommandError } from '../errors.js'
 import { isPlainDoc } from '../engine/paths.js'
 import { CloseConnection } from '../wire/connection.js'
 import { sameCommand } from './command-aliases.js'
+import { prepareSizes } from './measure.js'
 import { adminError, codeName } from './error-codes.js'
 import { withErrorLabels } from './error-labels.js'
 import { transactionalWrite, type FailAction } from './failpoints.js'
@@ -29,9 +30,12 @@ export async function supervise (
   const op = admin.ops.begin(client, dbName, name, body)
   const target = { name, ns: opNamespace(op), client }
   let reply: Document
+  let forgetSizes = (): void => {}
   try {
     const action = admin.failPoints?.beforeCommand(target)
     const failed = action !== undefined ? await applyFailAction(server, op, action) : undefined
+    // a stats command's sizes are summed in slices first, so it does not hold the engine
+    if (failed === undefined) forgetSizes = await prepareSizes(server, name, body, dbName)
     if (op.killed) throw interrupted()
     const points = failed === undefined ? admin.failPoints : undefined
     const isRetry = (cmd: Document): boolean => server.sessions.isRetry(cmd)
@@ -56,6 +60,7 @@ export async function supervise (
     if (!(e instanceof CommandError)) throw e
     reply = gossip(server, e.toReply())
   } finally {
+    forgetSizes()
     admin.ops.end(op)
     finished(server, op)
   }
