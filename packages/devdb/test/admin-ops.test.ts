@@ -116,6 +116,16 @@ t.test('getLog: the log names, the start warnings and the global ring in mongod\
   t.equal((await mongoError(async () => await h.db.command({ getLog: 'global' }))).code, 13)
 })
 
+t.test('a slow command over 10 KB is truncated in its log line, as mongod\'s maxLogSizeKB', async t => {
+  await admin.command({ configureFailPoint: 'failCommand', mode: { times: 1 }, data: { failCommands: ['insert'], blockConnection: true, blockTimeMS: 150 } })
+  await coll.insertOne({ _id: 50, blob: 'b'.repeat(100_000) })
+  const lines: string[] = (await admin.command({ getLog: 'global' })).log
+  const slow = lines.map(l => JSON.parse(l)).find((l: Document) => l.id === 51803 && l.attr.ns === 'ops.jobs' && l.attr.command.$truncated !== undefined)
+  t.ok(slow, 'the slow insert is logged')
+  t.ok(slow.attr.command.$truncated.length <= 10 * 1024)
+  t.ok(lines.every(l => l.length < 12 * 1024), 'no line holds the 100 KB document')
+})
+
 t.test('the global log keeps the last 1024 lines', async t => {
   for (let i = 0; i < 600; i++) {
     const c = new MongoClient(h.server.uri, { maxPoolSize: 1, monitorCommands: false })

@@ -82,9 +82,10 @@ function activeOp (op: Operation, host: string, now: Date, truncate: boolean, se
   return doc
 }
 
-function truncated (command: Document): Document {
-  if (calculateObjectSize(command) <= TRUNCATE_BYTES) return command
-  return { $truncated: EJSON.stringify(command).slice(0, TRUNCATE_BYTES) }
+/** A command as mongod shows a large one: `{ $truncated: <its first bytes as extended JSON> }`. */
+export function truncated (command: Document, bytes = TRUNCATE_BYTES): Document {
+  if (calculateObjectSize(command) <= bytes) return command
+  return { $truncated: EJSON.stringify(command).slice(0, bytes) }
 }
 
 function clientFields (c: ClientInfo): Document {

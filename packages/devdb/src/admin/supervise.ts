@@ -12,12 +12,15 @@ import { isPlainDoc } from '../engine/paths.js'
 import { CloseConnection } from '../wire/connection.js'
 import { sameCommand } from './command-aliases.js'
 import { prepareSizes } from './measure.js'
+import { truncated } from './current-op.js'
 import { adminError, codeName } from './error-codes.js'
 import { withErrorLabels } from './error-labels.js'
 import { transactionalWrite, type FailAction } from './failpoints.js'
 import { interrupted, interruptibleSleep, opNamespace, type ClientInfo, type Operation } from './operations.js'
 
 const SLOW_MS = 100
+/** mongod's maxLogSizeKB: a larger command is truncated in a log line */
+const MAX_LOG_BYTES = 10 * 1024
 const FAILPOINT_MESSAGE = "Failing command via 'failCommand' failpoint"
 
 export async function supervise (
@@ -113,7 +116,7 @@ function finished (server: ServerState, op: Operation): void {
   if (!ns.includes('.$cmd')) server.admin.latency.record(ns, op.name, op.command.autocommit !== undefined, micros)
   const durationMillis = Number(micros / 1000n)
   if (durationMillis < SLOW_MS) return
-  const attr: Document = { type: 'command', ns, command: op.command, durationMillis }
+  const attr: Document = { type: 'command', ns, command: truncated(op.command, MAX_LOG_BYTES), durationMillis }
   if (op.client.appName !== undefined) attr.appName = op.client.appName
   server.admin.log.write({ id: 51803, c: 'COMMAND', ctx: `conn${op.client.connectionId}`, msg: 'Slow query', attr })
 }
