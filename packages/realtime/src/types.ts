@@ -62,8 +62,8 @@ export interface OpenOptions {
   types?: readonly string[]
   /** A cursor this service gave out (`Last-Event-ID`): replay what came after it, then go live. */
   lastEventId?: string
-  /** Only these schema paths may be named (a per-schema GraphQL subscription). */
-  paths?: readonly string[]
+  /** Only these schemas (`<version>/<path>` keys) may be named: a per-schema GraphQL subscription. */
+  schemas?: readonly string[]
 }
 
 /** A live subscription of the feed (see RealtimeApi.open). */

@@ -5,6 +5,7 @@ import type { RequestContext } from '@svc/core'
 import { errorFormatter } from '../errors.js'
 import { costGuard } from '../cost/guard.js'
 import type { Built } from '../schema/build.js'
+import { subscriptionGuard, wsOptions } from '../subscriptions/ws-options.js'
 
 /** Queries an automatic-persisted-query cache keeps (least recently used go first). */
 const APQ_CACHE_SIZE = 1024
@@ -18,6 +19,8 @@ export interface GraphqlRouteOptions {
   maxDepth: number
   persistedQueries: boolean
   jit: number
+  /** Keep-alive pings of subscription sockets (the feed's heartbeat). */
+  keepAliveMs: number
 }
 
 /**
@@ -43,11 +46,14 @@ export async function graphqlRoute (app: FastifyInstance, opts: GraphqlRouteOpti
     validationRules: opts.introspection ? [] : [NoSchemaIntrospectionCustomRule],
     errorFormatter: errorFormatter(opts.production),
     ...(opts.persistedQueries ? { persistedQueryProvider: mercurius.persistedQueryDefaults.automatic(APQ_CACHE_SIZE) } : {}),
-    context: (request): { svc: RequestContext } => ({ svc: { identity: request.identity, surface: 'graphql', req: request, requestId: request.id } })
+    context: (request): { svc: RequestContext } => ({ svc: { identity: request.identity, surface: 'graphql', req: request, requestId: request.id } }),
+    // `<path>Events` over graphql-ws on the same path (see subscriptions/).
+    ...(opts.built.subscriptions ? { subscription: wsOptions(app, opts.keepAliveMs) } : {})
   })
   // Depth and price are core's cost model applied to the document (see cost/): introspection is
   // priced like data and left out of the depth, so GraphiQL's and codegen's query runs.
   const guard = costGuard({ schema: opts.built.schema, svc: app.svc, maxDepth: opts.maxDepth })
   app.graphql.addHook('preValidation', guard.preValidation)
   app.graphql.addHook('preExecution', guard.preExecution)
+  if (opts.built.subscriptions) app.graphql.addHook('preSubscriptionExecution', subscriptionGuard(guard))
 }

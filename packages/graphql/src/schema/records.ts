@@ -55,8 +55,8 @@ export type RelationFields = (model: ResourceModel) => GraphQLFieldConfigMap<unk
  * `availableTransitions` (a list for one state field, a JSON object keyed by field for several)
  * and one field per relation. Built lazily so relations can point at each other.
  */
-export function recordType (model: ResourceModel, opts: { softDelete: boolean, relations: RelationFields }): GraphQLObjectType {
-  const name = typeName(model)
+export function recordType (model: ResourceModel, opts: { softDelete: boolean, relations: RelationFields, name?: string }): GraphQLObjectType {
+  const name = opts.name ?? typeName(model)
   const machines = Object.keys(model.stateMachines)
   return new GraphQLObjectType({
     name,

@@ -53,7 +53,7 @@ export class Feed {
   async open (ctx: RequestContext, opts: OpenOptions, sink: FeedSink): Promise<FeedSubscription> {
     if (ctx.identity == null) throw new UnauthenticatedError()
     if (this.#sub === null) throw new Error('@svc/realtime: the feed is not running (the app is not ready)')
-    const views = compileViews(this.#d.services(), ctx, opts.types ?? ['*'], opts.paths)
+    const views = compileViews(this.#d.services(), ctx, opts.types ?? ['*'], opts.schemas)
     let after: number | null = null
     let reset = false
     if (opts.lastEventId !== undefined) {

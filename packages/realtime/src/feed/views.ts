@@ -32,12 +32,12 @@ function actionsFor (patterns: readonly string[], path: string): Set<string> | n
 
 /**
  * The schemas `patterns` reach, each with the caller's audience. 400 for a pattern naming no
- * loaded schema (or one outside `allowed`); 403 when an api client names a schema closed to it,
+ * loaded schema (or none of `allowed`, schema keys); 403 when an api client names a schema closed to it,
  * or can read none of those `*` reaches. Compiled once per subscription, never per event.
  */
-export function compileViews (services: ResourceService[], ctx: RequestContext, patterns: readonly string[], allowed?: readonly string[]): Map<string, View> {
-  const paths = new Set((allowed ?? services.map((s) => s.model.path)))
-  const reached = checkFeedPatterns(patterns, paths)
+export function compileViews (all: ResourceService[], ctx: RequestContext, patterns: readonly string[], allowed?: readonly string[]): Map<string, View> {
+  const services = allowed === undefined ? all : all.filter((s) => allowed.includes(s.model.key))
+  const reached = checkFeedPatterns(patterns, new Set(services.map((s) => s.model.path)))
   const explicit = !patterns.includes('*')
   const views = new Map<string, View>()
   for (const service of services) {
