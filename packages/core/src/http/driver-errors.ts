@@ -1,7 +1,7 @@
 import type { KnownError } from './framework-errors.js'
 
-/** Server codes meaning "this node cannot serve the operation now" (stepping down, shutting down, not primary). */
-const UNAVAILABLE_CODES = new Set([91, 189, 10107, 11600, 11602, 13435, 13436])
+/** Server codes meaning "this node cannot serve the operation now" (stepping down, shutting down, not primary, a lock or commit past its time limit). */
+const UNAVAILABLE_CODES = new Set([91, 189, 262, 10107, 11600, 11602, 13435, 13436])
 /** Driver errors raised when no server answers at all. */
 const UNREACHABLE = new Set(['MongoServerSelectionError', 'MongoNetworkError', 'MongoNetworkTimeoutError', 'MongoNotConnectedError', 'MongoTopologyClosedError'])
 

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import type { ClientSession, Db } from 'mongodb'
 import { insertEffects, isDuplicateKey, planEffects, storedDocs } from './effect-docs.js'
 import { BUSY, MISSED, type Attempt, type DurableContext, type DurableDoc, type PlannedWrite } from './types.js'
@@ -79,15 +80,20 @@ function refused (err: unknown): Attempt {
 /**
  * Commits; false when the commit lost to a concurrent writer (transient: plan again). An
  * unknown commit result (a network error, a failover) is retried — the server answers a
- * repeated commit of a committed transaction with ok — until `deadline`, then thrown.
+ * repeated commit of a committed transaction with ok — until `deadline`, then thrown. Retries
+ * back off (5 ms doubling to 200 ms): a server that keeps failing fast (ExceededTimeLimit, an
+ * election) must not get thousands of commits from one request.
  */
 async function commit (session: ClientSession, deadline: number): Promise<boolean> {
-  for (;;) {
+  for (let pause = 5; ; pause = Math.min(pause * 2, 200)) {
     try {
       await session.commitTransaction()
       return true
     } catch (err) {
-      if (hasLabel(err, UNKNOWN_COMMIT) && (err as { code?: number }).code !== MAX_TIME_MS_EXPIRED && Date.now() < deadline) continue
+      if (hasLabel(err, UNKNOWN_COMMIT) && (err as { code?: number }).code !== MAX_TIME_MS_EXPIRED && Date.now() + pause < deadline) {
+        await sleep(pause)
+        continue
+      }
       if (hasLabel(err, TRANSIENT)) return false
       throw err
     }
