@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
-import { Counter, Histogram, collectDefaultMetrics, type Registry } from 'prom-client'
+import { Counter, Histogram, type Registry } from 'prom-client'
+import { collectRuntimeMetrics } from './runtime-metrics.js'
 
 /** The `route` label of requests no route matched: raw URLs never become label values (series stay bounded). */
 export const UNMATCHED_ROUTE = '__unmatched__'
@@ -15,7 +16,7 @@ const LABELS = ['method', 'route', 'status_code'] as const
  * MCP, files) and the not-found handler are counted without knowing about them.
  */
 export function installHttpMetrics (app: FastifyInstance, register: Registry): void {
-  collectDefaultMetrics({ register })
+  collectRuntimeMetrics(register)
   const total = new Counter({ name: 'http_requests_total', help: 'HTTP requests answered', labelNames: LABELS, registers: [register] })
   const duration = new Histogram({ name: 'http_request_duration_seconds', help: 'HTTP request duration in seconds', labelNames: LABELS, buckets: DURATION_BUCKETS, registers: [register] })
   // Labelled children per (method, route, status): bounded by the route table, and it spares
