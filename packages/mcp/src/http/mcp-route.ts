@@ -6,6 +6,7 @@ import type { CallOptions, ToolCatalog } from '../tools/catalog.js'
 import { isRequest } from './json-transport.js'
 import { inOrder, overBudget } from './batch-limits.js'
 import { ServerPool } from './server-pool.js'
+import { protectedResource } from './protected-resource.js'
 
 export interface McpRouteOptions {
   path: string
@@ -46,6 +47,11 @@ export async function mcpRoute (app: FastifyInstance, opts: McpRouteOptions): Pr
   // Before the HTTP server closes (it waits for every request in flight): calls that do not finish
   // in the grace are stopped and answered, so the host closes its database instead of being killed.
   app.addHook('preClose', async () => { await pool.drain(opts.shutdownGraceMs) })
+  const { challenge } = protectedResource(app, opts.path)
+  // Every 401 of this scope (no, bad or expired credentials) names the metadata document.
+  app.addHook('onSend', async (request, reply) => {
+    if (reply.statusCode === 401) void reply.header('www-authenticate', challenge(request))
+  })
 
   app.post(opts.path, {
     bodyLimit: opts.bodyLimit,
