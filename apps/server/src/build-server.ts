@@ -113,7 +113,8 @@ export async function buildServer (config: ServerConfig, opts: BuildServerOption
     ...(config.graphqlGraphiql !== undefined ? { graphiql: config.graphqlGraphiql } : {})
   })
   // MCP tools for AI agents at POST /mcp; built on ready from the registry and the plugins above.
-  await app.register(svcMcp, { production: config.nodeEnv === 'production' })
+  // MCP_TOOLS=compact, MCP_READ_ONLY, MCP_EXCLUDE: a tool budget for clients that load few tools.
+  await app.register(svcMcp, { production: config.nodeEnv === 'production', ...config.mcp })
   // The data console at /console: static pages over the public API (the visitor's own token);
   // core's reset mails link to /reset-password, which leads to its reset form.
   await app.register(svcConsole, { resetPasswordPage: true })

@@ -49,6 +49,8 @@ export interface ServerConfig {
   /** GraphQL introspection and GraphiQL; unset, on outside production only. */
   graphqlIntrospection?: boolean
   graphqlGraphiql?: boolean
+  /** MCP_TOOLS, MCP_READ_ONLY, MCP_EXCLUDE: which MCP tools the server offers (@svc/mcp's tool budget). */
+  mcp: { tools: 'full' | 'compact', readOnly: boolean, exclude: string[] }
   corsOrigins: string[]
   rateLimitApiPerMin: number
   rateLimitAuthPerMin: number
@@ -212,6 +214,14 @@ export function loadConfig (env: Env = process.env): ConfigResult {
   // Unset keeps @svc/graphql's default (on outside production); set, it wins either way.
   const graphqlIntrospection = read(env, 'GRAPHQL_INTROSPECTION') === undefined ? undefined : bool('GRAPHQL_INTROSPECTION')
   const graphqlGraphiql = read(env, 'GRAPHQL_GRAPHIQL') === undefined ? undefined : bool('GRAPHQL_GRAPHIQL')
+  const mcpTools = read(env, 'MCP_TOOLS') ?? 'full'
+  if (mcpTools !== 'full' && mcpTools !== 'compact') problems.push(`MCP_TOOLS must be full or compact (got "${mcpTools}")`)
+  const mcp = {
+    tools: mcpTools === 'compact' ? 'compact' as const : 'full' as const,
+    readOnly: bool('MCP_READ_ONLY'),
+    // Names are checked against the loaded schemas when the tools are built (start-up).
+    exclude: (read(env, 'MCP_EXCLUDE') ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '')
+  }
   const trustProxy = readTrustProxy(read(env, 'TRUST_PROXY'), problems)
   const corsOrigins = (read(env, 'CORS_ORIGINS') ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '')
   // Browsers send an exact origin (scheme://host[:port]); anything else would never match.
@@ -256,6 +266,7 @@ export function loadConfig (env: Env = process.env): ConfigResult {
       agentLearning,
       ...(graphqlIntrospection !== undefined ? { graphqlIntrospection } : {}),
       ...(graphqlGraphiql !== undefined ? { graphqlGraphiql } : {}),
+      mcp,
       corsOrigins,
       rateLimitApiPerMin,
       rateLimitAuthPerMin,

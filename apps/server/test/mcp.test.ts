@@ -31,3 +31,23 @@ t.test('the reference server serves MCP tools at POST /mcp and lists them in _de
   t.same([...notes.endpoints.mcp].sort(), names.filter((n: string) => n !== 'list_resources'), '_describe lists the generated tools')
   t.equal((await app.inject({ method: 'GET', url: '/mcp', headers: auth })).statusCode, 405, 'stateless: no GET stream')
 })
+
+t.test('MCP_TOOLS, MCP_READ_ONLY and MCP_EXCLUDE choose the tools; a 401 points at the metadata', async (t) => {
+  const { db } = await getTestDb(t)
+  const auth = { authorization: `Bearer ${signToken({ user_id: '65f000000000000000000001', email: 'a@example.test', roles: ['user'] }, 'server-test-secret')}` }
+  const names = async (env: Record<string, string>): Promise<string[]> => {
+    const { config, problems } = loadConfig({ NODE_ENV: 'test', JWT_SECRET: 'server-test-secret', SCHEMA_DIR: workspace().schemaDir, PUBLIC_BASE_URL: 'https://svc.example.com', ...env })
+    if (config == null) throw new Error(problems.join('; '))
+    const app = await buildServer(config, { db, logger: false })
+    t.teardown(async () => await app.close())
+    await app.ready()
+    const refused = await app.inject({ method: 'POST', url: '/mcp', headers: RPC, payload: { jsonrpc: '2.0', id: 1, method: 'tools/list' } })
+    t.equal(refused.headers['www-authenticate'], 'Bearer resource_metadata="https://svc.example.com/.well-known/oauth-protected-resource/mcp"', 'PUBLIC_BASE_URL names the metadata')
+    const res = await app.inject({ method: 'POST', url: '/mcp', headers: { ...RPC, ...auth }, payload: { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} } })
+    return res.json().result.tools.map((x: { name: string }) => x.name)
+  }
+  t.same(await names({ MCP_TOOLS: 'compact' }), ['list', 'get', 'create', 'update', 'delete', 'restore', 'history', 'list_resources', 'describe_tool'])
+  t.same((await names({ MCP_READ_ONLY: 'true' })).sort(), ['get_notes', 'history_notes', 'list_notes', 'list_resources'])
+  t.same(await names({ MCP_EXCLUDE: 'notes' }), ['list_resources'])
+  t.match(loadConfig({ MCP_TOOLS: 'small' }).problems, [/MCP_TOOLS must be full or compact/])
+})

@@ -18,6 +18,16 @@ export interface McpOptions {
    * stopped: their reads aborted, each answered with a JSON-RPC error. Default 3000.
    */
   shutdownGraceMs?: number
+  /**
+   * `full` (default): the spec's tools, one per schema and action (`list_deals`…). `compact`: one
+   * tool per action taking the resource as an argument (`list({ resource: 'deals', … })`), plus
+   * `describe_tool` for one resource's exact argument schema, for clients that load few tools.
+   */
+  tools?: 'full' | 'compact'
+  /** Offer only the tools that change nothing (lists, gets, search, history, relations, aggregations, file fetches). */
+  readOnly?: boolean
+  /** Schemas (`path`, or `version/path` outside v1) offered no MCP tool; REST and GraphQL still serve them. */
+  exclude?: string[]
 }
 
 export type JsonSchema = Record<string, unknown>
@@ -43,9 +53,20 @@ export interface ToolOutput {
  */
 export type ToolAudience = 'read' | 'user'
 
+/**
+ * What a per-schema tool does, for compact mode: `list_deals` is `{ name: 'list' }`, `get_deals_company`
+ * `{ name: 'get_related', key: { arg: 'relation', value: 'company' } }`.
+ */
+export interface ToolAction {
+  name: string
+  key?: { arg: 'relation' | 'aggregation' | 'field', value: string }
+}
+
 /** One generated tool: its MCP definition, built once at start-up, and how to run it. */
 export interface McpTool {
   definition: Tool
+  /** Set on per-schema tools: the action compact mode offers them under. */
+  action?: ToolAction
   /** The schema the tool belongs to (`_describe` lists it there); none for `list_resources`. */
   model?: ResourceModel
   audience: ToolAudience

@@ -35,6 +35,7 @@ function aggregationTool (b: BuildContext, model: ResourceModel, a: AggregationM
   return {
     model,
     audience: 'user',
+    action: { name: 'aggregate', key: { arg: 'aggregation', value: a.name } },
     ...(a.unsafe ? { roles: model.acl.list } : {}),
     definition: {
       name: `aggregate_${toolPath(model)}_${a.name}`,

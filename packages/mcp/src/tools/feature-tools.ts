@@ -12,6 +12,7 @@ export function restoreTool (b: BuildContext, model: ResourceModel): McpTool | u
   return {
     model,
     audience: 'user',
+    action: { name: 'restore' },
     definition: {
       name: `restore_${toolPath(model)}`,
       title: `Restore a deleted ${model.path} record`,
@@ -51,6 +52,7 @@ export function historyTool (b: BuildContext, model: ResourceModel): McpTool | u
   return {
     model,
     audience: 'user',
+    action: { name: 'history' },
     definition: {
       name: `history_${toolPath(model)}`,
       title: `History of a ${model.path} record`,

@@ -50,6 +50,7 @@ function uploadTool (b: BuildContext, model: ResourceModel, f: FieldModel): McpT
   return {
     model,
     audience: 'user',
+    action: { name: 'upload_file', key: { arg: 'field', value: f.name } },
     definition: {
       name: `upload_${toolPath(model)}_${f.name}`,
       title: `Upload ${model.path}.${f.name}`,
@@ -81,6 +82,7 @@ function fetchTool (b: BuildContext, model: ResourceModel, f: FieldModel): McpTo
   return {
     model,
     audience: 'read',
+    action: { name: 'fetch_file', key: { arg: 'field', value: f.name } },
     definition: {
       name: `fetch_${toolPath(model)}_${f.name}`,
       title: `Fetch ${model.path}.${f.name}`,
@@ -101,6 +103,7 @@ function deleteFileTool (b: BuildContext, model: ResourceModel, f: FieldModel): 
   return {
     model,
     audience: 'user',
+    action: { name: 'delete_file', key: { arg: 'field', value: f.name } },
     definition: {
       name: `delete_${toolPath(model)}_${f.name}`,
       title: `Delete ${model.path}.${f.name}`,

@@ -27,6 +27,7 @@ export function listTool (b: BuildContext, model: ResourceModel): McpTool {
   return {
     model,
     audience: 'read',
+    action: { name: 'list' },
     definition: {
       name,
       title: `List ${model.path}`,
@@ -51,6 +52,7 @@ export function searchTool (b: BuildContext, model: ResourceModel): McpTool | un
   return {
     model,
     audience: 'read',
+    action: { name: 'search' },
     definition: {
       name,
       title: `Search ${model.path}`,
@@ -80,6 +82,7 @@ export function getTool (b: BuildContext, model: ResourceModel): McpTool {
   return {
     model,
     audience: 'read',
+    action: { name: 'get' },
     definition: {
       name,
       title: `Get one ${model.path} record`,

@@ -20,6 +20,7 @@ function listRelatedTool (b: BuildContext, model: ResourceModel, r: RelationMode
   return {
     model,
     audience: 'read',
+    action: { name: 'list_related', key: { arg: 'relation', value: r.name } },
     definition: {
       name: `list_${toolPath(model)}_${r.name}`,
       title: `List the ${r.name} of a ${model.path} record`,
@@ -43,6 +44,7 @@ function getRelatedTool (b: BuildContext, model: ResourceModel, r: RelationModel
   return {
     model,
     audience: 'read',
+    action: { name: 'get_related', key: { arg: 'relation', value: r.name } },
     definition: {
       name: `get_${toolPath(model)}_${r.name}`,
       title: `Get the ${r.name} of a ${model.path} record`,

@@ -19,6 +19,7 @@ export function createTool (b: BuildContext, model: ResourceModel): McpTool {
   return {
     model,
     audience: 'user',
+    action: { name: 'create' },
     definition: {
       name: `create_${toolPath(model)}`,
       title: `Create a ${model.path} record`,
@@ -49,6 +50,7 @@ export function updateTool (b: BuildContext, model: ResourceModel): McpTool {
   return {
     model,
     audience: 'user',
+    action: { name: 'update' },
     definition: {
       name: `update_${toolPath(model)}`,
       title: `Update a ${model.path} record`,
@@ -76,6 +78,7 @@ export function deleteTool (b: BuildContext, model: ResourceModel): McpTool {
   return {
     model,
     audience: 'user',
+    action: { name: 'delete' },
     definition: {
       name: `delete_${toolPath(model)}`,
       title: `Delete a ${model.path} record`,
