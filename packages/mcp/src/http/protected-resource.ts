@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyRequest, FastifySchema } from 'fastify'
 
 /** RFC 9728's well-known prefix; the MCP authorization spec has clients read it after a 401. */
 export const PROTECTED_RESOURCE_PATH = '/.well-known/oauth-protected-resource'
@@ -36,10 +36,8 @@ export function protectedResource (app: FastifyInstance, mcpPath: string): { cha
   const document = `${PROTECTED_RESOURCE_PATH}${mcpPath}`
   for (const url of [PROTECTED_RESOURCE_PATH, document]) {
     app.get(url, {
-      schema: {
-        summary: 'OAuth 2.0 protected-resource metadata of the MCP endpoint (RFC 9728)',
-        tags: ['mcp']
-      }
+      // Read by @fastify/swagger when the host documents its routes (its keys are not in FastifySchema).
+      schema: { summary: 'OAuth 2.0 protected-resource metadata of the MCP endpoint (RFC 9728)', tags: ['mcp'] } as FastifySchema
     }, async (request, reply) => {
       void reply.header('cache-control', 'public, max-age=300')
       return resourceMetadata(origin(app, request), mcpPath)
