@@ -6,6 +6,7 @@ import t from 'tap'
 import { build } from 'esbuild'
 import { chromium } from 'playwright-core'
 import { signToken } from '@svc/testkit'
+import realtime from '@svc/realtime'
 import { crm } from './fixtures/schemas.js'
 import { email, JWT_SECRET, startServer } from './helper.js'
 
@@ -28,6 +29,7 @@ t.test('the generated client in headless Chromium', { skip: missing ? `no Chromi
   const js = bundle.outputFiles[0].text
   t.notMatch(js, /from ["']node:|require\(["']node:/, 'the bundle needs nothing from Node')
   const server = await startServer(t, crm, (app) => {
+    void app.register(realtime)
     app.get('/__browser-test', async (_req, reply) => await reply.type('text/html').send('<!doctype html><meta charset="utf-8"><title>svc client</title><script type="module" src="/__browser-test/bundle.js"></script>'))
     app.get('/__browser-test/bundle.js', async (_req, reply) => await reply.type('text/javascript').send(js))
   })
@@ -73,6 +75,7 @@ t.test('the generated client in headless Chromium', { skip: missing ? `no Chromi
     'refused upload': '400 VALIDATION +requestId',
     deleteFile: { ok: true },
     'fetch empty file': '404 NOT_FOUND +requestId',
+    subscribe: ['companies.created Live co'],
     refreshed: 1,
     rotated: true,
     'refresh refused': '401 UNAUTHENTICATED +requestId',

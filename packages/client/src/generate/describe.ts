@@ -22,7 +22,8 @@ export interface DescribedSchema {
   aggregations: Array<{ name: string, description?: string, params: Array<{ name: string, type: string, required: boolean }> }>
   stateMachines: Record<string, { initial: string, states: string[], transitions: Record<string, string[]> }>
   fileFields: string[]
-  endpoints: { rest: Array<{ method: string, path: string }> }
+  /** `realtime`: the schema's events on the realtime feed (`@svc/realtime`). */
+  endpoints: { rest: Array<{ method: string, path: string }>, realtime?: { events: string[], stream: string } }
 }
 
 export interface DescribeDocument {

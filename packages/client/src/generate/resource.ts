@@ -24,7 +24,9 @@ export function descriptorOf (s: DescribedSchema): ResourceDescriptor {
     relations: Object.keys(s.relations).sort(),
     files: s.fileFields.filter((f) => rest.has(`POST ${base}/:id/${f}`)).sort(),
     aggregations: s.aggregations.map((a) => a.name).sort(),
-    stateFields: Object.keys(s.stateMachines).sort()
+    stateFields: Object.keys(s.stateMachines).sort(),
+    // The feed's route without the schema's own `?types=`.
+    ...(s.endpoints.realtime !== undefined ? { events: s.endpoints.realtime.stream.split('?')[0] } : {})
   }
 }
 
@@ -98,6 +100,13 @@ export function resourceSource (s: DescribedSchema, d: ResourceDescriptor, known
     methods.push(`/** Only the states legal from the record's current \`${field}\` type-check (narrow it first); an id alone accepts any state. */\n  transition${capitalize(field)}<R extends { _id: string, ${key(field)}?: ${N} }> (record: R, to: ${N}Next[NonNullable<R[${literal(field)}]>], options?: CallOptions): Promise<${rec}>`)
     methods.push(`transition${capitalize(field)} (id: string, to: ${N}, options?: CallOptions): Promise<${rec}>`)
   }
+  const feed = s.endpoints.realtime
+  if (feed !== undefined && d.events !== undefined) {
+    const actions = feed.events.map((e) => e.slice(e.lastIndexOf('.') + 1))
+    out.push(`export type ${T}EventType = ${union([...feed.events].sort(byCode))}`)
+    out.push(`export type ${T}EventPattern = ${T}EventType | ${union([...actions.sort(byCode), `${s.path}.*`, '*'])}`)
+    methods.push(`/** Live ${s.path} events of your scope (the realtime feed), each once and in order; reconnects with the last cursor. */\n  subscribe (handler: (event: RecordEvent<${rec}, ${T}EventType>) => Awaitable<void>, options?: SubscribeOptions<${T}EventPattern>): EventSubscription`)
+  }
   const aggs = [...s.aggregations].sort((a, b) => byCode(a.name, b.name)).map((a) => {
     const params = a.params.map((p) => `${key(p.name)}${p.required ? '' : '?'}: ${AGG_TYPES[p.type] ?? 'string'}`)
     const optional = a.params.every((p) => !p.required)
@@ -112,6 +121,7 @@ export function resourceSource (s: DescribedSchema, d: ResourceDescriptor, known
 /** The descriptor as a source literal (keys in a fixed order: generated output is byte-stable). */
 export function descriptorSource (d: ResourceDescriptor): string {
   const list = (xs: readonly string[]): string => `[${xs.map(literal).join(', ')}]`
-  return `{ version: ${literal(d.version)}, path: ${literal(d.path)}, softDelete: ${String(d.softDelete)}, audit: ${String(d.audit)}, search: ${String(d.search)}, relations: ${list(d.relations)}, files: ${list(d.files)}, aggregations: ${list(d.aggregations)}, stateFields: ${list(d.stateFields)} }`
+  const events = d.events !== undefined ? `, events: ${literal(d.events)}` : ''
+  return `{ version: ${literal(d.version)}, path: ${literal(d.path)}, softDelete: ${String(d.softDelete)}, audit: ${String(d.audit)}, search: ${String(d.search)}, relations: ${list(d.relations)}, files: ${list(d.files)}, aggregations: ${list(d.aggregations)}, stateFields: ${list(d.stateFields)}${events} }`
 }
 

@@ -1,6 +1,7 @@
 import { listParams, paramsOf, type RawListQuery } from './query.js'
 import type { Transport } from './transport.js'
 import type { CallOptions, CreateOptions, GetOptions, PageOptions, UploadOptions } from './types.js'
+import { subscribeEvents, type RecordEvent, type SubscribeOptions } from './events.js'
 
 /** What a generated client knows about one schema; the methods it builds follow from it. */
 export interface ResourceDescriptor {
@@ -13,6 +14,8 @@ export interface ResourceDescriptor {
   files: readonly string[]
   aggregations: readonly string[]
   stateFields: readonly string[]
+  /** The realtime stream route (`/api/v1/_events`) when the service serves one: `subscribe` exists. */
+  events?: string
 }
 
 /** `contract` → `Contract`: the suffix of `uploadContract`, `fetchContractUrl`, `transitionApproval`. */
@@ -29,7 +32,8 @@ export function methodNames (d: ResourceDescriptor): string[] {
     ...(d.search ? ['search'] : []),
     ...d.relations,
     ...d.files.flatMap((f) => [`upload${capitalize(f)}`, `fetch${capitalize(f)}Url`, `delete${capitalize(f)}`]),
-    ...d.stateFields.map((s) => `transition${capitalize(s)}`)
+    ...d.stateFields.map((s) => `transition${capitalize(s)}`),
+    ...(d.events !== undefined ? ['subscribe'] : [])
   ]
 }
 
@@ -97,6 +101,10 @@ export function createResource (http: Transport, d: ResourceDescriptor): Record<
   for (const field of d.stateFields) {
     methods[`transition${capitalize(field)}`] = async (recordOrId: unknown, to: string, opts: CallOptions = {}) =>
       await http.request({ method: 'PUT', path: one(idOf(recordOrId)), json: { [field]: to }, signal: opts.signal })
+  }
+  const stream = d.events
+  if (stream !== undefined) {
+    methods.subscribe = (handler: (event: RecordEvent) => unknown, opts: SubscribeOptions = {}) => subscribeEvents(http, { stream, path: d.path }, handler, opts)
   }
   return methods
 }

@@ -109,6 +109,28 @@ export class Transport {
     }
   }
 
+  /**
+   * A `text/event-stream` GET: the response once the service answered 200, with the same
+   * credentials and refresh as `request` (not retried: a subscription reconnects itself).
+   */
+  async stream (spec: { path: string, query?: URLSearchParams, signal?: AbortSignal }): Promise<Response> {
+    for (let refreshed = false; ; refreshed = true) {
+      const sentToken = await this.#bearer()
+      const headers = { ...this.#headers({ method: 'GET', path: spec.path }, sentToken), accept: 'text/event-stream' }
+      let res: Response
+      try {
+        res = await this.#fetch(this.#url({ method: 'GET', ...spec }), { headers, signal: spec.signal })
+      } catch (err) {
+        if (spec.signal?.aborted === true) throw spec.signal.reason
+        throw new SvcError({ code: 'NETWORK', status: 0, message: `GET ${spec.path}: ${err instanceof Error ? err.message : String(err)}`, cause: err })
+      }
+      if (res.status === 200) return res
+      const error = errorFromResponse(res.status, await readBody(res), res.headers.get('x-request-id') ?? undefined)
+      const canRefresh = res.status === 401 && sentToken !== undefined && !refreshed && this.#opts.accessToken === undefined
+      if (!canRefresh || !(await this.#refresh(sentToken))) throw error
+    }
+  }
+
   /** Saves a session's tokens (the answer of `POST /login` or `POST /register`). */
   async setSession (tokens: Tokens | null): Promise<void> {
     await this.tokens.set(tokens === null ? null : { accessToken: tokens.accessToken, ...(tokens.refreshToken !== undefined ? { refreshToken: tokens.refreshToken } : {}) })

@@ -57,6 +57,15 @@ export async function scenario (baseUrl: string, email: string, expiredToken: (u
   log.push(['deleteFile', await api.contacts.deleteAvatar(contact._id)])
   log.push(['fetch empty file', await code(api.contacts.fetchAvatarUrl(contact._id))])
 
+  // Live events: EventSource with a single-use ticket, the browser default.
+  const events: string[] = []
+  const sub = api.companies.subscribe((e) => { events.push(`${e.type} ${e.record?.name ?? ''}`) }, { types: ['created'] })
+  await sub.ready
+  await api.companies.create({ name: 'Live co' })
+  for (let i = 0; i < 400 && events.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 25))
+  sub.close()
+  log.push(['subscribe', events])
+
   // Rotation: an expired access token is refreshed once and the call repeated.
   const before = tokens.get()!
   tokens.set({ accessToken: await expiredToken(session.user._id), refreshToken: before.refreshToken })
