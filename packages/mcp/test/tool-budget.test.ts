@@ -97,3 +97,15 @@ t.test('compact: an argument named like a selector stops start-up', async (t) =>
   const { url } = await buildApp(t, { schemas })
   t.ok((await toolNames(await connect(t, url, makeUser().headers))).includes('aggregate_stats_sum'), 'full mode is unaffected')
 })
+
+t.test('options of the wrong type stop start-up, naming the option', async (t) => {
+  const bad: Array<[Record<string, unknown>, RegExp]> = [
+    [{ readOnly: 'yes' }, /`readOnly` must be a boolean/],
+    [{ exclude: 'logs' }, /`exclude` must be an array of schema paths/],
+    [{ exclude: ['logs', 3] }, /`exclude` must be an array of schema paths/],
+    [{ shutdownGraceMs: -1 }, /`shutdownGraceMs` must be an integer >= 0/],
+    [{ maxResultChars: 10 }, /`maxResultChars` must be an integer >= 1000/],
+    [{ path: 'mcp' }, /`path` must be a URL path/]
+  ]
+  for (const [mcp, message] of bad) await t.rejects(buildApp(t, { mcp: mcp as any }), message, JSON.stringify(mcp))
+})

@@ -2,6 +2,7 @@ import t from 'tap'
 import { buildApp, makeUser, stream } from './helper.js'
 import { signToken } from '@svc/testkit'
 import { JWT_SECRET } from './helper.js'
+import type { RealtimeOptions } from '../src/types.js'
 
 // CONTRACT "Realtime": errors before the stream starts are the JSON envelope.
 
@@ -36,4 +37,29 @@ t.test('refusals before the stream: 401, 400, in the JSON envelope', async (t) =
   }
   const probe = await b.app.inject({ method: 'HEAD', url: '/api/v1/_events', headers: u.headers })
   t.equal(probe.statusCode, 404, 'no HEAD route that would hijack a probe')
+})
+
+t.test('invalid options are refused at boot, naming the option', async (t) => {
+  const bad: Array<[Record<string, unknown>, RegExp]> = [
+    [{ prefix: 'api' }, /`prefix` must be a URL path/],
+    [{ heartbeatSeconds: 0 }, /`heartbeatSeconds` must be a number > 0/],
+    [{ maxStreamsPerUser: 1.5 }, /`maxStreamsPerUser` must be a whole number > 0/],
+    [{ retentionHours: 'a day' }, /`retentionHours` must be a number > 0/]
+  ]
+  for (const [opts, message] of bad) {
+    await t.rejects(buildApp(t, { realtime: opts as RealtimeOptions }), message, JSON.stringify(opts))
+  }
+})
+
+t.test('_describe names the stream, tickets and each schema\'s event types', async (t) => {
+  const b = await buildApp(t, { realtime: { heartbeatSeconds: 5 } })
+  const res = await b.app.inject({ method: 'GET', url: '/_describe' })
+  t.equal(res.statusCode, 200)
+  const body = res.json()
+  t.same(body.realtime.stream, { method: 'GET', path: '/api/v1/_events', resume: 'Last-Event-ID' })
+  t.equal(body.realtime.tickets.path, '/api/v1/_events/tickets')
+  t.equal(body.realtime.heartbeatSeconds, 5)
+  const contacts = (body.schemas as Array<Record<string, any>>).find((s) => s.path === 'contacts')
+  t.equal(contacts?.endpoints.realtime.stream, '/api/v1/_events?types=contacts.*')
+  t.ok(contacts?.endpoints.realtime.events.includes('contacts.created'), 'created is among its events')
 })
