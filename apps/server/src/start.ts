@@ -13,11 +13,13 @@ export interface RunningServer {
 
 export async function startServer (config: ServerConfig, opts: { logger?: FastifyServerOptions['logger'] } = {}): Promise<RunningServer> {
   const database = await openDatabase(config)
-  let app: FastifyInstance
+  let app: FastifyInstance | undefined
   try {
     app = await buildServer(config, { db: database.db, logger: opts.logger })
     await app.listen({ port: config.port, host: config.host })
   } catch (err) {
+    // A port in use fails after the app started its timers and followers: stop them too.
+    await app?.close()
     await database.close()
     throw err
   }

@@ -31,3 +31,14 @@ t.test('startServer on MONGODB_URI: listens, serves, uses the URI database, clos
   await server.close() // idempotent
   await t.rejects(fetch(`${server.url}/healthz`), 'no longer accepting connections')
 })
+
+t.test('startServer on a port in use: refuses with EADDRINUSE, nothing left open', async (t) => {
+  const { uri } = await getTestDb(t)
+  const { config } = loadConfig({ NODE_ENV: 'test', PORT: '0', JWT_SECRET: 'start-test-secret', MONGODB_URI: uri, SCHEMA_DIR: workspace().schemaDir })
+  if (config == null) throw new Error('config')
+  const first = await startServer(config, { logger: false })
+  t.teardown(async () => await first.close())
+  const port = Number(new URL(first.url).port)
+  await t.rejects(startServer({ ...config, port }, { logger: false }), { code: 'EADDRINUSE' })
+  t.equal((await fetch(`${first.url}/healthz`)).status, 200, 'the server holding the port is unaffected')
+})
