@@ -15,6 +15,8 @@ import { Sessions } from './txn/sessions.js'
 import { ClusterClock } from './txn/cluster-time.js'
 import { AdminState } from './admin/admin-state.js'
 import { supervise } from './admin/supervise.js'
+import { ChangeHistory } from './change-streams/history.js'
+import { ChangeCapture } from './change-streams/capture.js'
 import type { ClientInfo } from './admin/operations.js'
 
 export interface DevDbOptions {
@@ -41,6 +43,11 @@ export interface DevDbOptions {
   freezeDocuments?: boolean
   /** mongod's `enableTestCommands`: offer `configureFailPoint` (the `failCommand` fail point); tests only. */
   enableTestCommands?: boolean
+  /**
+   * Size cap of the change streams' history, like mongod's oplog size (default 64 MiB, estimated
+   * from the documents it keeps); a stream resuming before the oldest kept change gets 286.
+   */
+  changeStreamHistoryBytes?: number
 }
 
 export interface DevDb {
@@ -74,6 +81,18 @@ export async function startDevDb (options: DevDbOptions = {}): Promise<DevDb> {
     // A transaction abandoned by its client (killed) holds its writes until this lifetime ends.
     sessions: new Sessions(catalog, () => state.params.transactionLifetimeLimitSeconds * 1000),
     clock: new ClusterClock()
+  }
+  if (state.replSetName !== undefined) {
+    // Change streams: every committed write becomes events in a capped history (src/change-streams/).
+    const history = new ChangeHistory(options.changeStreamHistoryBytes ?? 64 * 1024 * 1024)
+    state.changes = history
+    const capture = new ChangeCapture(catalog, state.clock, history)
+    committer.observer = {
+      begin: body => { capture.begin(body) },
+      end: (journal, body, pending) => capture.end(journal, body, pending),
+      durable: mark => { history.settleThrough(mark) },
+      undone: () => { history.dropPending() }
+    }
   }
   const sockets = new Set<Socket>()
   let nextConnectionId = 1
@@ -128,6 +147,7 @@ export async function startDevDb (options: DevDbOptions = {}): Promise<DevDb> {
         ttl.stop()
         if (snapshotTimer !== undefined) clearInterval(snapshotTimer)
         state.cursors.close()
+        state.changes?.close()
         const closing = new Promise<void>(resolve => server.close(() => { resolve() }))
         for (const s of sockets) s.destroy()
         await closing

@@ -8,6 +8,7 @@ import { compileFilter } from '../query/options.js'
 import { validateFilter } from '../query/validate.js'
 import { assertValidDbName } from '../engine/catalog.js'
 import { parseCollation } from '../collation/collation.js'
+import { isPlainDoc } from '../engine/paths.js'
 
 const uuids = new WeakMap<object, UUID>()
 function uuidOf (o: object): UUID {
@@ -16,8 +17,8 @@ function uuidOf (o: object): UUID {
   return u
 }
 
-const UNSUPPORTED_CREATE = ['capped', 'validator', 'timeseries', 'clusteredIndex', 'viewOn', 'pipeline', 'changeStreamPreAndPostImages', 'encryptedFields', 'expireAfterSeconds', 'size', 'max']
-const IGNORED = new Set(['create', 'lsid', '$db', '$clusterTime', 'writeConcern', 'readConcern', 'maxTimeMS', 'txnNumber', 'autocommit', 'startTransaction', '$readPreference', 'comment', 'apiVersion', 'apiStrict', 'apiDeprecationErrors', 'validationLevel', 'validationAction', 'storageEngine', 'indexOptionDefaults', 'autoIndexId', 'idIndex', 'collation'])
+const UNSUPPORTED_CREATE = ['capped', 'validator', 'timeseries', 'clusteredIndex', 'viewOn', 'pipeline', 'encryptedFields', 'expireAfterSeconds', 'size', 'max']
+const IGNORED = new Set(['create', 'lsid', '$db', '$clusterTime', 'writeConcern', 'readConcern', 'maxTimeMS', 'txnNumber', 'autocommit', 'startTransaction', '$readPreference', 'comment', 'apiVersion', 'apiStrict', 'apiDeprecationErrors', 'validationLevel', 'validationAction', 'storageEngine', 'indexOptionDefaults', 'autoIndexId', 'idIndex', 'collation', 'changeStreamPreAndPostImages'])
 
 export const adminCommands: Record<string, Handler> = {
   listDatabases: (cmd, ctx) => {
@@ -76,7 +77,10 @@ export const adminCommands: Record<string, Handler> = {
     if (existing !== undefined) throw new CommandError(Codes.NamespaceExists, 'NamespaceExists', `Collection ${ctx.db}.${name} already exists.`)
     // A default collation (validated here; `simple` is the same as none) applies to its indexes and queries.
     const collation = cmd.collation !== undefined ? parseCollation(cmd.collation, 'create.collation') : undefined
-    ctx.server.catalog.create(ctx.db, name, collation !== undefined ? { collation: collation.spec } : {}, ctx.journal)
+    const options: Document = collation !== undefined ? { collation: collation.spec } : {}
+    const images = prePostImagesOption(cmd.changeStreamPreAndPostImages)
+    if (images !== undefined) options.changeStreamPreAndPostImages = images
+    ctx.server.catalog.create(ctx.db, name, options, ctx.journal)
     return { ok: 1 }
   },
 
@@ -94,4 +98,13 @@ export const adminCommands: Record<string, Handler> = {
     ctx.server.catalog.dropDatabase(ctx.db, ctx.journal)
     return { dropped: ctx.db, ok: 1 }
   }
+}
+
+/** `changeStreamPreAndPostImages: { enabled }`: change events of the collection keep both images (change-streams/event.ts). */
+function prePostImagesOption (v: unknown): Document | undefined {
+  if (v === undefined) return undefined
+  if (!isPlainDoc(v) || typeof v.enabled !== 'boolean' || Object.keys(v).length !== 1) {
+    throw new CommandError(Codes.TypeMismatch, 'TypeMismatch', "BSON field 'create.changeStreamPreAndPostImages' must be { enabled: <bool> }")
+  }
+  return { enabled: v.enabled }
 }

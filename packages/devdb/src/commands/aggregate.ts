@@ -26,6 +26,7 @@ import { letVariables } from '../query/let-vars.js'
 import { effectiveCollation, type Collation } from '../collation/collation.js'
 import { explainSections, type Verbosity } from '../plan/explain.js'
 import { serverSourceStage } from '../admin/admin-stages.js'
+import { isChangeStream, openChangeStream } from '../change-streams/stream.js'
 
 const READ_ONLY_STAGES = new Set(['$match', '$sort', '$limit', '$skip', '$count', '$group', '$sortByCount', '$sample'])
 
@@ -87,6 +88,7 @@ function listLocalSessions (pipeline: unknown, target: unknown, ctx: CommandCont
 }
 
 export const aggregateCommand: Handler = (cmd, ctx) => {
+  if (isChangeStream(cmd.pipeline)) return openChangeStream(cmd, ctx)
   if (!isPlainDoc(cmd.cursor) && cmd.explain !== true) {
     throw new CommandError(Codes.FailedToParse, 'FailedToParse', "The 'cursor' option is required, except for aggregate with the explain argument")
   }

@@ -7,6 +7,7 @@ import type { Deadline } from '../engine/deadline.js'
 import type { Sessions } from '../txn/sessions.js'
 import type { ClusterClock } from '../txn/cluster-time.js'
 import type { AdminState } from '../admin/admin-state.js'
+import type { ChangeHistory } from '../change-streams/history.js'
 
 export interface ServerState {
   catalog: Catalog
@@ -28,6 +29,8 @@ export interface ServerState {
   sessions: Sessions
   /** logical time: operationTime/$clusterTime of replies, snapshot reads */
   clock: ClusterClock
+  /** the change streams' history (replica-set mode) */
+  changes?: ChangeHistory
 }
 
 export interface ServerParams {

@@ -88,7 +88,7 @@ const getMore: Handler = (cmd, ctx) => {
   if (!isNumeric(id)) throw new CommandError(Codes.TypeMismatch, 'TypeMismatch', "BSON field 'getMore.getMore' is the wrong type, expected type 'long'")
   const name = collectionArg(cmd, 'collection')
   const batchSize = nonNegative(optionalInt(cmd, 'batchSize', 'getMore'), 'batchSize')
-  if (cmd.maxTimeMS !== undefined) throw badValue('cannot set maxTimeMS on getMore command for a non-awaitData cursor')
+  if (cmd.maxTimeMS !== undefined && ctx.server.cursors.tailOf(toNumber(id)) === undefined) throw badValue('cannot set maxTimeMS on getMore command for a non-awaitData cursor')
   ctx.server.opcounters.getmore++
   return ctx.server.cursors.getMore(toNumber(id), `${ctx.db}.${name}`, batchSize)
 }

@@ -18,6 +18,7 @@ import { explainCommand } from './explain.js'
 import { translateMingoError } from '../query/mingo-errors.js'
 import { Deadline, NO_DEADLINE, parseMaxTimeMS } from '../engine/deadline.js'
 import { isPlainDoc } from '../engine/paths.js'
+import { isNumeric, toNumber } from '../engine/bson-order.js'
 import { SNAPSHOT_READS, checkApiVersion, checkReadConcern, readConcernOf, writeConcernError } from './generic-args.js'
 
 const COMMANDS: Record<string, Handler> = {
@@ -47,6 +48,7 @@ export interface DispatchOptions { committer: Committer }
 /** Runs one command; its changes are acknowledged only once journaled, and undone when that fails. */
 export async function runCommand (body: Document, server: ServerState, connectionId: number, opts: DispatchOptions, dbOverride?: string): Promise<Document> {
   let reply: Document
+  await awaitChangeStreamData(body, server)
   try {
     reply = await opts.committer.run(journal => {
       let r: Document
@@ -58,13 +60,20 @@ export async function runCommand (body: Document, server: ServerState, connectio
       // A write advances the replica set's logical time (its operationTime).
       if (journal.length > 0) server.clock.tick()
       return r
-    })
+    }, body)
   } catch (e) {
     // An undone write did not happen: a retried commitTransaction or retryable write must not answer ok.
     if (body.txnNumber !== undefined) server.sessions.writeUndone(body)
     reply = new CommandError(Codes.InternalError, 'InternalError', `journal commit failed, the write was undone: ${e instanceof Error ? e.message : String(e)}`).toReply()
   }
   return replicaSetReply(body, reply, server)
+}
+
+/** A change stream's getMore waits for an event up to its maxTimeMS (mongod's default 1 s) before it answers. */
+async function awaitChangeStreamData (body: Document, server: ServerState): Promise<void> {
+  if (Object.keys(body)[0] !== 'getMore' || !isNumeric(body.getMore)) return
+  const tail = server.cursors.tailOf(toNumber(body.getMore))
+  if (tail !== undefined) await tail.awaitData(isNumeric(body.maxTimeMS) ? toNumber(body.maxTimeMS) : 1000)
 }
 
 /** Commands that take a write concern and wait for it (the reply carries a writeConcernError). */

@@ -20,8 +20,11 @@ export class Catalog {
   openTransactions = 0
   /** docKey → writeSeq of the document's last write (WriteConflict detection) */
   readonly lastWrite = new Map<string, number>()
+  /** told the document as it is before each write to it (change streams' pre-images, change-streams/capture.ts) */
+  preImageSink: ((ns: string, id: unknown, doc: Document | undefined) => void) | undefined
   private readonly beforeWrite = (c: Collection, id?: unknown): void => {
     this.undo?.saveCollection(c)
+    if (id !== undefined && this.preImageSink !== undefined) this.preImageSink(c.ns, id, c.getById(id))
     if (this.openTransactions > 0 && id !== undefined) this.noteWrite(c.ns, id)
   }
 

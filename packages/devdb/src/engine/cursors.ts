@@ -33,6 +33,16 @@ export interface ResultSource {
   pause?: () => void
   /** turns a batch of stored documents into what the client gets (e.g. a projection) */
   project?: (docs: Document[]) => Document[]
+  /** a tailable, awaitData cursor (a change stream): open while not ended, even with nothing to return */
+  tail?: TailSource
+}
+
+export interface TailSource {
+  ended: () => boolean
+  /** fields of the cursor reply after a batch (`postBatchResumeToken`); held: a document was kept for the next batch */
+  cursorFields: (batch: Document[], held: boolean) => Document
+  /** resolves when there may be something new, or after ms (getMore's `maxTimeMS`) */
+  awaitData: (ms: number) => Promise<void>
 }
 
 export function arraySource (docs: Document[]): ResultSource {
@@ -54,6 +64,9 @@ export class CursorManager {
   }
 
   get size (): number { return this.open.size }
+
+  /** the tailable side of an open cursor, if it is one */
+  tailOf (id: number): TailSource | undefined { return this.open.get(id)?.source.tail }
 
   reap (now = Date.now()): void {
     for (const [id, c] of this.open) if (now - c.lastUsed > this.timeoutMs) this.open.delete(id)
@@ -79,7 +92,8 @@ export class CursorManager {
       source.pause?.()
       this.open.set(id, cursor)
     }
-    return { cursor: { firstBatch: source.project?.(batch) ?? batch, id: Long.fromNumber(id), ns }, ok: 1 }
+    const extra = source.tail?.cursorFields(batch, cursor.pending !== undefined)
+    return { cursor: { firstBatch: source.project?.(batch) ?? batch, id: Long.fromNumber(id), ns, ...extra }, ok: 1 }
   }
 
   getMore (id: number, ns: string, batchSize: number | undefined): Document {
@@ -101,7 +115,8 @@ export class CursorManager {
       this.open.delete(id)
       outId = 0
     } else c.source.pause?.()
-    return { cursor: { nextBatch: c.source.project?.(batch) ?? batch, id: Long.fromNumber(outId), ns }, ok: 1 }
+    const extra = c.source.tail?.cursorFields(batch, c.pending !== undefined)
+    return { cursor: { nextBatch: c.source.project?.(batch) ?? batch, id: Long.fromNumber(outId), ns, ...extra }, ok: 1 }
   }
 
   kill (ids: number[]): Document {
@@ -144,6 +159,8 @@ function takeBatch (c: OpenCursor, n: number, budget: TimeSlice | undefined): Do
 /** Whether documents remain: looks one ahead (kept for the next batch); a yielded scan has not ended. */
 function hasMore (c: OpenCursor): boolean {
   if (c.pending !== undefined || c.yielded === true) return true
+  // never looked ahead: the next event would be consumed past the batch's resume token
+  if (c.source.tail !== undefined) return !c.source.tail.ended()
   const d = c.source.next(slice())
   if (d === YIELDED) { c.yielded = true; return true }
   c.pending = d

@@ -35,7 +35,8 @@ export function validatePipeline (pipeline: unknown, nested = false): Document[]
       if (i !== pipeline.length - 1) throw new CommandError(40601, 'Location40601', `${name} can only be the final stage in the pipeline`)
       return
     }
-    if (name === '$changeStream') throw new CommandError(40573, 'Location40573', 'The $changeStream stage is only supported on replica sets')
+    // a leading $changeStream is opened by change-streams/stream.ts before the pipeline gets here
+    if (name === '$changeStream') throw new CommandError(40602, 'Location40602', '$changeStream is only valid as the first stage in a pipeline.')
     if (!PIPELINE_STAGES.has(name)) throw new CommandError(40324, 'Location40324', `Unrecognized pipeline stage name: '${name}'`)
     validateStage(name, arg, i)
   })

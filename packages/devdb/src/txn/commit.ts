@@ -40,6 +40,7 @@ export function applyCommit (catalog: Catalog, txn: Transaction): void {
       case 'put': {
         const c = target(e.db, e.coll)
         const existing = c.getById(e.doc._id)
+        catalog.preImageSink?.(c.ns, e.doc._id, existing)
         if (existing !== undefined) c.replace(existing, e.doc as Document)
         else c.insert(e.doc as Document)
         break
@@ -51,6 +52,7 @@ export function applyCommit (catalog: Catalog, txn: Transaction): void {
       case 'del': {
         const c = target(e.db, e.coll)
         const existing = c.getById(e.id)
+        catalog.preImageSink?.(c.ns, e.id, existing)
         if (existing !== undefined) c.remove(existing)
         break
       }

@@ -14,6 +14,7 @@ import { upsertSeed } from './upsert-seed.js'
 import { checkUpdatedSize, prepareForStorage } from '../../commands/write-common.js'
 import { isPlainDoc } from '../paths.js'
 import { checkArrayFilters } from './array-filters.js'
+import { markReplacement } from '../../change-streams/replacements.js'
 
 export interface UpdateSpec {
   q: Document | undefined
@@ -64,6 +65,7 @@ export function runUpdate (coll: Collection, spec: UpdateSpec, journal: JournalE
       continue
     }
     checkUpdatedSize(updated)
+    if (parsed.kind === 'replacement') markReplacement(updated)
     coll.replace(doc, updated)
     journal.push({ t: 'put', db: coll.db, coll: coll.name, doc: updated })
     out.nModified++
