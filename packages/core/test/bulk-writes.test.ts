@@ -26,7 +26,7 @@ t.test('createMany, updateOne, bulkPut without upsert and deleteMany', async (t)
   await service.createMany(b, [{ n: 1, tag: 'x' }])
   await t.rejects(service.createMany(a, [{ n: 4 }, { tag: 'no n' }]), { code: 'VALIDATION', details: { field: 'records.1.n', index: 1 } })
   await t.rejects(service.createMany(a, []), { code: 'VALIDATION', details: { field: 'records' } })
-  t.equal(await service.collection.countDocuments({ n: 4 }), 0, 'one bad record writes none')
+  t.equal(await app.svc.db.collection(service.model.collection).countDocuments({ n: 4 }), 0, 'one bad record writes none')
 
   const first = await service.updateOne(a, { filter: { tag: 'x' }, sort: 'n:desc' }, { tag: 'y' })
   t.equal(first.n, 2)
@@ -36,11 +36,11 @@ t.test('createMany, updateOne, bulkPut without upsert and deleteMany', async (t)
   await t.rejects(service.updateOne(a, { skip: -1 }, { tag: 'y' }), { code: 'VALIDATION', details: { field: 'skip' } })
 
   t.same(await service.bulkPut(a, { tag: 'absent' }, { n: 9 }, { upsert: false }), { numAffected: 0 })
-  t.equal(await service.collection.countDocuments({ tag: 'absent' }), 0, 'no upsert')
+  t.equal(await app.svc.db.collection(service.model.collection).countDocuments({ tag: 'absent' }), 0, 'no upsert')
 
   results.length = 0
   t.same(await service.deleteMany(a, { n: { $lte: 2 } }), { numAffected: 2 })
-  t.equal(await service.collection.countDocuments({ userId: b.identity.userId }), 1, 'b keeps its record')
+  t.equal(await app.svc.db.collection(service.model.collection).countDocuments({ userId: b.identity.userId }), 1, 'b keeps its record')
   t.equal(results.length, 1, 'one bulk result')
   t.match(results[0], { action: 'deleted', numAffected: 2, filter: { n: { $lte: 2 } } })
   t.same(results[0].records.map((r: any) => [r.before.n, r.after]).sort(), [[1, null], [2, null]], 'removal images (no soft delete here)')
@@ -52,8 +52,8 @@ t.test('deleteMany refuses a filter matching more than the bulk bound', async (t
   const app = await buildCoreApp(t, { schemas: [{ path: 'many', fields: [{ name: 'n', type: Number }] }] })
   const service = app.svc.services.get('many')
   const ctx: any = { identity: { kind: 'user', userId: '65f0000000000000000000a1', roles: ['user'] }, surface: 'graphql' }
-  await service.collection.insertMany(Array.from({ length: 1001 }, (_, n) => ({ n, userId: ctx.identity.userId, createdAt: new Date(), updatedAt: new Date() })))
+  await app.svc.db.collection(service.model.collection).insertMany(Array.from({ length: 1001 }, (_, n) => ({ n, userId: ctx.identity.userId, createdAt: new Date(), updatedAt: new Date() })))
   await t.rejects(service.deleteMany(ctx, {}), { code: 'VALIDATION', details: { field: 'filter' } })
-  t.equal(await service.collection.countDocuments({}), 1001, 'nothing deleted')
+  t.equal(await app.svc.db.collection(service.model.collection).countDocuments({}), 1001, 'nothing deleted')
   await t.rejects(service.createMany(ctx, Array.from({ length: 1001 }, () => ({ n: 1 }))), { code: 'VALIDATION' })
 })

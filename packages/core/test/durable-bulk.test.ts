@@ -29,12 +29,12 @@ for (const mode of DURABLE_MODES) {
 
     // n: 2 exists: the ordered insertMany stops there, after inserting n: 3 — which stays only without a transaction.
     await t.rejects(service.createMany(ctx, [{ n: 3 }, { n: 2 }, { n: 4 }]), { code: 11000 }, 'the duplicate key (409 on every surface)')
-    const stored = (await service.collection.find({}).toArray()).map((d) => d.n).sort()
+    const stored = (await app.svc.db.collection(service.model.collection).find({}).toArray()).map((d) => d.n).sort()
     if (mode.name === 'intents') t.same(stored, [1, 2, 3], 'the records before the duplicate were inserted')
     else t.same(stored, [1, 2], 'in a transaction the whole bulk is refused: nothing inserted')
     const created = await effects.find({ action: 'created' }).toArray()
     t.equal(created.length, stored.length, 'the documents of the records inserted, and none for the others')
-    t.same(new Set(created.map((e) => e.recordId)), new Set((await service.collection.find({}).toArray()).map((d) => String(d._id))))
+    t.same(new Set(created.map((e) => e.recordId)), new Set((await app.svc.db.collection(service.model.collection).find({}).toArray()).map((d) => String(d._id))))
     t.equal(await app.svc.db.collection(INTENTS_COLLECTION).countDocuments({ state: 'pending' }), 0)
 
     t.same(await service.deleteMany(ctx, { n: { $lte: 2 } }), { numAffected: 2 })
@@ -47,6 +47,6 @@ for (const mode of DURABLE_MODES) {
     const plain = app.svc.services.get('plain')
     await plain.createMany(ctx, [{ n: 1 }])
     await t.rejects(plain.createMany(ctx, [{ n: 2 }, { n: 1 }]), { code: 11000 })
-    t.equal(await plain.collection.countDocuments(), mode.name === 'intents' ? 2 : 1, mode.name === 'intents' ? 'partial, as ever' : 'nothing of the refused bulk')
+    t.equal(await app.svc.db.collection(plain.model.collection).countDocuments(), mode.name === 'intents' ? 2 : 1, mode.name === 'intents' ? 'partial, as ever' : 'nothing of the refused bulk')
   })
 }

@@ -39,7 +39,7 @@ t.test('the audience test agrees with the list for every identity and record', a
     const res = await app.inject({ method: 'POST', url: '/api/v1/items', headers: user.headers, payload: body })
     t.equal(res.statusCode, 201)
   }
-  const records = (await service.collection.find({}).toArray()).map((d) => JSON.parse(JSON.stringify({ ...d, _id: String(d._id) })))
+  const records = (await app.svc.db.collection(service.model.collection).find({}).toArray()).map((d) => JSON.parse(JSON.stringify({ ...d, _id: String(d._id) })))
   const callers: Array<[string, Record<string, string>]> = [
     ['alice', alice.headers],
     ['bob', bob.headers],

@@ -65,7 +65,7 @@ t.test('JSON bodies cannot write a file field, on any write route', async (t) =>
   }
   const service = app.svc.services.get('docs')
   await t.rejects(service.create({ identity: { kind: 'user', userId: u.userId, roles: ['user'] }, surface: 'mcp' }, { title: 'b', scan: forged }), { code: 'VALIDATION' }, 'other surfaces too')
-  t.equal(await service.collection.countDocuments({ scan: { $exists: true } }), 0, 'nothing stored')
+  t.equal(await app.svc.db.collection(service.model.collection).countDocuments({ scan: { $exists: true } }), 0, 'nothing stored')
 })
 
 t.test('setFile / readFile / checkFileWrite: tenancy, ACL, no hooks, audit-visible events', async (t) => {

@@ -42,7 +42,7 @@ for (const storage of ['local', 's3'] as Storage[]) {
     await upload(app, u, `/api/v1/contacts/${gone}/contract`, Buffer.from('%PDF-1.4\n%%EOF\n'))
     await app.inject({ method: 'DELETE', url: `/api/v1/contacts/${gone}`, headers: u.headers })
     t.equal((await blobs()).length, 3)
-    await app.svc.services.get('contacts').collection.updateOne({ deletedAt: { $ne: null } }, { $set: { deletedAt: new Date(Date.now() - 2 * 86_400_000) } })
+    await app.svc.db.collection('contacts').updateOne({ deletedAt: { $ne: null } }, { $set: { deletedAt: new Date(Date.now() - 2 * 86_400_000) } })
     t.match(await app.svc.softDelete!.sweep(), { purged: { 'v1/contacts': 1 } })
     t.same(await blobs(), [kept.key], 'both blobs of the purged record are gone, the live one stays')
   })

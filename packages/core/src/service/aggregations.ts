@@ -1,4 +1,4 @@
-import type { Collection, Document } from 'mongodb'
+import type { Document } from 'mongodb'
 import { ForbiddenError, NotFoundError, UnauthenticatedError, ValidationError } from '../errors.js'
 import type { RequestContext } from '../identity.js'
 import type { AggregationModel, AggregationParam } from '../schema/aggregations.js'
@@ -10,13 +10,13 @@ import type { AggregationCache, AggregationResult } from './aggregation-cache.js
 import { and, type Operation } from './tenancy.js'
 import { readOptions } from './read-options.js'
 import type { ReadOptions } from './types.js'
+import { collectionOf } from './record-collection.js'
 
 export type { AggregationResult }
 
 /** What the runner needs from its resource service (structural, so the two modules do not import each other). */
 export interface AggregationHost {
   readonly model: ResourceModel
-  readonly collection: Collection
   readonly maxTimeMS: number
   /** Where `cache.ttlSeconds` answers are kept (in-process by default, shared when the host says so). */
   readonly aggregationCache: AggregationCache
@@ -73,7 +73,7 @@ export class AggregationRunner {
     const matches = a.params.filter((p) => values.has(p.name)).map((p) => p.match(values.get(p.name)))
     if (matches.length > 0) pipeline.push({ $match: and(...matches) })
     pipeline.push(...a.pipeline, { $limit: MAX_AGGREGATION_ROWS + 1 })
-    const rows = await this.#service.collection.aggregate(pipeline, readOptions(this.#service, ctx)).toArray()
+    const rows = await collectionOf(this.#service).aggregate(pipeline, readOptions(this.#service, ctx)).toArray()
     if (rows.length > MAX_AGGREGATION_ROWS) throw new Error(`aggregation ${this.#service.model.path}/${name} returned more than ${MAX_AGGREGATION_ROWS} rows`)
     const result = { results: rows.map((r) => toJson(r)) }
     if (cache !== undefined && a.ttlSeconds !== undefined) await cache.set(key, result, a.ttlSeconds).catch(() => {})

@@ -1,4 +1,4 @@
-import { ObjectId, type Collection, type Document } from 'mongodb'
+import { ObjectId, type Document } from 'mongodb'
 import { ValidationError } from '../errors.js'
 import type { RequestContext } from '../identity.js'
 import type { RelationModel, ResourceModel } from '../schema/model.js'
@@ -8,6 +8,7 @@ import type { ListQuery, ListResult, ReadOptions, RecordJson } from './types.js'
 import { buildFilter } from './filter.js'
 import { readOptions } from './read-options.js'
 import { and, type Operation } from './tenancy.js'
+import { collectionOf } from './record-collection.js'
 
 /** hasMany arrays (and the hasOne pick) follow the list default: newest first, `_id` tiebreak. */
 const RELATED_SORT = { createdAt: -1, _id: -1 } as const
@@ -16,7 +17,6 @@ const HEX24 = /^[0-9a-fA-F]{24}$/
 /** What an include needs from a resource service (structural, so the two modules do not import each other). */
 export interface RelationTarget {
   readonly model: ResourceModel
-  readonly collection: Collection
   readonly maxTimeMS: number
   scopeFilter: (ctx: RequestContext, op: Operation, options?: ReadOptions) => Document
   present: (ctx: RequestContext, doc: Document) => RecordJson
@@ -155,7 +155,7 @@ export class RelationLoader {
   async #find (ctx: RequestContext, c: CompiledRelation, match: Document): Promise<Document[]> {
     const filter = and(match, c.where, this.#targetFilter(ctx, c))
     // batchSize = limit: the whole answer in one round trip (no getMore after the default 101).
-    const found = await c.target.collection.find(filter, { sort: RELATED_SORT, limit: MAX_RELATED + 1, batchSize: MAX_RELATED + 1, ...readOptions(c.target, ctx) }).toArray()
+    const found = await collectionOf(c.target).find(filter, { sort: RELATED_SORT, limit: MAX_RELATED + 1, batchSize: MAX_RELATED + 1, ...readOptions(c.target, ctx) }).toArray()
     if (found.length > MAX_RELATED) refuse(`include '${c.relation.name}' matches more than ${MAX_RELATED} records for this page: use a smaller __perPage`, c.relation.name)
     return found
   }

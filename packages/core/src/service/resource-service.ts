@@ -1,4 +1,4 @@
-import type { Collection, Document } from 'mongodb'
+import type { Collection, Document, IndexSpecification, ObjectId } from 'mongodb'
 import type { FastifyBaseLogger } from 'fastify'
 import { ForbiddenError, NotFoundError, ValidationError } from '../errors.js'
 import type { RequestContext } from '../identity.js'
@@ -34,6 +34,8 @@ import { checkIdempotencyKey, type IdempotencyKeys, type IdempotentResult } from
 import { StoredRecords } from './stored-records.js'
 import { migrateBatch, type MigrateBatchOptions, type MigrateBatchResult } from './migrate-batch.js'
 import { settleMigrationWrites } from './migrate-judge.js'
+import { keepCollection } from './record-collection.js'
+import { ensurePluginIndex, fileKeysOf, fileNamingKey, purgeDeletedBefore, type PluginOpsHost } from './plugin-ops.js'
 import type { DeleteStrategy, ListQuery, ListResult, ReadOptions, RecordJson, Scope, TombstoneUpdate, WriteResult, WriteSubscriber } from './types.js'
 
 const hardDelete: DeleteStrategy = () => null
@@ -72,7 +74,8 @@ export interface ResourceServiceDeps {
  */
 export class ResourceService {
   readonly model: ResourceModel
-  readonly collection: Collection
+  /** Never handed out: plugins get named operations (see plugin-ops.ts), so no rule is bypassed. */
+  readonly #collection: Collection
   /**
    * The time bound of every query a caller drives; past it the database stops the query and the
    * caller gets 503 QUERY_TIMEOUT. Plugins that add reads (restore, history) pass it too.
@@ -97,7 +100,8 @@ export class ResourceService {
 
   constructor (model: ResourceModel, deps: ResourceServiceDeps) {
     this.model = model
-    this.collection = deps.collection
+    this.#collection = deps.collection
+    keepCollection(this, deps.collection)
     this.maxTimeMS = deps.queryTimeoutMs
     this.aggregationCache = deps.aggregationCache ?? memoryAggregationCache()
     this.cost = deps.cost
@@ -129,13 +133,13 @@ export class ResourceService {
   async migrateBatch (ctx: RequestContext, opts: MigrateBatchOptions): Promise<MigrateBatchResult> {
     if (ctx.system !== true) throw new ForbiddenError('migrations are run by operators (svc schema apply)')
     const durable = { ...this.#durable, effects: this.#effects.filter((e) => e.migrations === true) }
-    return await migrateBatch({ model: this.model, collection: this.collection, stored: this.stored, durable }, ctx, opts)
+    return await migrateBatch({ model: this.model, collection: this.#collection, stored: this.stored, durable }, ctx, opts)
   }
 
   /** Before `svc schema apply` (holding its lock): settles the writes a killed run left in flight. */
   async settleMigrationWrites (ctx: RequestContext): Promise<number> {
     if (ctx.system !== true) throw new ForbiddenError('migrations are run by operators (svc schema apply)')
-    return await settleMigrationWrites(this.#durable, this.collection.collectionName)
+    return await settleMigrationWrites(this.#durable, this.#collection.collectionName)
   }
 
   addScope (scope: Scope): void { this.#scopes.push(scope) }
@@ -169,7 +173,7 @@ export class ResourceService {
   #host (ctx: RequestContext): WriteHost {
     return {
       model: this.model,
-      collection: this.collection,
+      collection: this.#collection,
       maxTimeMS: this.maxTimeMS,
       deleteStrategy: this.#deleteStrategy,
       log: this.#log(ctx),
@@ -247,8 +251,8 @@ export class ResourceService {
     await this.charge(ctx, this.priceRead(perPage, includes))
     const read = readOptions(this, ctx)
     const [docs, totalResults] = await Promise.all([
-      this.collection.find(filter, { sort, skip, limit: perPage, batchSize: perPage, ...read }).toArray(),
-      this.collection.countDocuments(filter, read)
+      this.#collection.find(filter, { sort, skip, limit: perPage, batchSize: perPage, ...read }).toArray(),
+      this.#collection.countDocuments(filter, read)
     ])
     const related = await this.relations.populate(ctx, docs, includes)
     return listEnvelope(docs.map((d, i) => ({ ...this.present(ctx, d), ...related[i] })), totalResults, page, perPage)
@@ -265,7 +269,7 @@ export class ResourceService {
     const skip = query.skip ?? 0
     if (!Number.isInteger(skip) || skip < 0 || skip > 1e9) throw new ValidationError('skip must be an integer between 0 and 1e9', { field: 'skip' })
     await this.charge(ctx, this.priceRead(limit, includes))
-    const docs = await this.collection.find(filter, { sort, skip, limit, batchSize: limit, ...readOptions(this, ctx) }).toArray()
+    const docs = await this.#collection.find(filter, { sort, skip, limit, batchSize: limit, ...readOptions(this, ctx) }).toArray()
     const related = await this.relations.populate(ctx, docs, includes)
     return docs.map((d, i) => ({ ...this.present(ctx, d), ...related[i] }))
   }
@@ -287,7 +291,7 @@ export class ResourceService {
     const _id = parseId(id)
     if (_id == null) throw new NotFoundError(`${this.model.path} not found`)
     await this.charge(ctx, this.priceRead(1, includes))
-    const doc = await this.collection.findOne(and({ _id }, scoped), readOptions(this, ctx))
+    const doc = await this.#collection.findOne(and({ _id }, scoped), readOptions(this, ctx))
     if (doc == null) throw new NotFoundError(`${this.model.path} not found`)
     const [related] = await this.relations.populate(ctx, [doc], includes)
     return { ...this.present(ctx, doc), ...related }
@@ -325,7 +329,7 @@ export class ResourceService {
       body: input,
       create: async (_id) => await createRecord(this.#host(ctx), ctx, input, { _id }),
       find: async (_id) => {
-        const doc = await this.collection.findOne(and({ _id }, this.scopeFilter(ctx, 'get')), { maxTimeMS: this.maxTimeMS })
+        const doc = await this.#collection.findOne(and({ _id }, this.scopeFilter(ctx, 'get')), { maxTimeMS: this.maxTimeMS })
         return doc == null ? null : this.present(ctx, doc)
       }
     })
@@ -352,7 +356,7 @@ export class ResourceService {
     await this.#chargeRecords(ctx, 1)
     const skip = query.skip ?? 0
     if (!Number.isInteger(skip) || skip < 0 || skip > 1e9) throw new ValidationError('skip must be an integer between 0 and 1e9', { field: 'skip' })
-    const first = await this.collection.findOne(and(buildFilter(this.model, query.filter), scoped), { sort: buildSort(this.model, query.sort), skip, projection: { _id: 1 }, maxTimeMS: this.maxTimeMS })
+    const first = await this.#collection.findOne(and(buildFilter(this.model, query.filter), scoped), { sort: buildSort(this.model, query.sort), skip, projection: { _id: 1 }, maxTimeMS: this.maxTimeMS })
     if (first == null) throw new NotFoundError(`no ${this.model.path} record matches the filter`)
     return await updateRecord(this.#host(ctx), ctx, String(first._id), patch, { hooks: false })
   }
@@ -405,6 +409,36 @@ export class ResourceService {
     return await writeFileField(this.#host(ctx), ctx, id, field, value)
   }
 
+  #ops (ctx: RequestContext): PluginOpsHost {
+    return {
+      model: this.model,
+      collection: this.#collection,
+      maxTimeMS: this.maxTimeMS,
+      scopeFilter: (c, op) => this.scopeFilter(c, op),
+      purged: async (docs) => await this.purged(docs, ctx)
+    }
+  }
+
+  /**
+   * Trusted plugin operations (`system: true` only, see plugin-ops.ts): soft delete's retention
+   * sweep and its index, the blob route's and the files reconciler's lookups by blob key.
+   */
+  async purgeDeletedBefore (ctx: RequestContext, cutoff: Date, opts: { batchSize: number }): Promise<number> {
+    return await purgeDeletedBefore(this.#ops(ctx), ctx, cutoff, opts.batchSize)
+  }
+
+  async ensureIndex (ctx: RequestContext, keys: IndexSpecification, options: { name: string, sparse?: boolean }): Promise<void> {
+    await ensurePluginIndex(this.#ops(ctx), ctx, keys, options)
+  }
+
+  async fileNamingKey (ctx: RequestContext, _id: ObjectId, field: string, key: string): Promise<Document | null> {
+    return await fileNamingKey(this.#ops(ctx), ctx, _id, field, key)
+  }
+
+  async fileKeysOf (ctx: RequestContext, ids: ObjectId[], field: string): Promise<Set<string>> {
+    return await fileKeysOf(this.#ops(ctx), ctx, ids, field)
+  }
+
   /**
    * Bulk PUT: sets `record`'s fields on every record of the caller matching `filter`; when none
    * matches, inserts one if that is safe (see upsertSeed) unless `upsert: false` (GraphQL
@@ -425,11 +459,11 @@ export class ResourceService {
     const h = this.#host(ctx)
     await h.commit(async () => {
       results.length = 0
-      const plan = await planBulkUpdate(this.collection, and(userFilter, scoped), { set, unset }, { maxTimeMS: this.maxTimeMS, seed, images: this.#bulkRecords || this.#effects.length > 0 })
+      const plan = await planBulkUpdate(this.#collection, and(userFilter, scoped), { set, unset }, { maxTimeMS: this.maxTimeMS, seed, images: this.#bulkRecords || this.#effects.length > 0 })
       const writeId = newWriteId()
       if (plan.created !== undefined) results.push({ action: 'created', writeId, model: this.model, ctx, recordId: plan.created._id, before: null, after: plan.created })
       results.push({ action: 'updated', writeId, model: this.model, ctx, filter: toJson(userFilter), numAffected: plan.targets.length, ...(this.#bulkRecords ? { records: plan.records ?? [] } : {}) })
-      return plan.targets.length === 0 ? null : { coll: this.collection, targets: plan.targets, results, write: plan.write }
+      return plan.targets.length === 0 ? null : { coll: this.#collection, targets: plan.targets, results, write: plan.write }
     })
     if (results.length === 0) results.push({ action: 'updated', writeId: newWriteId(), model: this.model, ctx, filter: toJson(userFilter), numAffected: 0, ...(this.#bulkRecords ? { records: [] } : {}) })
     for (const r of results) await this.publish(r)

@@ -46,9 +46,9 @@ export function blobRoute (app: FastifyInstance, opts: BlobRouteOptions): void {
         const verdict = opts.urls.verify(key, query.exp, query.sig, opts.now())
         if (verdict !== 'ok') { forbidden = new ForbiddenError(verdict === 'expired' ? 'this link has expired; fetch the file again for a new one' : 'invalid file signature'); continue }
       }
-      const doc = await service.collection.findOne({ ...service.scopeFilter(SYSTEM, 'get'), _id, [`${field.name}.key`]: key }, { projection: { [field.name]: 1 } })
-      if (doc == null) continue
-      const found: Found = { service, meta: doc[field.name], visibility: field.file.visibility }
+      const meta = await service.fileNamingKey(SYSTEM, _id, field.name, key)
+      if (meta == null) continue
+      const found: Found = { service, meta: meta as Found['meta'], visibility: field.file.visibility }
       return await serve(reply, request.raw, found, opts, opts.stores.for(field))
     }
     throw forbidden ?? new NotFoundError('file not found')

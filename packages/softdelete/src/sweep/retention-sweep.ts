@@ -1,5 +1,4 @@
-import type { Document } from 'mongodb'
-import type { ResourceService } from '@svc/core'
+import type { RequestContext, ResourceService } from '@svc/core'
 import type { SweepReport } from '../types.js'
 
 const DAY_MS = 24 * 60 * 60 * 1000
@@ -16,10 +15,9 @@ export interface SweepDeps {
  * (`@svc/files` deletes their blobs there).
  *
  * Rows go first, blobs after: a crash in between leaves orphan blobs (wasted storage) but never
- * a record — restorable until it is gone — pointing at a deleted blob. Each row is removed with
- * its own `findOneAndDelete`, so with several replicas sweeping at once every tombstone is
- * removed, and its blobs handed to the hooks, by exactly one of them; the `deletedAt` guard
- * re-checked there keeps a record restored meanwhile.
+ * a record — restorable until it is gone — pointing at a deleted blob. Core's
+ * `purgeDeletedBefore` removes each row once, whichever replica sweeps, and keeps a record
+ * restored meanwhile.
  */
 export async function sweepOnce (deps: SweepDeps): Promise<SweepReport> {
   const report: SweepReport = { purged: {} }
@@ -33,20 +31,9 @@ export async function sweepOnce (deps: SweepDeps): Promise<SweepReport> {
   return report
 }
 
+// Trusted: the sweep acts for no caller.
+const SYSTEM: RequestContext = { identity: null, surface: 'system', system: true }
+
 async function sweepService (service: ResourceService, cutoff: Date, deps: SweepDeps): Promise<number> {
-  const expired = { deletedAt: { $lt: cutoff } }
-  let total = 0
-  for (;;) {
-    const candidates = await service.collection.find(expired, { projection: { _id: 1 }, limit: deps.batchSize }).toArray()
-    const purged: Document[] = []
-    for (const c of candidates) {
-      const doc = await service.collection.findOneAndDelete({ _id: c._id, ...expired })
-      if (doc != null) purged.push(doc)
-    }
-    if (purged.length > 0) {
-      total += purged.length
-      await service.purged(purged)
-    }
-    if (candidates.length < deps.batchSize) return total
-  }
+  return await service.purgeDeletedBefore(SYSTEM, cutoff, { batchSize: deps.batchSize })
 }
