@@ -11,6 +11,7 @@ import svcSoftDelete from '@svc/softdelete'
 import svcWebhooks from '@svc/webhooks'
 import svcRealtime from '@svc/realtime'
 import svcSurface from '@svc/surface'
+import { exposeWorkerId } from './cluster/worker-id.js'
 import type { ServerConfig } from './config.js'
 import { healthRoute } from './health.js'
 import { AccessLogController, loggerOptions } from './logger.js'
@@ -47,9 +48,13 @@ export async function buildServer (config: ServerConfig, opts: BuildServerOption
     // Our genReqId reads the header itself and only trusts UUIDs.
     requestIdHeader: false,
     // The client IP of rate limits and logs: X-Forwarded-For only from the proxies TRUST_PROXY names.
-    trustProxy: trustProxy(config.trustProxy)
+    trustProxy: trustProxy(config.trustProxy),
+    // A cluster worker that drains may still be handed a connection the primary accepted just
+    // before: it answers it instead of a 503 (its database stays open until the last one ends).
+    ...(config.workerId !== undefined ? { return503OnClosing: false } : {})
   })
   exposeRequestId(app)
+  exposeWorkerId(app, config.workerId)
   // Before core and every surface: its hooks (metrics, rate limits) cover the routes registered after it.
   await app.register(svcSurface, {
     metrics: config.metricsEnabled ? { ...(config.metricsToken !== undefined ? { token: config.metricsToken } : {}) } : false,

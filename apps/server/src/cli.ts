@@ -1,6 +1,7 @@
 import { Command, InvalidArgumentError } from 'commander'
 import { clientGenerate } from './commands/client-generate.js'
 import { clientsCreate } from './commands/clients-create.js'
+import { reload } from './commands/reload.js'
 import { runStart } from './commands/start.js'
 import { schemaApply } from './commands/schema-apply.js'
 import { schemaPlan } from './commands/schema-plan.js'
@@ -24,6 +25,10 @@ export function buildCli (): Command {
   program.command('start')
     .description('start the server (embedded database in DATA_DIR unless MONGODB_URI is set)')
     .action(async () => { await runStart() })
+
+  program.command('reload')
+    .description('replace the running server\'s workers one at a time, without a failed request (SVC_WORKERS above 1)')
+    .action(async () => { process.stdout.write(`reload requested from svc primary ${await reload(process.env)}\n`) })
 
   const token = program.command('token')
     .enablePositionalOptions()

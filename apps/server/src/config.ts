@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { isIP } from 'node:net'
+import { availableParallelism } from 'node:os'
 import { DEFAULT_MAX_REQUEST_COST, DEFAULT_PAGE_SIZE, DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_QUERY_TIMEOUT_MS, DEFAULT_TENANT_COST_PER_MINUTE, MAX_PAGE_SIZE, MAX_QUERY_TIMEOUT_MS, parseDuration } from '@svc/core'
 import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from '@svc/webhooks'
 
@@ -67,6 +68,10 @@ export interface ServerConfig {
   /** CONTRACT "Realtime": resume window, heartbeat period, streams per tenant (REALTIME_*). */
   realtime: { retentionHours: number, heartbeatSeconds: number, maxStreamsPerUser: number }
   redisUrl?: string
+  /** SVC_WORKERS: processes serving one port (`auto`: the available cores); above 1 a cluster primary runs them. */
+  workers: number
+  /** SVC_WORKER_ID: set by the cluster primary in each worker; answers then carry `x-svc-worker`. */
+  workerId?: string
   smtp: { host?: string, port: number, user?: string, pass?: string, from?: string }
   s3: { bucket?: string, region?: string, endpoint?: string }
 }
@@ -198,6 +203,7 @@ export function loadConfig (env: Env = process.env): ConfigResult {
     maxStreamsPerUser: int('REALTIME_MAX_STREAMS_PER_USER', 20, 1, 100_000)
   }
   const smtpPort = int('SMTP_PORT', 587, 1, 65535)
+  const workers = readWorkers(read(env, 'SVC_WORKERS'), problems)
   const mailFrom = read(env, 'MAIL_FROM')
   if (production && read(env, 'SMTP_HOST') === undefined) {
     warnings.push('SMTP_HOST is unset: password-reset mails (with their tokens) are written to the log')
@@ -277,10 +283,21 @@ export function loadConfig (env: Env = process.env): ConfigResult {
       webhookRetrySchedule,
       realtime,
       redisUrl: read(env, 'REDIS_URL'),
+      workers,
+      workerId: read(env, 'SVC_WORKER_ID'),
       smtp: { host: read(env, 'SMTP_HOST'), port: smtpPort, user: read(env, 'SMTP_USER'), pass: read(env, 'SMTP_PASS'), from: mailFrom },
       s3
     }
   }
+}
+
+/** `SVC_WORKERS`: a count from 1 to 64, or `auto` for the cores this process may use. */
+function readWorkers (raw: string | undefined, problems: string[]): number {
+  if (raw === undefined) return 1
+  if (raw === 'auto') return availableParallelism()
+  if (/^\d+$/.test(raw) && Number(raw) >= 1 && Number(raw) <= 64) return Number(raw)
+  problems.push(`SVC_WORKERS must be a number from 1 to 64 or "auto" (got "${raw}")`)
+  return 1
 }
 
 const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal'])

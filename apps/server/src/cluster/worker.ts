@@ -1,0 +1,20 @@
+import type { RunningServer } from '../start.js'
+
+/** The primary's message asking a worker to finish its requests and exit. */
+export const DRAIN_MESSAGE = 'svc:drain'
+
+/**
+ * A cluster worker leaves when the primary asks (rolling reload, shutdown) and when the primary
+ * is gone (its IPC channel closes): an orphan would keep a port nobody supervises.
+ */
+export function serveAsWorker (server: RunningServer): void {
+  const leave = (why: string): void => {
+    server.app.log.info({ why }, 'worker leaving')
+    server.close().then(() => process.exit(0), (err: unknown) => {
+      server.app.log.error({ err }, 'worker close failed')
+      process.exit(1)
+    })
+  }
+  process.on('message', (message) => { if (message === DRAIN_MESSAGE) leave('drain') })
+  process.on('disconnect', () => leave('primary gone'))
+}
