@@ -11,7 +11,7 @@ import svcSoftDelete from '@svc/softdelete'
 import svcWebhooks from '@svc/webhooks'
 import svcRealtime from '@svc/realtime'
 import svcSurface from '@svc/surface'
-import { exposeWorkerId } from './cluster/worker-id.js'
+import { exposeWorkerId, workerServerOptions } from './cluster/worker-id.js'
 import type { ServerConfig } from './config.js'
 import { healthRoute } from './health.js'
 import { AccessLogController, loggerOptions } from './logger.js'
@@ -49,9 +49,7 @@ export async function buildServer (config: ServerConfig, opts: BuildServerOption
     requestIdHeader: false,
     // The client IP of rate limits and logs: X-Forwarded-For only from the proxies TRUST_PROXY names.
     trustProxy: trustProxy(config.trustProxy),
-    // A cluster worker that drains may still be handed a connection the primary accepted just
-    // before: it answers it instead of a 503 (its database stays open until the last one ends).
-    ...(config.workerId !== undefined ? { return503OnClosing: false } : {})
+    ...workerServerOptions(config.workerId)
   })
   exposeRequestId(app)
   exposeWorkerId(app, config.workerId)

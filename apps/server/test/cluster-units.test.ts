@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import Fastify from 'fastify'
 import t from 'tap'
-import { WORKER_HEADER, exposeWorkerId } from '../src/cluster/worker-id.js'
+import { WORKER_HEADER, exposeWorkerId, workerServerOptions } from '../src/cluster/worker-id.js'
 import { pidFilePath, readPrimaryPid, writePidFile } from '../src/cluster/pid-file.js'
 import { reload } from '../src/commands/reload.js'
 import { loadConfig } from '../src/config.js'
@@ -33,6 +33,11 @@ t.test('x-svc-worker names the worker only when there are several', async (t) =>
     t.equal(res.headers[WORKER_HEADER], id, `worker id ${String(id)}`)
     await app.close()
   }
+})
+
+t.test('a worker answers the connections it is handed while it drains', async (t) => {
+  t.same(workerServerOptions('2'), { return503OnClosing: false })
+  t.same(workerServerOptions(undefined), {}, "a single process keeps Fastify's 503 while closing")
 })
 
 t.test('pid file and svc reload', async (t) => {

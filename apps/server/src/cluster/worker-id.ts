@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyServerOptions } from 'fastify'
 
 /** The header naming the worker that answered, present only when the server runs several. */
 export const WORKER_HEADER = 'x-svc-worker'
@@ -11,4 +11,13 @@ export const WORKER_HEADER = 'x-svc-worker'
 export function exposeWorkerId (app: FastifyInstance, workerId: string | undefined): void {
   if (workerId === undefined || workerId === '') return
   app.addHook('onSend', async (_request, reply) => { reply.header(WORKER_HEADER, workerId) })
+}
+
+/**
+ * Fastify options of a cluster worker: when it drains it may still be handed a connection the
+ * primary accepted just before, and it answers it instead of a 503 (its database stays open
+ * until the last one ends).
+ */
+export function workerServerOptions (workerId: string | undefined): Pick<FastifyServerOptions, 'return503OnClosing'> {
+  return workerId === undefined ? {} : { return503OnClosing: false }
 }

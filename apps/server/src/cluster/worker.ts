@@ -1,4 +1,6 @@
-import type { RunningServer } from '../start.js'
+import closeWithGrace from 'close-with-grace'
+import type { ServerConfig } from '../config.js'
+import { startServer, type RunningServer } from '../start.js'
 
 /** The primary's message asking a worker to finish its requests and exit. */
 export const DRAIN_MESSAGE = 'svc:drain'
@@ -17,4 +19,12 @@ export function serveAsWorker (server: RunningServer): void {
   }
   process.on('message', (message) => { if (message === DRAIN_MESSAGE) leave('drain') })
   process.on('disconnect', () => leave('primary gone'))
+}
+
+/** A worker's `svc start`: the primary logged the warnings and prints the listening line for all. */
+export async function runWorker (config: ServerConfig): Promise<void> {
+  const server = await startServer(config)
+  serveAsWorker(server)
+  server.app.log.info({ url: server.url, worker: config.workerId }, 'svc worker listening')
+  closeWithGrace({ delay: 10_000, logger: { error: (m: unknown) => server.app.log.error(m) } }, async () => { await server.close() })
 }

@@ -12,21 +12,13 @@ export async function runStart (): Promise<void> {
     process.exit(1)
   }
 
-  if (config.workers > 1 && cluster.isPrimary) {
-    // Loaded only for a cluster: a single process never loads the primary's code.
-    const { runPrimary } = await import('../cluster/primary.js')
-    await runPrimary(config, warnings)
+  // SVC_WORKERS above 1: the cluster's primary, or one of its workers (cluster/).
+  if (config.workers > 1 || cluster.isWorker) {
+    const { runClustered } = await import('../cluster/run.js')
+    await runClustered(config, warnings)
     return
   }
   const server = await startServer(config)
-  if (cluster.isWorker) {
-    // The primary logged the warnings and prints the listening line once for all its workers.
-    const { serveAsWorker } = await import('../cluster/worker.js')
-    serveAsWorker(server)
-    server.app.log.info({ url: server.url, worker: config.workerId }, 'svc worker listening')
-    closeWithGrace({ delay: 10_000, logger: { error: (m: unknown) => server.app.log.error(m) } }, async () => { await server.close() })
-    return
-  }
   const log = server.app.log
   // Only a generated (development) secret: `svc token` on this machine signs with it while it runs.
   const forget = config.jwtSecretGenerated ? await keepLocalSecret(config.dataDir, config.jwtSecret) : null
