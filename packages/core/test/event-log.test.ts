@@ -19,7 +19,7 @@ t.test('core alone keeps no log: no collection, no loop, follow refused', async 
 for (const mode of DURABLE_MODES) {
   t.test(`${mode.name}: every record event is one document with its own id, stamped 1..N in order`, async (t) => {
     const app = await buildLogApp(t, { transactions: mode.transactions })
-    t.equal(app.svc.eventLog.mode, 'poll', 'this deployment serves no change streams (yet): the log polls')
+    t.equal(app.svc.eventLog.mode, 'change-stream', 'devdb as a replica set serves change streams: the log follows by stream')
     const u = makeUser()
     const other = makeUser()
     const tasks = app.svc.services.get('tasks')

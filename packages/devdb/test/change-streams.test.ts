@@ -27,7 +27,7 @@ async function take (cs: ChangeStream<any, any>, n: number): Promise<Document[]>
 }
 
 t.test('a collection stream: insert, update, replace, delete with mongod fields', async t => {
-  const c = h.db.collection('cs_basic')
+  const c = h.db.collection<any>('cs_basic')
   const cs = await opened(c.watch([], AWAIT))
   await c.insertOne({ _id: 1, a: 1, nested: { x: 1, y: 2 }, list: [1, 2, 3] } as Document)
   await c.updateOne({ _id: 1 } as Document, { $set: { 'nested.x': 5, b: 'new' }, $unset: { a: '' }, $push: { list: 4 } } as Document)
@@ -57,7 +57,7 @@ t.test('a collection stream: insert, update, replace, delete with mongod fields'
 })
 
 t.test('fullDocument and fullDocumentBeforeChange', async t => {
-  const plain = h.db.collection('cs_plain')
+  const plain = h.db.collection<any>('cs_plain')
   const lookup = await opened(plain.watch([], { ...AWAIT, fullDocument: 'updateLookup' }))
   const whenAvail = await opened(plain.watch([], { ...AWAIT, fullDocument: 'whenAvailable', fullDocumentBeforeChange: 'whenAvailable' }))
   await plain.insertOne({ _id: 1, v: 1 } as Document)
@@ -75,7 +75,7 @@ t.test('fullDocument and fullDocumentBeforeChange', async t => {
   t.equal(err.code, 47, 'required without pre-images: NoMatchingDocument')
 
   await h.db.createCollection('cs_images', { changeStreamPreAndPostImages: { enabled: true } })
-  const images = h.db.collection('cs_images')
+  const images = h.db.collection<any>('cs_images')
   const cs = await opened(images.watch([], { ...AWAIT, fullDocument: 'required', fullDocumentBeforeChange: 'required' }))
   await images.insertOne({ _id: 1, v: 1 } as Document)
   await images.updateOne({ _id: 1 } as Document, { $inc: { v: 1 } })
@@ -91,7 +91,7 @@ t.test('fullDocument and fullDocumentBeforeChange', async t => {
 })
 
 t.test('resume: resumeAfter, startAfter, startAtOperationTime', async t => {
-  const c = h.db.collection('cs_resume')
+  const c = h.db.collection<any>('cs_resume')
   const cs = await opened(c.watch([], AWAIT))
   await c.insertMany([{ _id: 1 }, { _id: 2 }, { _id: 3 }] as Document[])
   const [first] = await take(cs, 1)
@@ -113,7 +113,7 @@ t.test('resume: resumeAfter, startAfter, startAtOperationTime', async t => {
 })
 
 t.test('getMore waits up to maxTimeMS and returns a postBatchResumeToken', async t => {
-  const c = h.db.collection('cs_await')
+  const c = h.db.collection<any>('cs_await')
   const open = await h.db.command({ aggregate: 'cs_await', pipeline: [{ $changeStream: {} }], cursor: {} })
   t.ok(Number(open.cursor.id) > 0, 'the cursor stays open with an empty first batch')
   t.ok(open.cursor.postBatchResumeToken._data, 'first batch has a resume token')
@@ -133,7 +133,7 @@ t.test('getMore waits up to maxTimeMS and returns a postBatchResumeToken', async
 })
 
 t.test('drop and rename invalidate a collection stream', async t => {
-  const c = h.db.collection('cs_drop')
+  const c = h.db.collection<any>('cs_drop')
   await c.insertOne({ _id: 0 })
   const cs = await opened(c.watch([], AWAIT))
   await c.insertOne({ _id: 1 })
@@ -149,9 +149,9 @@ t.test('drop and rename invalidate a collection stream', async t => {
   const after = c.watch([], { ...AWAIT, startAfter: inv._id })
   t.teardown(async () => { await after.close() })
   await c.insertOne({ _id: 'reborn' })
-  t.equal((await after.next()).documentKey._id, 'reborn', 'startAfter an invalidate starts a new stream')
+  t.equal((await after.next() as Document).documentKey._id, 'reborn', 'startAfter an invalidate starts a new stream')
 
-  const r = h.db.collection('cs_rename_from')
+  const r = h.db.collection<any>('cs_rename_from')
   await r.insertOne({ _id: 1 })
   const rs = await opened(r.watch([], AWAIT))
   await r.rename('cs_rename_to')
@@ -165,9 +165,9 @@ t.test('a database stream and a deployment stream', async t => {
   const db = h.client.db('cs_db')
   const dbStream = await opened(db.watch([], AWAIT))
   const all = await opened(h.client.watch([], AWAIT))
-  await db.collection('a').insertOne({ _id: 1 })
-  await db.collection('b').insertOne({ _id: 2 })
-  await h.client.db('cs_elsewhere').collection('c').insertOne({ _id: 3 })
+  await db.collection<any>('a').insertOne({ _id: 1 })
+  await db.collection<any>('b').insertOne({ _id: 2 })
+  await h.client.db('cs_elsewhere').collection<any>('c').insertOne({ _id: 3 })
   await db.dropDatabase()
   const events = await take(dbStream, 6)
   t.same(events.map(e => [e.operationType, e.ns?.coll]), [['insert', 'a'], ['insert', 'b'], ['drop', 'a'], ['drop', 'b'], ['dropDatabase', undefined], ['invalidate', undefined]])
@@ -180,7 +180,7 @@ t.test('a database stream and a deployment stream', async t => {
 })
 
 t.test('the pipeline after $changeStream', async t => {
-  const c = h.db.collection('cs_pipe')
+  const c = h.db.collection<any>('cs_pipe')
   const cs = await opened(c.watch([
     { $match: { operationType: 'insert', 'fullDocument.keep': true } },
     { $project: { operationType: 1, 'fullDocument.n': 1 } },
@@ -194,6 +194,8 @@ t.test('the pipeline after $changeStream', async t => {
   t.notOk('ns' in a, 'projected away')
   const group = await mongoError(async () => await h.db.command({ aggregate: 'cs_pipe', pipeline: [{ $changeStream: {} }, { $group: { _id: null } }], cursor: {} }))
   t.equal(group.code, 20, '$group is not permitted')
+  const unknown = await mongoError(async () => await h.db.command({ aggregate: 'cs_pipe', pipeline: [{ $changeStream: {} }, { $bogus: {} }], cursor: {} }))
+  t.equal(unknown.code, 40324, 'an unknown stage is unknown first')
   const idChanged = c.watch([{ $project: { _id: 0 } }], AWAIT)
   t.teardown(async () => { await idChanged.close() })
   await idChanged.tryNext()
@@ -204,7 +206,7 @@ t.test('the pipeline after $changeStream', async t => {
 })
 
 t.test('transactions: events at the commit, in commit order; aborted ones never', async t => {
-  const c = await h.db.createCollection('cs_txn')
+  const c = await h.db.createCollection<any>('cs_txn')
   const cs = await opened(c.watch([], AWAIT))
   const s1 = h.client.startSession()
   const s2 = h.client.startSession()
@@ -225,7 +227,43 @@ t.test('transactions: events at the commit, in commit order; aborted ones never'
   await c.insertOne({ _id: 'never' }, { session: s1 })
   await s1.abortTransaction()
   await c.insertOne({ _id: 'after' })
-  t.equal((await cs.next()).documentKey._id, 'after', 'the aborted write left no event')
+  t.equal((await cs.next() as Document).documentKey._id, 'after', 'the aborted write left no event')
+})
+
+t.test('collMod turns pre- and post-images on and off (and does nothing else)', async t => {
+  const c = await h.db.createCollection<any>('cs_collmod')
+  const cs = await opened(c.watch([], { ...AWAIT, fullDocumentBeforeChange: 'whenAvailable' }))
+  await c.insertOne({ _id: 1, v: 1 })
+  await h.db.command({ collMod: 'cs_collmod', changeStreamPreAndPostImages: { enabled: true } })
+  await c.updateOne({ _id: 1 }, { $set: { v: 2 } })
+  await h.db.command({ collMod: 'cs_collmod', changeStreamPreAndPostImages: { enabled: false } })
+  await c.updateOne({ _id: 1 }, { $set: { v: 3 } })
+  const [, on, off] = await take(cs, 3)
+  t.same([on.fullDocumentBeforeChange, off.fullDocumentBeforeChange], [{ _id: 1, v: 1 }, null])
+  t.equal((await mongoError(async () => await h.db.command({ collMod: 'cs_collmod', validator: {} }))).code, 238)
+  t.equal((await mongoError(async () => await h.db.command({ collMod: 'cs_none', changeStreamPreAndPostImages: { enabled: true } }))).code, 26)
+  t.equal((await mongoError(async () => await h.db.command({ collMod: 'cs_collmod', changeStreamPreAndPostImages: 1 }))).code, 14)
+})
+
+t.test('failGetMoreAfterCursorCheckout: a resumable error is labelled and the driver resumes', async t => {
+  const fp = await setup(t, { enableTestCommands: true })
+  const c = fp.db.collection<any>('fp')
+  const cs = c.watch([], AWAIT)
+  t.teardown(async () => { await cs.close() })
+  await cs.tryNext()
+  await c.insertOne({ _id: 1 })
+  t.equal((await cs.next() as Document).documentKey._id, 1)
+  const admin = fp.client.db('admin')
+  await admin.command({ configureFailPoint: 'failGetMoreAfterCursorCheckout', mode: { times: 1 }, data: { errorCode: 6 } })
+  await c.insertOne({ _id: 2 })
+  t.equal((await cs.next() as Document).documentKey._id, 2, 'resumed after HostUnreachable, nothing lost or repeated')
+  await admin.command({ configureFailPoint: 'failGetMoreAfterCursorCheckout', mode: { times: 1 }, data: { errorCode: 2 } })
+  const err = await mongoError(async () => await cs.next())
+  t.same([err.code, err.errorLabels ?? []], [2, []], 'a non-resumable code is not labelled')
+  const raw = await fp.db.command({ aggregate: 'fp', pipeline: [{ $changeStream: {} }, { $project: { _id: 0 } }], cursor: {} })
+  await c.insertOne({ _id: 3 })
+  const fatal = await mongoError(async () => await fp.db.command({ getMore: raw.cursor.id, collection: 'fp' }))
+  t.same([fatal.code, fatal.errorLabels], [280, ['NonResumableChangeStreamError']])
 })
 
 t.test('spec checks', async t => {
@@ -246,7 +284,7 @@ t.test('a capped history: resuming before it is ChangeStreamHistoryLost (286)', 
   const small = await startDevDb({ port: 0, changeStreamHistoryBytes: 4096 })
   const client = new MongoClient(small.uri)
   t.teardown(async () => { await client.close(); await small.stop() })
-  const c = client.db('test').collection('cap')
+  const c = client.db('test').collection<any>('cap')
   const cs = c.watch([], AWAIT)
   await cs.tryNext()
   await c.insertOne({ _id: 0 })
@@ -259,17 +297,28 @@ t.test('a capped history: resuming before it is ChangeStreamHistoryLost (286)', 
   const lostTime = c.watch([], { ...AWAIT, startAtOperationTime: first.clusterTime })
   t.equal((await mongoError(async () => await lostTime.next())).code, 286)
   await lostTime.close()
+  // many evictions at once (the kept window is compacted): a recent token still resumes
+  await c.insertMany(Array.from({ length: 1500 }, (_, i) => ({ _id: `m${i}` })))
+  const recent = c.watch([], AWAIT)
+  await recent.tryNext()
+  await c.insertOne({ _id: 'x1' })
+  const x1 = await recent.next() as Document
+  await recent.close()
+  await c.insertOne({ _id: 'x2' })
+  const resumed = c.watch([], { ...AWAIT, resumeAfter: x1._id })
+  t.equal((await resumed.next() as Document).documentKey._id, 'x2')
+  await resumed.close()
 })
 
 t.test('durable mode: events after the journal write; a token from before a restart is history lost', async t => {
   const dir = await tempDir(t)
   let server = await startDevDb({ port: 0, dbPath: dir })
   let client = new MongoClient(server.uri)
-  const c = client.db('test').collection('dur')
+  const c = client.db('test').collection<any>('dur')
   const cs = c.watch([], AWAIT)
   await cs.tryNext()
   await c.insertOne({ _id: 1 })
-  const ev = await cs.next()
+  const ev = await cs.next() as Document
   t.equal(ev.documentKey._id, 1)
   await cs.close()
   await client.close()
@@ -277,9 +326,27 @@ t.test('durable mode: events after the journal write; a token from before a rest
   server = await startDevDb({ port: 0, dbPath: dir })
   client = new MongoClient(server.uri)
   t.teardown(async () => { await client.close(); await server.stop() })
-  const old = client.db('test').collection('dur').watch([], { ...AWAIT, resumeAfter: ev._id })
+  const old = client.db('test').collection<any>('dur').watch([], { ...AWAIT, resumeAfter: ev._id })
   t.equal((await mongoError(async () => await old.next())).code, 286)
   await old.close()
+})
+
+t.test('a write undone by a failed journal write leaves no event', async t => {
+  const dir = await tempDir(t)
+  let free = Infinity
+  const server = await startDevDb({ port: 0, dbPath: dir, diskFree: () => free })
+  const client = new MongoClient(server.uri, { retryWrites: false })
+  t.teardown(async () => { await client.close(); await server.stop() })
+  const c = client.db('test').collection<any>('undone')
+  await c.insertOne({ _id: 0 })
+  const cs = c.watch([], AWAIT)
+  await cs.tryNext()
+  free = 0
+  await mongoError(async () => await c.insertOne({ _id: 'lost', pad: 'x'.repeat(100) }))
+  free = Infinity
+  await c.insertOne({ _id: 'kept' })
+  t.equal((await cs.next() as Document).documentKey._id, 'kept', 'the undone insert never appeared')
+  await cs.close()
 })
 
 t.test('a standalone refuses change streams as a standalone mongod does', async t => {
@@ -292,7 +359,7 @@ t.test('TTL deletes are events', async t => {
   const small = await startDevDb({ port: 0, ttlMonitorSleepSecs: 1 })
   const client = new MongoClient(small.uri)
   t.teardown(async () => { await client.close(); await small.stop() })
-  const c = client.db('test').collection('ttl')
+  const c = client.db('test').collection<any>('ttl')
   await c.createIndex({ at: 1 }, { expireAfterSeconds: 0 })
   const cs = c.watch([], { maxAwaitTimeMS: 3000 })
   await cs.tryNext()

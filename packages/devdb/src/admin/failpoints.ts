@@ -60,12 +60,19 @@ const RETRYABLE_WRITES = new Set(['insert', 'update', 'delete', 'findAndModify',
 export class FailPoints {
   private readonly failCommand = new FailPoint()
   private readonly onPrimaryTransactionalWrite = new FailPoint()
+  /** mongod's failGetMoreAfterCursorCheckout: a getMore fails with `errorCode` once it holds its cursor */
+  private readonly failGetMoreAfterCursorCheckout = new FailPoint()
 
   readonly configure: Handler = (cmd, ctx) => {
     if (ctx.db !== 'admin') throw adminError(Codes.Unauthorized, 'configureFailPoint may only be run against the admin database.')
     const name: unknown = cmd.configureFailPoint
     if (typeof name !== 'string') throw adminError(Codes.TypeMismatch, "BSON field 'configureFailPoint' is the wrong type, expected type 'string'")
-    const point = name === 'failCommand' ? this.failCommand : name === 'onPrimaryTransactionalWrite' ? this.onPrimaryTransactionalWrite : undefined
+    const points: Record<string, FailPoint> = {
+      failCommand: this.failCommand,
+      onPrimaryTransactionalWrite: this.onPrimaryTransactionalWrite,
+      failGetMoreAfterCursorCheckout: this.failGetMoreAfterCursorCheckout
+    }
+    const point = Object.prototype.hasOwnProperty.call(points, name) ? points[name] : undefined
     // mongod's answer for a fail point it does not have
     if (point === undefined) throw adminError(266, `${name} not found`)
     const mode = parseMode(cmd.mode)
@@ -92,6 +99,12 @@ export class FailPoints {
     if (isNumeric(data.errorCode)) action.errorCode = Math.trunc(toNumber(data.errorCode))
     if (Array.isArray(data.errorLabels)) action.errorLabels = data.errorLabels
     return action
+  }
+
+  /** The error code a getMore fails with, if failGetMoreAfterCursorCheckout fires. */
+  getMoreFailure (): number | undefined {
+    const data = this.failGetMoreAfterCursorCheckout.fire(d => isNumeric(d.errorCode))
+    return data !== undefined ? Math.trunc(toNumber(data.errorCode)) : undefined
   }
 
   /** Fires `onPrimaryTransactionalWrite` (callers check the write is retryable). */

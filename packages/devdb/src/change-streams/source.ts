@@ -75,7 +75,7 @@ export class ChangeStreamSource implements ResultSource {
     const out = this.o.transform(event)
     if (out === undefined) return always ? event : undefined
     if (!sameValue(out._id, event._id)) {
-      throw new CommandError(280, 'ChangeStreamFatalError', 'Encountered an event whose _id field, which contains the resume token, was modified by the pipeline. Modifying the _id field of an event makes it impossible to resume the stream from that point. Only transformations that retain the unmodified _id field are allowed.')
+      throw new CommandError(280, 'ChangeStreamFatalError', 'Encountered an event whose _id field, which contains the resume token, was modified by the pipeline. Modifying the _id field of an event makes it impossible to resume the stream from that point. Only transformations that retain the unmodified _id field are allowed.', { errorLabels: ['NonResumableChangeStreamError'] })
     }
     return out
   }

@@ -15,7 +15,7 @@ import { nonNegative } from '../commands/args.js'
 import { cloneDoc } from '../engine/update/clone.js'
 import { mingoOptions } from '../query/options.js'
 import { translateMingoError } from '../query/mingo-errors.js'
-import { validatePipeline, stageName } from '../query/pipeline.js'
+import { validatePipeline, stageName, PIPELINE_STAGES } from '../query/pipeline.js'
 import { parseChangeStreamSpec, type ChangeStreamSpec } from './spec.js'
 import type { Scope } from './scope.js'
 import type { ChangeHistory } from './history.js'
@@ -47,6 +47,7 @@ export function openChangeStream (cmd: Document, ctx: CommandContext): Document 
   for (const stage of rest) {
     const name = stageName(stage)
     if (name === '$changeStream') throw new CommandError(40602, 'Location40602', '$changeStream is only valid as the first stage in a pipeline.')
+    if (!PIPELINE_STAGES.has(name)) throw new CommandError(40324, 'Location40324', `Unrecognized pipeline stage name: '${name}'`)
     if (!ALLOWED.has(name)) throw new CommandError(Codes.IllegalOperation, 'IllegalOperation', `${name} is not permitted in a $changeStream pipeline`)
   }
   validatePipeline(rest)

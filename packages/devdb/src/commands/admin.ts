@@ -101,10 +101,10 @@ export const adminCommands: Record<string, Handler> = {
 }
 
 /** `changeStreamPreAndPostImages: { enabled }`: change events of the collection keep both images (change-streams/event.ts). */
-function prePostImagesOption (v: unknown): Document | undefined {
+export function prePostImagesOption (v: unknown, command = 'create'): Document | undefined {
   if (v === undefined) return undefined
   if (!isPlainDoc(v) || typeof v.enabled !== 'boolean' || Object.keys(v).length !== 1) {
-    throw new CommandError(Codes.TypeMismatch, 'TypeMismatch', "BSON field 'create.changeStreamPreAndPostImages' must be { enabled: <bool> }")
+    throw new CommandError(Codes.TypeMismatch, 'TypeMismatch', `BSON field '${command}.changeStreamPreAndPostImages' must be { enabled: <bool> }`)
   }
   return { enabled: v.enabled }
 }

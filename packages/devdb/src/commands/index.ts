@@ -15,10 +15,12 @@ import { aggregateCommand } from './aggregate.js'
 import { indexCommands } from './indexes.js'
 import { renameCollectionCommand } from './rename.js'
 import { explainCommand } from './explain.js'
+import { collModCommand } from '../change-streams/coll-mod.js'
 import { translateMingoError } from '../query/mingo-errors.js'
 import { Deadline, NO_DEADLINE, parseMaxTimeMS } from '../engine/deadline.js'
 import { isPlainDoc } from '../engine/paths.js'
 import { isNumeric, toNumber } from '../engine/bson-order.js'
+import { codeName } from '../admin/error-codes.js'
 import { SNAPSHOT_READS, checkApiVersion, checkReadConcern, readConcernOf, writeConcernError } from './generic-args.js'
 
 const COMMANDS: Record<string, Handler> = {
@@ -33,12 +35,12 @@ const COMMANDS: Record<string, Handler> = {
   aggregate: aggregateCommand,
   ...indexCommands,
   renameCollection: renameCollectionCommand,
-  explain: explainCommand
+  explain: explainCommand,
+  collMod: collModCommand
 }
 
 const REFUSED: Record<string, string> = {
   mapReduce: 'mapReduce is not supported by devdb',
-  collMod: 'collMod is not supported by devdb',
   createUser: 'authentication is not supported by devdb',
   saslStart: 'authentication is not supported by devdb'
 }
@@ -48,6 +50,8 @@ export interface DispatchOptions { committer: Committer }
 /** Runs one command; its changes are acknowledged only once journaled, and undone when that fails. */
 export async function runCommand (body: Document, server: ServerState, connectionId: number, opts: DispatchOptions, dbOverride?: string): Promise<Document> {
   let reply: Document
+  const failed = changeStreamGetMoreFailure(body, server)
+  if (failed !== undefined) return replicaSetReply(body, failed, server)
   await awaitChangeStreamData(body, server)
   try {
     reply = await opts.committer.run(journal => {
@@ -68,6 +72,25 @@ export async function runCommand (body: Document, server: ServerState, connectio
   }
   return replicaSetReply(body, reply, server)
 }
+
+/**
+ * failGetMoreAfterCursorCheckout on a change stream's getMore: the cursor is killed and the error
+ * gets the ResumableChangeStreamError label when its code is one a stream resumes after (mongod
+ * adds it for wire version 9+), so the driver resumes.
+ */
+function changeStreamGetMoreFailure (body: Document, server: ServerState): Document | undefined {
+  if (Object.keys(body)[0] !== 'getMore' || !isNumeric(body.getMore)) return undefined
+  const id = toNumber(body.getMore)
+  if (server.cursors.tailOf(id) === undefined) return undefined
+  const code = server.admin.failPoints?.getMoreFailure()
+  if (code === undefined) return undefined
+  server.cursors.kill([id])
+  const labels = RESUMABLE_CODES.has(code) ? { errorLabels: ['ResumableChangeStreamError'] } : {}
+  return { ok: 0, code, codeName: codeName(code), errmsg: "Failing getMore via 'failGetMoreAfterCursorCheckout' failpoint", ...labels }
+}
+
+/** mongod's resumable change stream errors (HostUnreachable, NetworkTimeout, NotWritablePrimary…) */
+const RESUMABLE_CODES = new Set([6, 7, 89, 91, 189, 262, 9001, 10107, 11600, 11602, 13435, 13436, 63, 150, 13388, 234, 133])
 
 /** A change stream's getMore waits for an event up to its maxTimeMS (mongod's default 1 s) before it answers. */
 async function awaitChangeStreamData (body: Document, server: ServerState): Promise<void> {

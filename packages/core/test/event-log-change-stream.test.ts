@@ -1,0 +1,74 @@
+import t from 'tap'
+import { MongoClient, type CommandStartedEvent } from 'mongodb'
+import { getFailPointTestDb, getStandaloneTestDb } from '@svc/testkit'
+import type { LoggedEvent } from '../src/index.js'
+import { makeUser } from './helper.js'
+import { buildLogApp, eventually } from './fixtures/event-log-app.js'
+
+// The log follows itself by change stream where the deployment serves them (devdb's replica set
+// does, as mongod's), by polling elsewhere; the stream only wakes the loops, it never orders them.
+
+const SLOW_POLL = { pollMs: 5000, leaseMs: 15_000 }
+
+async function post (app: Awaited<ReturnType<typeof buildLogApp>>, title: string): Promise<void> {
+  const u = makeUser()
+  const res = await app.inject({ method: 'POST', url: '/api/v1/tasks', headers: u.headers, payload: { title } })
+  if (res.statusCode !== 201) throw new Error(`create answered ${res.statusCode}`)
+}
+
+t.test('a replica set: change-stream mode, a write reaches a follower long before the poll would', async (t) => {
+  const app = await buildLogApp(t, { eventLog: SLOW_POLL })
+  t.equal(app.svc.eventLog.mode, 'change-stream')
+  const seen: Array<{ e: LoggedEvent, at: number }> = []
+  await app.svc.eventLog.follow(null, (events) => { for (const e of events) seen.push({ e, at: Date.now() }) })
+  // let the first (start-up) rounds pass: from here only the stream can wake the loops before 5 s
+  await new Promise((resolve) => setTimeout(resolve, 300))
+  const at = Date.now()
+  await post(app, 'woken')
+  const got = await eventually(() => seen.find((s) => s.e.record?.title === 'woken'), 4000)
+  t.ok(got.at - at < 2500, `delivered in ${got.at - at} ms with a 5 s poll period`)
+})
+
+t.test('a standalone, or changeStreams: false: poll mode, still delivered', async (t) => {
+  const { db } = await getStandaloneTestDb(t)
+  const standalone = await buildLogApp(t, { db })
+  t.equal(standalone.svc.eventLog.mode, 'poll', 'a standalone serves no change streams')
+  const off = await buildLogApp(t, { eventLog: { changeStreams: false } })
+  t.equal(off.svc.eventLog.mode, 'poll', 'turned off by option')
+  const seen: LoggedEvent[] = []
+  await off.svc.eventLog.follow(null, (events) => { seen.push(...events) })
+  await post(off, 'polled')
+  await eventually(() => seen.some((e) => e.record?.title === 'polled'))
+  t.pass('the poll delivers')
+})
+
+t.test('a failing change stream: the log polls, reopens the stream, and loses nothing', async (t) => {
+  const { uri } = await getFailPointTestDb(t)
+  // a client of its own that reports the commands it sends (the log's stream opens among them)
+  const client = new MongoClient(uri, { monitorCommands: true })
+  await client.connect()
+  t.teardown(async () => { await client.close() })
+  const db = client.db()
+  const opens: number[] = []
+  const onStart = (ev: CommandStartedEvent): void => {
+    const first = ev.commandName === 'aggregate' ? (ev.command.pipeline as Array<Record<string, unknown>>)?.[0] : undefined
+    if (first?.$changeStream !== undefined && ev.command.aggregate === 'svc_events') opens.push(Date.now())
+  }
+  client.on('commandStarted', onStart)
+  const app = await buildLogApp(t, { db, eventLog: { pollMs: 50, leaseMs: 900 } })
+  t.equal(app.svc.eventLog.mode, 'change-stream')
+  await eventually(() => opens.length >= 2, 5000) // the support probe, then the log's own stream
+  const before = opens.length
+  const seen: LoggedEvent[] = []
+  await app.svc.eventLog.follow(null, (events) => { seen.push(...events) })
+  // a non-resumable error on the stream's next getMore: the driver gives up on it
+  await db.admin().command({ configureFailPoint: 'failCommand', mode: { times: 1 }, data: { failCommands: ['getMore'], errorCode: 2 } })
+  await post(app, 'during')
+  await eventually(() => seen.some((e) => e.record?.title === 'during'), 5000)
+  await eventually(() => opens.length > before, 5000)
+  t.pass('the stream was reopened after the failure')
+  await post(app, 'after')
+  await eventually(() => seen.some((e) => e.record?.title === 'after'), 5000)
+  t.same(seen.map((e) => e.seq), seen.map((_, i) => seen[0].seq + i), 'every event once, in order')
+  await db.admin().command({ configureFailPoint: 'failCommand', mode: 'off' })
+})
