@@ -1,6 +1,6 @@
 import t from 'tap'
 import { ObjectId } from 'mongodb'
-import { loadRegistry } from '../src/index.js'
+import { filterableFields, loadRegistry } from '../src/index.js'
 import { buildFilter, buildPaging, buildSort } from '../src/service/filter.js'
 
 const registry = await loadRegistry({
@@ -86,4 +86,22 @@ t.test('paging: defaults, cap at 200, refusals', async (t) => {
   t.same(buildPaging(undefined, undefined, 20), { page: 1, perPage: 20, skip: 0 })
   t.same(buildPaging(3, 500, 20), { page: 3, perPage: 200, skip: 400 })
   for (const [p, pp] of [[0, 10], [1, 0], [1.5, 10], ['x', 10]]) t.throws(() => buildPaging(p, pp, 20), { statusCode: 400 } as any)
+})
+
+t.test('deletedAt filters and sorts on a soft-delete schema only', async (t) => {
+  const both = await loadRegistry({
+    schemas: [
+      { path: 'kept', fields: [{ name: 'name', type: String }] },
+      { path: 'gone', softDelete: false, fields: [{ name: 'name', type: String }] }
+    ]
+  })
+  const kept = both.get('v1', 'kept')!
+  const gone = both.get('v1', 'gone')!
+  t.same(buildFilter(kept, { deletedAt: '{"$gte":"1970-01-01T00:00:00Z"}' }), { deletedAt: { $gte: new Date(0) } }, 'a range, cast to a date')
+  t.same(buildSort(kept, 'deletedAt:desc'), { deletedAt: -1, _id: -1 })
+  t.match(filterableFields(kept).find((f) => f.path === 'deletedAt'), { kind: 'date', system: true }, 'listed with the system fields')
+  t.throws(() => buildFilter(kept, { deletedAt: 'yesterday' }), { statusCode: 400, message: /not a valid date/ })
+  t.throws(() => buildFilter(gone, { deletedAt: { $gte: '1970-01-01' } }), { statusCode: 400, message: /unknown field 'deletedAt'/ }, 'hard delete: no such field')
+  t.throws(() => buildSort(gone, 'deletedAt:asc'), { statusCode: 400 } as any)
+  t.notOk(filterableFields(gone).some((f) => f.path === 'deletedAt'))
 })

@@ -1,5 +1,5 @@
 import type { FieldKind } from './kinds.js'
-import { SYSTEM_KINDS, resolveField, type FieldLookup } from './resolve-field.js'
+import { SYSTEM_KINDS, hasDeletedAt, resolveField, type FieldLookup } from './resolve-field.js'
 
 /** A key a filter or sort may name, with the scalar kind its values are cast to. */
 export interface FilterableField {
@@ -8,7 +8,7 @@ export interface FilterableField {
   kind: FieldKind | 'objectId'
   lowercase: boolean
   enum?: readonly unknown[]
-  /** One of the stamped system fields (`_id`, `userId`, `accountId`, `createdAt`, `updatedAt`). */
+  /** A stamped system field (`_id`, `userId`, `accountId`, `createdAt`, `updatedAt`; `deletedAt` with soft delete). */
   system: boolean
 }
 
@@ -21,6 +21,7 @@ export interface FilterableField {
 export function filterableFields (model: FieldLookup): FilterableField[] {
   const out: FilterableField[] = []
   for (const path of SYSTEM_KINDS.keys()) out.push({ path, ...resolved(model, path), system: true })
+  if (hasDeletedAt(model)) out.push({ path: 'deletedAt', kind: 'date', lowercase: false, system: true })
   for (const [path, f] of model.fieldsByPath) {
     if (f.computed !== undefined || SYSTEM_KINDS.has(path)) continue
     const leaf = f.kind === 'array' ? f.items : f

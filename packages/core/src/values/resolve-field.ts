@@ -14,6 +14,8 @@ export interface LookupField {
 /** Anything with the registry's by-path field index (a `ResourceModel`, or a model being built). */
 export interface FieldLookup {
   fieldsByPath: ReadonlyMap<string, LookupField>
+  /** Soft delete on: the tombstone stamp `deletedAt` filters and sorts like the other system dates. */
+  softDelete?: { enabled: boolean }
 }
 
 /** What a filter or sort key resolves to: the scalar kind values are cast to. */
@@ -28,6 +30,15 @@ function refuse (field: string, message: string): never {
 }
 
 /**
+ * `deletedAt` on a soft-delete schema: a trash is `__includeDeleted=true` with
+ * `deletedAt={"$gte":"1970-01-01T00:00:00Z"}` (a range matches dates only, never null or
+ * missing). Without `__includeDeleted` the live scope (`deletedAt: null`) is ANDed with it: nothing.
+ */
+export function hasDeletedAt (model: FieldLookup): boolean {
+  return model.softDelete?.enabled === true
+}
+
+/**
  * Resolves a filter or sort key to a system field or a declared scalar (or array-of-scalar)
  * field. Every lookup is own-property only.
  */
@@ -35,6 +46,7 @@ export function resolveField (model: FieldLookup, key: string): ResolvedField {
   if (key.includes('$')) refuse(key, `operator-like key '${key}' is not allowed`)
   const system = SYSTEM_KINDS.get(key)
   if (system !== undefined) return { kind: system, lowercase: false }
+  if (key === 'deletedAt' && hasDeletedAt(model)) return { kind: 'date', lowercase: false }
   const f = model.fieldsByPath.get(key)
   if (f === undefined) refuse(key, `unknown field '${key}'`)
   const leaf = f.kind === 'array' ? f.items! : f
