@@ -10,6 +10,7 @@ import svcFiles from '@svc/files'
 import svcSoftDelete from '@svc/softdelete'
 import svcSurface from '@svc/surface'
 import svcWebhooks from '@svc/webhooks'
+import svcRealtime from '@svc/realtime'
 import { getTestDb, registerUser, type RegisteredUser } from '@svc/testkit'
 import svcConsole, { type ConsoleOptions } from '../src/index.js'
 
@@ -35,10 +36,10 @@ async function freePort (): Promise<number> {
 
 /**
  * The reference composition (surface with its security headers, core, soft delete, audit, files,
- * webhooks) plus the console, listening on 127.0.0.1 for a browser. File URLs need the address
- * up front: a free port is picked first.
+ * webhooks, realtime unless `realtime: false`) plus the console, listening on 127.0.0.1 for a
+ * browser. File URLs need the address up front: a free port is picked first.
  */
-export async function startConsoleServer (t: Tap, opts: ConsoleOptions = {}): Promise<ConsoleServer> {
+export async function startConsoleServer (t: Tap, opts: ConsoleOptions = {}, { realtime = true } = {}): Promise<ConsoleServer> {
   const { db } = await getTestDb(t)
   const port = await freePort()
   const url = `http://127.0.0.1:${port}`
@@ -51,6 +52,7 @@ export async function startConsoleServer (t: Tap, opts: ConsoleOptions = {}): Pr
   await app.register(svcAudit)
   await app.register(svcFiles, { uploadsDir: uploads, publicBaseUrl: url })
   await app.register(svcWebhooks, { allowPrivateUrls: true, retrySchedule: [0.2, 0.2] })
+  if (realtime) await app.register(svcRealtime)
   await app.register(svcConsole, opts)
   t.teardown(async () => await app.close())
   await app.listen({ host: '127.0.0.1', port })

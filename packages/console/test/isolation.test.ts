@@ -5,10 +5,11 @@ import { launch, signIn } from './browser.js'
 
 // Two tenants in two browser contexts never see each other's records or subscriptions, and a
 // role without a field's read ACL never sees the field: not in the table, the form, the
-// history, nor in any answer the browser received.
+// history, nor in any answer the browser received. This server has no realtime feed: the
+// table then neither subscribes nor claims to be live.
 if (!chromiumOrSkip(t, 'tenant and ACL browser test')) process.exit(0)
 
-const server = await startConsoleServer(t)
+const server = await startConsoleServer(t, {}, { realtime: false })
 const alice = await userWithRoles(server, ['manager'])
 const bob = await userWithRoles(server, ['user'])
 const post = async (who: typeof alice, url: string, payload: unknown): Promise<any> => (await server.app.inject({ method: 'POST', url, headers: who.headers, payload: payload as any })).json()
@@ -21,11 +22,14 @@ await server.app.inject({ method: 'PUT', url: `/api/v1/contacts/${aliceContact._
 
 const browser = await launch(t)
 
+const urls: string[] = []
+
 async function pageOf (who: typeof alice): Promise<{ page: Page, bodies: string[] }> {
   const context = await browser.newContext({ viewport: { width: 1200, height: 900 } })
   t.teardown(async () => await context.close())
   const page = await context.newPage()
   const bodies: string[] = []
+  page.on('request', (req) => { urls.push(req.url()) })
   page.on('response', (res) => { if (res.url().includes('/api/')) res.text().then((b) => bodies.push(b), () => {}) })
   await signIn(page, server.url, who.user.email, who.password)
   return { page, bodies }
@@ -37,6 +41,7 @@ t.test('two tenants never see each other', async (t) => {
   await b.page.goto(`${server.url}/console/data/contacts`)
   await b.page.locator('main tbody tr').first().waitFor()
   t.same(await b.page.locator('main tbody th[scope=row]').allTextContents(), ['Bob Own'], 'Bob lists his contact only')
+  t.equal(await b.page.locator('.badge', { hasText: /Live|Connecting/ }).count(), 0, 'no realtime feed: no live badge')
   await b.page.goto(`${server.url}/console/data/contacts/${aliceContact._id as string}`)
   await b.page.getByRole('alert').filter({ hasText: 'NOT_FOUND' }).waitFor()
   t.pass('Alice\'s record id is 404 for Bob')
@@ -51,6 +56,7 @@ t.test('two tenants never see each other', async (t) => {
   await a.page.getByRole('alert').filter({ hasText: 'NOT_FOUND' }).waitFor()
   t.ok([...a.bodies, ...b.bodies].every((body) => !(body.includes('Alice Only') && body.includes('Bob Own'))), 'no answer mixed the two tenants')
   t.notOk(b.bodies.some((body) => body.includes('alice-contact@example.com')), 'nothing of Alice reached Bob\'s browser')
+  t.notOk(urls.some((u) => u.includes('/_events')), 'and no subscription was attempted')
 })
 
 t.test('a role without the read ACL never sees internalNotes; one with it does', async (t) => {

@@ -16,7 +16,7 @@ function matcher (route: string): RegExp {
   return new RegExp(`^${method} ${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:id/g, '[^/]+')}$`)
 }
 
-export interface RequestReport { unknown: string[], foreignBearer: string[], clientIds: string[], apiCalls: number }
+export interface RequestReport { unknown: string[], foreignBearer: string[], clientIds: string[], apiCalls: number, streams: number }
 
 function userIdOf (authorization: string | undefined): string | null {
   const token = authorization?.replace(/^Bearer /, '') ?? ''
@@ -28,10 +28,16 @@ function userIdOf (authorization: string | undefined): string | null {
 }
 
 export async function checkRequests (server: ConsoleServer, requests: Recorded[], userId: string): Promise<RequestReport> {
-  const describe = (await server.app.inject('/_describe')).json() as { schemas: Array<{ endpoints: { rest: Array<{ method: string, path: string }> } }> }
-  const routes = [...AUTH, 'GET /_describe', ...WEBHOOKS, ...describe.schemas.flatMap((s) => s.endpoints.rest.map((e) => `${e.method} ${e.path}`))]
+  const describe = (await server.app.inject('/_describe')).json() as { schemas: Array<{ endpoints: { rest: Array<{ method: string, path: string }>, realtime?: { stream: string } } }> }
+  // The realtime feed, where `_describe` lists it: a ticket (bearer), then the stream (the ticket).
+  const feeds = new Set(describe.schemas.flatMap((s) => s.endpoints.realtime !== undefined ? [s.endpoints.realtime.stream.split('?')[0]] : []))
+  const streams = new Set([...feeds].map((f) => `GET ${f}`))
+  const routes = [
+    ...AUTH, 'GET /_describe', ...WEBHOOKS, ...describe.schemas.flatMap((s) => s.endpoints.rest.map((e) => `${e.method} ${e.path}`)),
+    ...streams, ...[...feeds].map((f) => `POST ${f}/tickets`)
+  ]
   const matchers = routes.map((r) => ({ route: r, re: matcher(r) }))
-  const report: RequestReport = { unknown: [], foreignBearer: [], clientIds: [], apiCalls: 0 }
+  const report: RequestReport = { unknown: [], foreignBearer: [], clientIds: [], apiCalls: 0, streams: 0 }
   const origin = new URL(server.url).origin
   for (const r of requests) {
     const line = `${r.method} ${r.url.pathname}`
@@ -41,6 +47,12 @@ export async function checkRequests (server: ConsoleServer, requests: Recorded[]
     if (hit === undefined) { report.unknown.push(`${line}${r.url.search}`); continue }
     report.apiCalls++
     if (r.headers['x-client-id'] !== undefined) report.clientIds.push(line)
+    if (streams.has(hit.route)) {
+      // EventSource cannot send a bearer: the single-use ticket (issued to this person) stands in.
+      report.streams++
+      if (r.url.searchParams.get('ticket') === null || r.headers.authorization !== undefined) report.foreignBearer.push(line)
+      continue
+    }
     if (!UNAUTHENTICATED.has(hit.route) && userIdOf(r.headers.authorization) !== userId) report.foreignBearer.push(line)
   }
   return report

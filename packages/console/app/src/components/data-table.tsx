@@ -17,6 +17,8 @@ interface Props {
   onSort: (sort: string) => void
   onRestore?: (id: string) => void
   caption: string
+  /** Rows the realtime feed changed since the list was read: `updated`, `restored`, `deleted`. */
+  marks?: Map<string, string>
 }
 
 function Cell ({ value }: { value: unknown }): preact.JSX.Element {
@@ -39,7 +41,7 @@ function RelationCell ({ schema, rel, row }: { schema: Schema, rel: string, row:
   return <Link href={`/data/${def.target}/${r._id}`}>{recordLabel(target, identity.roles, r)}</Link>
 }
 
-export function DataTable ({ schema, rows, columns, sortable, sort, include, onSort, onRestore, caption }: Props): preact.JSX.Element {
+export function DataTable ({ schema, rows, columns, sortable, sort, include, onSort, onRestore, caption, marks }: Props): preact.JSX.Element {
   const { identity } = useConsole()
   const label = labelField(schema, identity.roles)
   const [sortField, sortDir] = (sort ?? '').split(',')[0].split(':')
@@ -70,8 +72,11 @@ export function DataTable ({ schema, rows, columns, sortable, sort, include, onS
         </thead>
         <tbody>
           {rows.map((r) => (
-            <tr key={r._id} class={r.deletedAt != null ? 'deleted' : undefined}>
-              <th scope='row'><Link href={`/data/${schema.path}/${r._id}`}>{recordLabel(schema, identity.roles, r)}</Link></th>
+            <tr key={r._id} class={r.deletedAt != null || marks?.get(r._id) === 'deleted' ? 'deleted' : undefined}>
+              <th scope='row'>
+                <Link href={`/data/${schema.path}/${r._id}`}>{recordLabel(schema, identity.roles, r)}</Link>
+                {marks?.has(r._id) === true && <> <span class='badge live'>{marks.get(r._id)} just now</span></>}
+              </th>
               {columns.map((c) => <td key={c}><Cell value={r[c]} /></td>)}
               {include.map((rel) => <td key={`rel-${rel}`}><RelationCell schema={schema} rel={rel} row={r} /></td>)}
               {anyDeleted && (

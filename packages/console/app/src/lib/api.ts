@@ -1,7 +1,7 @@
 // The console's one client: @svc/client's runtime (the transport a generated client runs on),
 // with one resource per schema of `_describe`, built at run time instead of generated. Every
 // request the console makes goes through it.
-import { createBaseClient, createResource, type RawListQuery } from '@svc/client'
+import { createBaseClient, createResource, type EventSubscription, type RawListQuery, type RecordEvent, type SubscribeOptions } from '@svc/client'
 import { descriptorOf } from '@svc/client/generate'
 import type { Describe, Schema } from './describe.js'
 import { ConsoleTokenStore } from './session.js'
@@ -32,6 +32,8 @@ export interface Resource {
   delete: (id: string) => Promise<Rec>
   restore?: (id: string) => Promise<Rec>
   history?: (id: string, o?: { page?: number, perPage?: number }) => Promise<ListPage<HistoryRow>>
+  /** Present when `_describe` lists the realtime feed for this schema. */
+  subscribe?: (handler: (event: RecordEvent) => unknown, options?: SubscribeOptions) => EventSubscription
   aggregations: Record<string, (params: Record<string, unknown>) => Promise<{ results: Array<Record<string, unknown>> }>>
   [method: string]: unknown
 }

@@ -6,10 +6,12 @@ import { useConsole, useSchema } from '../lib/context.js'
 import { defaultColumns, filterableFields, humanize } from '../lib/fields.js'
 import { queryFromSearch, searchFromQuery } from '../lib/list-query.js'
 import { useAsync } from '../lib/use-async.js'
+import { liveRows, useLiveTable } from '../lib/live.js'
 import { DataTable } from '../components/data-table.js'
 import { FilterBar } from '../components/filter-bar.js'
 import { ErrorNotice, Loading } from '../components/notice.js'
 import { Pager } from '../components/pager.js'
+import { LiveBar, LiveBadge } from '../components/live-bar.js'
 
 const PAGE_SIZES = [10, 20, 50, 100]
 
@@ -23,7 +25,12 @@ export function ResourceTable ({ path }: { path: string }): preact.JSX.Element {
   const search = useSearch()
   const [, navigate] = useLocation()
   const query = useMemo(() => queryFromSearch(search), [search])
-  const list = useAsync(async () => { if (found === null) throw new Error(`unknown schema ${path}`); return await found.resource.list(query) }, [path, search])
+  const live = useLiveTable(path, found?.resource)
+  const list = useAsync(async () => {
+    if (found === null) throw new Error(`unknown schema ${path}`)
+    live.forget()
+    return await found.resource.list(query)
+  }, [path, search])
   const [actionError, setActionError] = useState<unknown>(null)
   if (found === null) return <UnknownSchema path={path} />
   const { schema, resource } = found
@@ -41,6 +48,7 @@ export function ResourceTable ({ path }: { path: string }): preact.JSX.Element {
       <div class='title-row'>
         <h1>{humanize(path)}</h1>
         <div class='actions'>
+          <LiveBadge live={live} />
           <Link href={`/data/${path}/new`} class='button primary'>New record</Link>
           {schema.softDelete && <Link href={`/data/${path}/trash`} class='button'>Trash</Link>}
         </div>
@@ -91,10 +99,11 @@ export function ResourceTable ({ path }: { path: string }): preact.JSX.Element {
       {list.data === undefined && list.loading && <Loading label='Loading records' />}
       {list.data !== undefined && (
         <div aria-busy={list.loading}>
+          <LiveBar live={live} shown={list.data.results} onRefresh={list.reload} />
           {list.data.results.length === 0
             ? <p class='empty'>No records{filterCount > 0 || query.q !== undefined ? ' match' : ' yet'}. <Link href={`/data/${path}/new`}>Create one</Link>.</p>
             : (
-              <DataTable schema={schema} rows={list.data.results} columns={defaultColumns(schema, roles)} include={include}
+              <DataTable schema={schema} {...liveRows(list.data.results, live.changes)} columns={defaultColumns(schema, roles)} include={include}
                 sortable={new Set([...fields.map((f) => f.path), 'createdAt', 'updatedAt'])} sort={query.sort as string | undefined}
                 onSort={(sort) => { set({ sort }) }} caption={`${humanize(path)}, page ${list.data.page}`}
                 onRestore={resource.restore === undefined ? undefined : (id) => { setActionError(null); resource.restore!(id).then(list.reload, setActionError) }}

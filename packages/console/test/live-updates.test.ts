@@ -1,0 +1,108 @@
+import t from 'tap'
+import type { Page } from 'playwright-core'
+import { registerUser, type RegisteredUser } from '@svc/testkit'
+import { chromiumOrSkip, startConsoleServer } from './helper.js'
+import { axeViolations, launch, signIn, watch } from './browser.js'
+import { checkRequests } from './public-routes.js'
+
+// The open table follows the realtime feed: an edit in another tab changes the row in place, a
+// record created through the API is offered as "1 new record — Refresh" (the filter, sort and
+// page stay as they are until then), a delete marks the row; another tenant's writes never show.
+if (!chromiumOrSkip(t, 'live updates browser test')) process.exit(0)
+
+const server = await startConsoleServer(t)
+const base = server.url
+const ada = await registerUser(server.app, { first_name: 'Ada', last_name: 'Lovelace' })
+const bob = await registerUser(server.app, { first_name: 'Bob', last_name: 'Other' })
+async function call (who: RegisteredUser, method: 'POST' | 'PUT' | 'DELETE', url: string, payload?: unknown): Promise<any> {
+  const res = await server.app.inject({ method, url, headers: who.headers, ...(payload !== undefined ? { payload: payload as any } : {}) })
+  if (res.statusCode >= 300) throw new Error(`${method} ${url}: ${res.statusCode} ${res.body}`)
+  return res.json()
+}
+const deals: Record<string, any> = {}
+for (const [title, amount] of [['Pilot', 1200], ['Rollout', 54000], ['Renewal', 8000], ['Expansion', 22000]] as const) {
+  deals[title] = await call(ada, 'POST', '/api/v1/deals', { title, amount, stage: 'won' })
+}
+
+const browser = await launch(t)
+const axe: Record<string, string[]> = {}
+async function tab (who: RegisteredUser, path: string): Promise<{ page: Page, seen: ReturnType<typeof watch> }> {
+  const context = await browser.newContext({ viewport: { width: 1200, height: 900 } })
+  t.teardown(async () => await context.close())
+  const page = await context.newPage()
+  const seen = watch(page)
+  await signIn(page, base, who.user.email, who.password, path)
+  return { page, seen }
+}
+const labels = async (page: Page): Promise<string[]> => await page.locator('main tbody th[scope=row] a').allTextContents()
+const listCalls = (seen: ReturnType<typeof watch>): number => seen.requests.filter((r) => r.method === 'GET' && r.url.pathname === '/api/v1/deals').length
+
+// Ada watches won deals of 5000 or more, most valuable first.
+const filtered = '/console/data/deals?amount=%7B%22%24gte%22%3A5000%7D&__sort=amount%3Adesc'
+const watcher = await tab(ada, filtered)
+const { page } = watcher
+await page.locator('.badge', { hasText: 'Live' }).waitFor()
+
+t.test('an edit in another tab changes the row in place', async (t) => {
+  t.same(await labels(page), ['Rollout', 'Expansion', 'Renewal'])
+  const reads = listCalls(watcher.seen)
+  const other = await tab(ada, `/console/data/deals/${deals.Expansion._id as string}`)
+  await other.page.getByLabel('Amount').fill('23456')
+  await other.page.getByRole('button', { name: 'Save changes' }).click()
+  await other.page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor()
+  const row = page.locator('main tbody tr', { hasText: 'Expansion' })
+  await row.getByText('23,456').waitFor()
+  t.match(await row.locator('th').textContent(), /updated just now/, 'marked as changed')
+  t.equal(listCalls(watcher.seen), reads, 'without reading the list again')
+  t.equal(new URL(page.url()).search, new URL(base + filtered).search, 'filter and sort kept')
+  t.equal(await page.locator('[role=status]', { hasText: 'A record was updated' }).count(), 1, 'announced politely')
+})
+
+t.test('a create through the API is offered as a refresh; another tenant\'s never is', async (t) => {
+  await call(bob, 'POST', '/api/v1/deals', { title: 'Bob secret deal', amount: 99000, stage: 'won' })
+  await call(bob, 'PUT', `/api/v1/deals/${(await call(bob, 'POST', '/api/v1/deals', { title: 'Bob other', amount: 7000 }))._id as string}`, { amount: 7001 })
+  await call(ada, 'POST', '/api/v1/deals', { title: 'Big one', amount: 70000, stage: 'won' })
+  const bar = page.locator('.notice.live')
+  await bar.waitFor()
+  t.match(await bar.textContent(), /^1 new record\.\s*Refresh$/, 'Ada\'s create only: Bob\'s two writes are not counted')
+  t.same(await labels(page), ['Rollout', 'Expansion', 'Renewal'], 'the rows stay put until asked')
+  await bar.getByRole('button', { name: 'Refresh' }).click()
+  await page.waitForFunction(() => document.querySelector('main tbody th[scope=row] a')?.textContent === 'Big one')
+  t.same(await labels(page), ['Big one', 'Rollout', 'Expansion', 'Renewal'], 'read again with the same filter and sort')
+  t.equal(await bar.count(), 0, 'the bar is gone')
+  t.notMatch(await page.locator('main').textContent(), /Bob/, 'nothing of Bob\'s tenant')
+})
+
+t.test('a delete marks the row; a restore clears the mark', async (t) => {
+  await call(ada, 'DELETE', `/api/v1/deals/${deals.Renewal._id as string}`)
+  const row = page.locator('main tbody tr', { hasText: 'Renewal' })
+  await row.getByRole('button', { name: 'Restore Renewal' }).waitFor()
+  t.equal(await row.getAttribute('class'), 'deleted')
+  t.match(await row.locator('th').textContent(), /deleted just now/)
+  axe.deleted = await axeViolations(page)
+  await row.getByRole('button', { name: 'Restore Renewal' }).click()
+  await row.getByText(/restored just now|^Renewal$/).first().waitFor()
+  await page.waitForFunction(() => document.querySelector('main tbody tr.deleted') === null)
+  t.pass('live again, in place')
+})
+
+t.test('a second tenant\'s console sees only its own live changes', async (t) => {
+  const other = await tab(bob, '/console/data/deals')
+  await other.page.locator('.badge', { hasText: 'Live' }).waitFor()
+  await call(ada, 'POST', '/api/v1/deals', { title: 'Ada again', amount: 6000, stage: 'won' })
+  await call(bob, 'POST', '/api/v1/deals', { title: 'Bob again', amount: 6000 })
+  await other.page.locator('.notice.live', { hasText: '1 new record' }).waitFor()
+  await page.locator('.notice.live', { hasText: '1 new record' }).waitFor()
+  await other.page.getByRole('button', { name: 'Refresh' }).click()
+  await other.page.getByRole('link', { name: 'Bob again' }).waitFor()
+  t.notMatch(await other.page.locator('main').textContent(), /Ada again|Big one|Pilot/, 'Bob never sees Ada\'s records')
+})
+
+t.test('every request was public API with the person\'s own credentials', async (t) => {
+  const report = await checkRequests(server, watcher.seen.requests, ada.user._id)
+  t.same(report.unknown, [])
+  t.same(report.foreignBearer, [], 'bearer on API calls, a ticket (not a bearer) on the stream')
+  t.ok(report.streams >= 1, `${report.streams} stream(s)`)
+  t.same(watcher.seen.problems, [])
+  for (const [name, v] of Object.entries(axe)) t.same(v, [], `${name}: no axe violation`)
+})
