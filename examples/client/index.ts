@@ -46,6 +46,7 @@ export interface CompaniesUpdate {
 }
 
 export interface CompaniesFilter extends SystemFilter {
+  deletedAt?: DateFilter
   name?: StringFilter
   domain?: StringFilter
   industry?: EnumFilter<'software' | 'finance' | 'retail' | 'manufacturing' | 'healthcare' | 'other'>
@@ -59,7 +60,7 @@ export interface CompaniesFilter extends SystemFilter {
   foundedAt?: DateFilter
 }
 
-export type CompaniesSortKey = '_id' | 'userId' | 'accountId' | 'createdAt' | 'updatedAt' | 'name' | 'domain' | 'industry' | 'employees' | 'website' | 'address.street' | 'address.city' | 'address.postalCode' | 'address.country' | 'tags' | 'foundedAt'
+export type CompaniesSortKey = '_id' | 'userId' | 'accountId' | 'createdAt' | 'updatedAt' | 'deletedAt' | 'name' | 'domain' | 'industry' | 'employees' | 'website' | 'address.street' | 'address.city' | 'address.postalCode' | 'address.country' | 'tags' | 'foundedAt'
 
 export interface CompaniesRelations {
   contacts: ContactsRecord[]
@@ -158,6 +159,7 @@ export interface ContactsUpdate {
 }
 
 export interface ContactsFilter extends SystemFilter {
+  deletedAt?: DateFilter
   firstName?: StringFilter
   lastName?: StringFilter
   email?: StringFilter
@@ -176,7 +178,7 @@ export interface ContactsFilter extends SystemFilter {
   internalNotes?: StringFilter
 }
 
-export type ContactsSortKey = '_id' | 'userId' | 'accountId' | 'createdAt' | 'updatedAt' | 'firstName' | 'lastName' | 'email' | 'phone' | 'title' | 'companyId' | 'status' | 'score' | 'marketingOptIn' | 'birthday' | 'lastContactedAt' | 'tags' | 'address.street' | 'address.city' | 'address.country' | 'internalNotes'
+export type ContactsSortKey = '_id' | 'userId' | 'accountId' | 'createdAt' | 'updatedAt' | 'deletedAt' | 'firstName' | 'lastName' | 'email' | 'phone' | 'title' | 'companyId' | 'status' | 'score' | 'marketingOptIn' | 'birthday' | 'lastContactedAt' | 'tags' | 'address.street' | 'address.city' | 'address.country' | 'internalNotes'
 
 export interface ContactsRelations {
   company: CompaniesRecord | null
@@ -279,6 +281,7 @@ export interface DealsUpdate {
 }
 
 export interface DealsFilter extends SystemFilter {
+  deletedAt?: DateFilter
   title?: StringFilter
   amount?: NumberFilter
   currency?: EnumFilter<'USD' | 'EUR' | 'GBP'>
@@ -293,7 +296,7 @@ export interface DealsFilter extends SystemFilter {
   approval?: EnumFilter<'draft' | 'submitted' | 'approved' | 'rejected'>
 }
 
-export type DealsSortKey = '_id' | 'userId' | 'accountId' | 'createdAt' | 'updatedAt' | 'title' | 'amount' | 'currency' | 'stage' | 'probability' | 'closeDate' | 'companyId' | 'contactId' | 'lineItems.sku' | 'lineItems.quantity' | 'lineItems.unitPrice' | 'approval'
+export type DealsSortKey = '_id' | 'userId' | 'accountId' | 'createdAt' | 'updatedAt' | 'deletedAt' | 'title' | 'amount' | 'currency' | 'stage' | 'probability' | 'closeDate' | 'companyId' | 'contactId' | 'lineItems.sku' | 'lineItems.quantity' | 'lineItems.unitPrice' | 'approval'
 
 export interface DealsRelations {
   company: CompaniesRecord | null
@@ -372,6 +375,7 @@ export interface NotesUpdate {
 }
 
 export interface NotesFilter extends SystemFilter {
+  deletedAt?: DateFilter
   body?: StringFilter
   contactId?: StringFilter
   dealId?: StringFilter
@@ -379,7 +383,7 @@ export interface NotesFilter extends SystemFilter {
   mentions?: StringFilter
 }
 
-export type NotesSortKey = '_id' | 'userId' | 'accountId' | 'createdAt' | 'updatedAt' | 'body' | 'contactId' | 'dealId' | 'pinned' | 'mentions'
+export type NotesSortKey = '_id' | 'userId' | 'accountId' | 'createdAt' | 'updatedAt' | 'deletedAt' | 'body' | 'contactId' | 'dealId' | 'pinned' | 'mentions'
 
 export interface NotesRelations {
   contact: ContactsRecord | null
@@ -446,6 +450,7 @@ export interface ProductsUpdate {
 }
 
 export interface ProductsFilter extends SystemFilter {
+  deletedAt?: DateFilter
   name?: StringFilter
   description?: StringFilter
   price?: NumberFilter
@@ -453,7 +458,7 @@ export interface ProductsFilter extends SystemFilter {
   cost?: NumberFilter
 }
 
-export type ProductsSortKey = '_id' | 'userId' | 'accountId' | 'createdAt' | 'updatedAt' | 'name' | 'description' | 'price' | 'published' | 'cost'
+export type ProductsSortKey = '_id' | 'userId' | 'accountId' | 'createdAt' | 'updatedAt' | 'deletedAt' | 'name' | 'description' | 'price' | 'published' | 'cost'
 
 export interface ProductsRelations {}
 
@@ -524,6 +529,7 @@ export interface TasksUpdate {
 }
 
 export interface TasksFilter extends SystemFilter {
+  deletedAt?: DateFilter
   title?: StringFilter
   dueAt?: DateFilter
   done?: BooleanFilter
@@ -535,7 +541,7 @@ export interface TasksFilter extends SystemFilter {
   estimateHours?: NumberFilter
 }
 
-export type TasksSortKey = '_id' | 'userId' | 'accountId' | 'createdAt' | 'updatedAt' | 'title' | 'dueAt' | 'done' | 'priority' | 'assigneeEmail' | 'dealId' | 'checklist.text' | 'checklist.done' | 'estimateHours'
+export type TasksSortKey = '_id' | 'userId' | 'accountId' | 'createdAt' | 'updatedAt' | 'deletedAt' | 'title' | 'dueAt' | 'done' | 'priority' | 'assigneeEmail' | 'dealId' | 'checklist.text' | 'checklist.done' | 'estimateHours'
 
 export interface TasksRelations {
   deal: DealsRecord | null

@@ -36,6 +36,7 @@ const MUST_FAIL: Array<{ name: string, body: string, error: RegExp }> = [
   { name: 'a required aggregation parameter left out', body: 'return await api.specimens.aggregations.byGrade({})', error: /Property 'since' is missing/ },
   { name: 'a number outside a numeric enum', body: 'return await api.specimens.create({ grade: 5 })', error: /Type '5' is not assignable to type '1 \| 2 \| 3 \| undefined'/ },
   { name: 'a nested path that does not exist', body: "return await api.specimens.list({ filter: { 'parts.size.corners': 4 } })", error: /'parts\.size\.corners'' does not exist in type 'SpecimensFilter'/ },
+  { name: 'deletedAt on a schema without soft delete', body: "return await api.logs.list({ filter: { deletedAt: { $gte: '1970-01-01' } } })", error: /'deletedAt' does not exist in type 'LogsFilter'/ },
   { name: 'a create asking for a later state', body: "return await api.deals.create({ title: 't', amount: 1, approval: 'approved' })", error: /'"approved"' is not assignable to type '"draft"'/ }
 ]
 
@@ -55,6 +56,7 @@ const MUST_COMPILE = `${HEAD}  type Equal<A, B> = (<T>() => T extends A ? 1 : 2)
   yes<Equal<typeof c.email, string>>(true)
   await api.contacts.list({ filter: { 'address.city': { $regex: '^Par', $options: 'i' }, tags: 'vip', score: { $gte: 1, $in: [1, 2] }, createdAt: { $gt: new Date() }, _id: { $in: [id] } }, sort: ['score:desc', 'lastName'], include: ['company'], perPage: 5 })
   await api.deals.list({ filter: { 'lineItems.sku': 'A-1', stage: { $in: ['won', 'lost'] }, approval: 'draft' } })
+  await api.deals.list({ includeDeleted: true, filter: { deletedAt: { $gte: new Date(0) } }, sort: 'deletedAt:desc' }) // a trash
   await api.deals.bulkUpdate({ stage: 'lost' }, { probability: null })
   const meta = await api.contacts.uploadAvatar(id, new Blob([]), { filename: 'a.png' })
   const link = await api.deals.fetchContractUrl(id)

@@ -62,7 +62,8 @@ export function resourceSource (s: DescribedSchema, d: ResourceDescriptor, known
   const initial = machines.map(([f, sm]) => `${key(f)}?: ${literal(sm.initial)}`)
   out.push(block(`export interface ${T}Create`, [...fields.filter(writable).map((f) => member(f, 'create')), ...initial]))
   out.push(block(`export interface ${T}Update`, [...fields.filter(writable).map((f) => member(f, 'update')), ...machines.map(([f]) => `${key(f)}?: ${T}${capitalize(f)}`)]))
-  const paths = filterPaths(s.fields)
+  // Soft delete: the tombstone stamp filters and sorts too (a trash: `includeDeleted` with a `deletedAt` range).
+  const paths: Array<[string, string]> = [...(s.softDelete ? [['deletedAt', 'DateFilter'] as [string, string]] : []), ...filterPaths(s.fields)]
   out.push(block(`export interface ${T}Filter extends SystemFilter`, paths.map(([p, t]) => `${key(p)}?: ${t}`)))
   out.push(`export type ${T}SortKey = ${union(['_id', 'userId', 'accountId', 'createdAt', 'updatedAt', ...paths.map(([p]) => p)])}`)
   const rels = Object.keys(s.relations).sort()
