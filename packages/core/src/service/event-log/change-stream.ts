@@ -25,7 +25,7 @@ export interface WatchHandlers {
   inserted: () => void
   /** An event was stamped (followers have something to read). */
   stamped: () => void
-  /** The stream is open (again): catch up on what happened meanwhile, then rely on it. */
+  /** The stream is open (again) and has answered: catch up on what happened meanwhile, then rely on it. */
   up: () => void
   /** The stream failed: poll until it is back. */
   down: () => void
@@ -70,8 +70,16 @@ export class EventWatch {
       this.#timer = setTimeout(() => { this.#timer = null; this.start() }, this.#retryMs)
       this.#timer.unref()
     })
+    // The driver opens the stream asynchronously: only once its first answer is in (the first
+    // resume token) may the loops rely on it, so their catch-up comes after that, not before —
+    // a write between the two would otherwise wait for the relaxed poll.
+    let live = false
+    stream.on('resumeTokenChanged', () => {
+      if (live || this.#stream !== stream) return
+      live = true
+      this.#on.up()
+    })
     this.#stream = stream
-    this.#on.up()
   }
 
   async close (): Promise<void> {
