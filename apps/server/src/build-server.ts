@@ -11,7 +11,7 @@ import svcSoftDelete from '@svc/softdelete'
 import svcWebhooks from '@svc/webhooks'
 import svcRealtime from '@svc/realtime'
 import svcSurface from '@svc/surface'
-import { exposeWorkerId, workerServerOptions } from './cluster/worker-id.js'
+import { clusterStores, exposeWorkerId, workerServerOptions } from './cluster/worker-id.js'
 import type { ServerConfig } from './config.js'
 import { healthRoute } from './health.js'
 import { AccessLogController, loggerOptions } from './logger.js'
@@ -37,6 +37,8 @@ export interface BuildServerOptions {
 
 /** The reference composition: logging, request ids, readiness, and the svc plugins. */
 export async function buildServer (config: ServerConfig, opts: BuildServerOptions): Promise<FastifyInstance> {
+  // A cluster worker without Redis shares counters and cache generations through its primary.
+  const shared = config.workerId !== undefined && config.redisUrl === undefined ? await clusterStores() : null
   const app = Fastify({
     // The router's and Node's own refusals (long ids, 431, malformed requests) in the envelope.
     ...svcServerOptions,
@@ -60,7 +62,8 @@ export async function buildServer (config: ServerConfig, opts: BuildServerOption
     cors: { origins: config.corsOrigins },
     docs: { title: 'svc API', version: DEFAULT_VERSION },
     rateLimit: config.nodeEnv === 'test' ? false : { apiPerMin: config.rateLimitApiPerMin, authPerMin: config.rateLimitAuthPerMin, authPerEmailPerMin: config.rateLimitAuthPerEmailPerMin },
-    ...(config.redisUrl !== undefined ? { redis: config.redisUrl } : {})
+    ...(config.redisUrl !== undefined ? { redis: config.redisUrl } : {}),
+    ...(shared !== null ? { usageStore: shared.usageStore } : {})
   })
   await app.register(svcCore, {
     db: opts.db,
@@ -80,6 +83,7 @@ export async function buildServer (config: ServerConfig, opts: BuildServerOption
     costStore: app.svcSurface.usageStore,
     // With REDIS_URL, cached aggregation answers are shared by the replicas.
     ...(app.svcSurface.aggregationCache !== null ? { aggregationCache: app.svcSurface.aggregationCache } : {}),
+    ...(shared !== null ? { aggregationCache: shared.aggregationCache } : {}),
     // Reset mails link to `${PUBLIC_BASE_URL}/reset-password?token=…`.
     publicBaseUrl: config.publicBaseUrl
   })

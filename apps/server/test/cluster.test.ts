@@ -18,7 +18,7 @@ const SECRET = 'cluster-test-secret-0123456789abcdef'
 t.test('two workers on one port: spread, replaced after SIGKILL, reloaded, drained', async (t) => {
   const ws = workspace()
   const env = baseEnv(ws, { SVC_WORKERS: '2' }, SECRET)
-  const svc = await startSvc(t, env)
+  const svc = await startSvc(t, env, 180_000)
   const primary = svc.child.pid!
   t.match(svc.stderr(), /svc listening on http:\/\/127\.0\.0\.1:\d+ \(2 workers, embedded database in .*, shared by the workers\)/)
   const auth = { authorization: `Bearer ${signToken(userClaims({ user_id: '65f0000000000000000000a1' }), SECRET)}` }

@@ -29,7 +29,7 @@ export { loadRegistry } from './schema/load.js'
 export { describeModel } from './schema/describe.js'
 export { Manifest, DEFAULT_VERSION } from './describe/manifest.js'
 export type { ManifestContribution, ManifestContributor, ManifestEndpoints, ManifestFeatures, RealtimeEndpoint, RestEndpoint } from './describe/manifest.js'
-export { ResourceService, ResourceServices, RecordEvents, memoryAggregationCache } from './service/index.js'
+export { ResourceService, ResourceServices, RecordEvents, memoryAggregationCache, memoryGenerations } from './service/index.js'
 export type { AggregationCache, AggregationResult } from './service/index.js'
 export type { RecordEvent, ListQuery, ListResult, ReadOptions, RecordJson, Scope, DeleteStrategy, WriteResult, WriteSubscriber, Operation, PurgeHook, TombstoneUpdate, DurableDoc, DurableEffect, AudienceEvent, EventAudience } from './service/index.js'
 // Schema evolution: `svc schema plan|apply`, migration files, the start-up check.

@@ -114,8 +114,11 @@ t.test('cache: per tenant and per params, for ttlSeconds', async (t) => {
   await seed(app, alice, ALICE_ROWS)
   await seed(app, bob, [{ title: 'x', amount: 7 }])
   t.equal((await agg(app, alice, 'total', { stage: 'open' })).body.results[0].total, 30)
-  await seed(app, alice, [{ title: 'd', amount: 5 }])
+  // Behind the service's back: nothing retires the cached answer.
+  await app.svc.db.collection('deals').updateOne({ title: 'a' }, { $inc: { amount: 5 } })
   t.equal((await agg(app, alice, 'total', { stage: 'open' })).body.results[0].total, 30, 'served from the cache within the TTL')
+  await seed(app, alice, [{ title: 'e', amount: 0 }])
+  t.equal((await agg(app, alice, 'total', { stage: 'open' })).body.results[0].total, 35, 'a write through the service retires it')
   t.equal((await agg(app, bob, 'total', { stage: 'open' })).body.results[0].total, 7, "another tenant never gets alice's cached answer")
   t.same((await agg(app, alice, 'total', { stage: 'won' })).body.results[0].total, 30, 'other params, other entry')
   const uncached = await agg(app, alice, 'byStage')

@@ -46,7 +46,7 @@ async function svcSurface (app: FastifyInstance, opts: SurfaceOptions): Promise<
     metrics: register,
     redis,
     aggregationCache: null,
-    usageStore: memoryUsageStore(),
+    usageStore: opts.usageStore ?? memoryUsageStore(),
     redisFailed: (use, err) => {
       redisErrors.inc({ use })
       reporter.failed(err)

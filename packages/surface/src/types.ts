@@ -31,6 +31,11 @@ export interface SurfaceOptions {
   docs?: DocsOptions | false
   /** A Redis URL (`redis://…`) or an ioredis client shared by the replicas; unset: everything is per process. */
   redis?: string | Redis
+  /**
+   * Without `redis`: the counters' store when they must be shared some other way (the reference
+   * server's cluster workers count in their primary). Default: this process.
+   */
+  usageStore?: UsageStore
   /** Prefix of every Redis key the surface writes (`<prefix>rl:…`, `<prefix>agg:…`); default `svc:` (replicas of one service must agree). */
   redisKeyPrefix?: string
   /** Errors of a recurring kind (Redis unreachable) are logged at most once per this many ms; default 60000. */

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { Writable } from 'node:stream'
 import t from 'tap'
 import { Redis } from 'ioredis'
+import { redisAggregationCache } from '../src/index.js'
 import { bearer, buildApp, testDb } from './helper.js'
 
 const REDIS_URL = 'redis://127.0.0.1:6379'
@@ -68,14 +69,19 @@ t.test('two replicas share cached aggregation answers through Redis, per tenant 
   const create = async (): Promise<void> => { t.equal((await a.inject({ method: 'POST', url: '/api/v1/notes', headers: alice, payload: { title: 'n' } })).statusCode, 201) }
   await create()
   t.equal(await count(a, alice), 1, 'replica A computes and stores')
-  await create()
+  // Behind the service's back: nothing retires the cached answer.
+  await db.collection('notes').insertOne({ title: 'n', userId: '65f0000000000000000000a1' })
   t.equal(await count(b, alice), 1, "replica B serves A's answer within the TTL")
   t.equal(await count(alone, alice), 2, 'a process without Redis has its own cache')
   t.equal(await count(b, bearer('65f0000000000000000000a1', ['admin'])), 2, 'other roles: another entry')
   t.equal(await count(b, bearer('65f0000000000000000000b2')), 0, 'another tenant: another entry')
-  const keys = await a.svcSurface.redis!.keys(`${prefix}agg:*`)
-  t.equal(keys.length, 3, 'three entries under the prefix')
+  const keys = (await a.svcSurface.redis!.keys(`${prefix}agg:*`)).filter((k) => !k.startsWith(`${prefix}agg:gen:`))
+  t.equal(keys.length, 3, 'three entries under the prefix (besides the generations)')
   t.ok(await a.svcSurface.redis!.pttl(keys[0]) > 50_000, 'with the declared TTL (60 s)')
+  await create()
+  t.equal(await count(b, alice), 3, "a write on replica A retires the answer on replica B (shared generation)")
+  t.equal(await count(b, bearer('65f0000000000000000000b2')), 0, "another tenant's answer is untouched")
+  t.ok(await a.svcSurface.redis!.exists(`${prefix}agg:gen:v1/notes:65f0000000000000000000a1`), 'the generation lives in Redis')
 })
 
 t.test("two replicas share a tenant's cost budget through Redis", { skip: redisUp ? false : `no Redis answers at ${REDIS_URL}` }, async (t) => {
@@ -116,7 +122,38 @@ t.test('Redis unreachable: requests are still served, errors counted and logged 
     const res = await app.inject({ method: 'GET', url: '/api/v1/notes/aggregations/count', headers: bearer('65f0000000000000000000a1') })
     t.equal(res.statusCode, 200, 'aggregations answer without their shared cache')
   }
-  t.match((await app.inject({ method: 'GET', url: '/_metrics' })).body, /redis_errors_total\{use="aggregation_cache"\} 4\n/, 'a get and a set per call, counted')
+  t.match((await app.inject({ method: 'GET', url: '/_metrics' })).body, /redis_errors_total\{use="aggregation_cache"\} 2\n/, 'the generation read per call, counted (the cache is then skipped)')
+  const write = await app.inject({ method: 'POST', url: '/api/v1/notes', headers: bearer('65f0000000000000000000a1'), payload: { title: 'n' } })
+  t.equal(write.statusCode, 201, 'a write stands when its invalidation fails')
+  t.match((await app.inject({ method: 'GET', url: '/_metrics' })).body, /redis_errors_total\{use="aggregation_cache"\} 3\n/, 'the failed invalidation counted')
   const warnings = lines.filter((l) => l.msg === 'redis unavailable: serving without it (fail open)')
   t.equal(warnings.length, 1, 'logged once in the interval')
+})
+
+t.test('redisAggregationCache generations: per tenant, and per schema for bulk writes', { skip: redisUp ? false : `no Redis answers at ${REDIS_URL}` }, async (t) => {
+  const redis = new Redis(REDIS_URL)
+  const prefix = `svc-test:${randomBytes(6).toString('hex')}:`
+  t.teardown(async () => {
+    const keys = await redis.keys(`${prefix}*`)
+    if (keys.length > 0) await redis.del(...keys)
+    redis.disconnect()
+  })
+  const cache = redisAggregationCache(redis, { prefix, onError: () => {} })
+  t.equal(await cache.generation!('v1/deals', 'a'), '0.0')
+  await cache.invalidate!('v1/deals', 'a')
+  t.equal(await cache.generation!('v1/deals', 'a'), '0.1', "a's write")
+  t.equal(await cache.generation!('v1/deals', 'b'), '0.0', "b's answers untouched")
+  await cache.invalidate!('v1/deals', null)
+  t.equal(await cache.generation!('v1/deals', 'b'), '1.0', 'a bulk write retires every tenant')
+})
+
+t.test('redisAggregationCache without Redis: a get misses and a set is dropped, both reported', async (t) => {
+  const down = new Redis('redis://127.0.0.1:1', { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0, retryStrategy: () => null })
+  down.on('error', () => {})
+  t.teardown(() => { down.disconnect() })
+  const errors: unknown[] = []
+  const cache = redisAggregationCache(down, { prefix: 'x:', onError: (err) => errors.push(err) })
+  t.equal(await cache.get('k'), undefined)
+  await cache.set('k', { results: [] }, 1)
+  t.equal(errors.length, 2)
 })

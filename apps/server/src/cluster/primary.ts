@@ -4,6 +4,7 @@ import type { ServerConfig } from '../config.js'
 import { keepLocalSecret } from '../commands/local-secret.js'
 import { primaryLog } from './log.js'
 import { writePidFile } from './pid-file.js'
+import { servePrimaryState } from './shared-state.js'
 import { DRAIN_MESSAGE } from './worker.js'
 
 /** How long a draining worker may finish its requests before it is killed. */
@@ -34,6 +35,8 @@ export async function runPrimary (config: ServerConfig, warnings: string[]): Pro
   const forget = config.jwtSecretGenerated ? await keepLocalSecret(config.dataDir, config.jwtSecret) : null
   const removePid = await writePidFile(config.dataDir)
 
+  // Without Redis the workers share their counters and cache generations through this process.
+  const serveState = config.redisUrl === undefined ? servePrimaryState() : null
   let nextId = 1
   let stopping = false
   const active = new Set<Worker>()
@@ -44,6 +47,7 @@ export async function runPrimary (config: ServerConfig, warnings: string[]): Pro
     const id = nextId++
     const worker = cluster.fork({ ...workerEnv, SVC_WORKER_ID: String(id) })
     startedAt.set(worker, Date.now())
+    serveState?.(worker)
     return await new Promise((resolve, reject) => {
       const onExit = (code: number | null, signal: string | null): void => {
         reject(new Error(`worker ${id} exited before listening (code ${String(code)}, signal ${String(signal)})`))

@@ -64,9 +64,12 @@ export class AggregationRunner {
     await this.#service.charge(ctx, AGGREGATION_PRICE)
     const cache = a.ttlSeconds === undefined ? undefined : this.#service.aggregationCache
     // Roles too: a cached answer must never reach a caller whose roles could see it differently.
-    const key = `${this.#service.model.key}/${a.name}:${JSON.stringify([identity.userId, [...identity.roles].sort(), [...values.entries()].sort(([x], [y]) => x < y ? -1 : 1)])}`
+    // The generation changes with every write to the schema by this tenant (see AggregationCache).
+    const generation = cache?.generation === undefined ? '' : await cache.generation(this.#service.model.key, identity.userId).catch(() => null)
+    const usable = cache !== undefined && generation !== null ? cache : undefined
+    const key = `${this.#service.model.key}/${a.name}@${generation ?? ''}:${JSON.stringify([identity.userId, [...identity.roles].sort(), [...values.entries()].sort(([x], [y]) => x < y ? -1 : 1)])}`
     // A failing store is a miss (and a failed set is ignored): the cache never fails the request.
-    const hit = await cache?.get(key).catch(() => undefined)
+    const hit = await usable?.get(key).catch(() => undefined)
     if (hit !== undefined) return hit
     const tenant = and({ userId: identity.userId }, this.#service.scopeFilter(ctx, 'get', { includeDeleted: false }))
     const pipeline: Document[] = [{ $match: tenant }]
@@ -76,7 +79,7 @@ export class AggregationRunner {
     const rows = await collectionOf(this.#service).aggregate(pipeline, readOptions(this.#service, ctx)).toArray()
     if (rows.length > MAX_AGGREGATION_ROWS) throw new Error(`aggregation ${this.#service.model.path}/${name} returned more than ${MAX_AGGREGATION_ROWS} rows`)
     const result = { results: rows.map((r) => toJson(r)) }
-    if (cache !== undefined && a.ttlSeconds !== undefined) await cache.set(key, result, a.ttlSeconds).catch(() => {})
+    if (usable !== undefined && a.ttlSeconds !== undefined) await usable.set(key, result, a.ttlSeconds).catch(() => {})
     return result
   }
 

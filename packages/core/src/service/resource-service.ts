@@ -87,6 +87,7 @@ export class ResourceService {
   readonly #deps: ResourceServiceDeps
   readonly #scopes: Scope[] = []
   readonly #subscribers: WriteSubscriber[] = []
+  readonly #cachesAggregations: boolean
   readonly #effects: NamedEffect[] = []
   readonly #durable: DurableContext
   readonly #clientScopes: Map<string, Document>
@@ -104,6 +105,7 @@ export class ResourceService {
     keepCollection(this, deps.collection)
     this.maxTimeMS = deps.queryTimeoutMs
     this.aggregationCache = deps.aggregationCache ?? memoryAggregationCache()
+    this.#cachesAggregations = model.aggregations.some((a) => a.ttlSeconds !== undefined)
     this.cost = deps.cost
     this.#deps = deps
     this.#clientScopes = compileClientScopes(model)
@@ -476,6 +478,13 @@ export class ResourceService {
    */
   async publish (result: WriteResult): Promise<void> {
     const log = (result.ctx.req as { log?: FastifyBaseLogger } | undefined)?.log ?? this.#deps.log
+    if (this.#cachesAggregations && this.aggregationCache.invalidate !== undefined) {
+      // Before the answer: the writer's next aggregation, on any replica, sees its write.
+      const owner = result.recordId !== undefined ? ownerOf(result) ?? null : null
+      await this.aggregationCache.invalidate(this.model.key, owner).catch((err: unknown) => {
+        log.error({ err, path: this.model.path }, 'aggregation cache invalidation failed: cached answers may be stale for their TTL')
+      })
+    }
     for (const sub of this.#subscribers) {
       try {
         await sub(result)

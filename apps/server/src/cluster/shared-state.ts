@@ -1,0 +1,83 @@
+import type { Worker } from 'node:cluster'
+import { memoryAggregationCache, memoryGenerations, memoryUsageStore, type AggregationCache, type UsageStore } from '@svc/core'
+
+/**
+ * Without REDIS_URL, what the workers of one cluster must agree on lives in the primary: the
+ * budgets' counters (rate limits, tenants' cost budgets) and the aggregation caches'
+ * generations. Workers ask over the cluster's IPC channel, one round trip per call.
+ */
+type Call =
+  | { op: 'usage', key: string, amount: number, windowMs: number }
+  | { op: 'generation', scope: string, userId: string }
+  | { op: 'invalidate', scope: string, userId: string | null }
+
+interface Request { svc: 'shared-state', id: number, call: Call }
+interface Reply { svc: 'shared-state-reply', id: number, result?: unknown, error?: string }
+
+/** A call the primary has not answered within this long fails (the callers then fail open). */
+const CALL_TIMEOUT_MS = 2000
+
+/** The primary's side: one store for all its workers. */
+export function servePrimaryState (): (worker: Worker) => void {
+  const usage = memoryUsageStore()
+  const generations = memoryGenerations()
+  const answer = async (call: Call): Promise<unknown> => {
+    switch (call.op) {
+      case 'usage': return await usage.add(call.key, call.amount, call.windowMs)
+      case 'generation': return await generations.generation(call.scope, call.userId)
+      case 'invalidate': return await generations.invalidate(call.scope, call.userId)
+    }
+  }
+  return (worker) => {
+    worker.on('message', (message: Request) => {
+      if (message?.svc !== 'shared-state') return
+      answer(message.call).then(
+        (result): Reply => ({ svc: 'shared-state-reply', id: message.id, result }),
+        (err: Error): Reply => ({ svc: 'shared-state-reply', id: message.id, error: err.message })
+      ).then((reply: Reply) => { if (worker.isConnected()) worker.send(reply) }, () => {})
+    })
+  }
+}
+
+/** A worker's side: the stores @svc/surface and @svc/core use, answered by the primary. */
+export function primaryStores (): { usageStore: UsageStore, aggregationCache: AggregationCache } {
+  let nextId = 1
+  const pending = new Map<number, { resolve: (v: unknown) => void, reject: (e: Error) => void, timer: NodeJS.Timeout }>()
+  process.on('message', (message: Reply) => {
+    if (message?.svc !== 'shared-state-reply') return
+    const waiter = pending.get(message.id)
+    if (waiter === undefined) return
+    pending.delete(message.id)
+    clearTimeout(waiter.timer)
+    if (message.error !== undefined) waiter.reject(new Error(message.error))
+    else waiter.resolve(message.result)
+  })
+  const ask = async <T>(call: Call): Promise<T> => await new Promise<T>((resolve, reject) => {
+    const id = nextId++
+    const timer = setTimeout(() => { pending.delete(id); reject(new Error(`the cluster primary did not answer ${call.op}`)) }, CALL_TIMEOUT_MS)
+    timer.unref()
+    pending.set(id, { resolve: resolve as (v: unknown) => void, reject, timer })
+    process.send?.({ svc: 'shared-state', id, call } satisfies Request, undefined, undefined, (err: Error | null) => {
+      if (err == null) return
+      pending.delete(id)
+      clearTimeout(timer)
+      reject(err)
+    })
+  })
+  // The primary gone or slow: count here rather than fail the request (as the Redis store does).
+  const local = memoryUsageStore()
+  const answers = memoryAggregationCache()
+  return {
+    usageStore: {
+      add: async (key, amount, windowMs) => await ask<Awaited<ReturnType<UsageStore['add']>>>({ op: 'usage', key, amount, windowMs })
+        .catch(async () => await local.add(key, amount, windowMs))
+    },
+    // Answers stay in each worker; the generation in their keys is shared, so none is served after a write.
+    aggregationCache: {
+      get: answers.get,
+      set: answers.set,
+      generation: async (scope, userId) => await ask<string>({ op: 'generation', scope, userId }),
+      invalidate: async (scope, userId) => { await ask({ op: 'invalidate', scope, userId }) }
+    }
+  }
+}
