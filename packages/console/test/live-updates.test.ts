@@ -123,6 +123,26 @@ t.test('a second tenant\'s console sees only its own live changes', async (t) =>
   t.notMatch(await other.page.locator('main').textContent(), /Ada again|Big one|Pilot/, 'Bob never sees Ada\'s records')
 })
 
+t.test('paging: forward by nextCursor where lists have it, back by page number', async (t) => {
+  const probe = (await server.app.inject({ method: 'GET', url: '/api/v1/deals?__perPage=1', headers: ada.headers })).json()
+  const cursors = typeof probe.nextCursor === 'string'
+  t.comment(cursors ? 'lists answer nextCursor: the pager walks with it' : 'lists have no nextCursor here: page numbers')
+  await page.goto(`${base}/console/data/deals?__sort=amount%3Aasc&__perPage=2`)
+  await page.waitForFunction(() => document.querySelectorAll('main tbody tr').length === 2)
+  const first = await labels(page)
+  await page.getByRole('button', { name: 'Next ›' }).click()
+  await page.waitForURL(cursors ? /__cursor=/ : /__page=2/)
+  await page.waitForFunction((f) => document.querySelector('main tbody th[scope=row] a')?.textContent !== f, first[0])
+  const second = await labels(page)
+  t.equal(second.length, 2)
+  t.notOk(second.some((l) => first.includes(l)), `page 2 (${second.join(', ')}) follows page 1 (${first.join(', ')})`)
+  t.match(await page.locator('.pager').textContent(), /Page 2 of \d+/)
+  await page.getByRole('button', { name: '‹ Previous' }).click()
+  await page.waitForURL((u) => !u.search.includes('__cursor'))
+  await page.waitForFunction((f) => document.querySelector('main tbody th[scope=row] a')?.textContent === f, first[0])
+  t.same(await labels(page), first, 'back to page 1')
+})
+
 t.test('every request was public API with the person\'s own credentials', async (t) => {
   const report = await checkRequests(server, watcher.seen.requests, ada.user._id)
   t.same(report.unknown, [])

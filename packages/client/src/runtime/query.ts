@@ -7,6 +7,8 @@ export interface RawListQuery {
   include?: readonly string[]
   includeDeleted?: boolean
   q?: string
+  /** `__cursor`: continue after the page that answered this `nextCursor` (same filter, sort, perPage; no `page`). */
+  cursor?: string
 }
 
 function scalar (v: unknown): string {
@@ -32,6 +34,7 @@ export function listParams (q: RawListQuery): URLSearchParams {
   if (q.perPage !== undefined) p.set('__perPage', String(q.perPage))
   if (q.include !== undefined && q.include.length > 0) p.set('__include', q.include.join(','))
   if (q.includeDeleted === true) p.set('__includeDeleted', 'true')
+  if (q.cursor !== undefined) p.set('__cursor', q.cursor)
   return p
 }
 

@@ -57,6 +57,8 @@ export interface ListQuery<F, S extends string, R extends string> extends CallOp
   include?: readonly R[]
   /** Soft-deleted records too (they carry `deletedAt`). */
   includeDeleted?: boolean
+  /** A page's `nextCursor`: the next page of the same query (not with `page`). */
+  cursor?: string
 }
 
 export interface GetOptions<R extends string> extends CallOptions {
@@ -86,6 +88,8 @@ export interface ListPage<T> {
   totalPages: number
   nextPage: number | null
   prevPage: number | null
+  /** Continues after this page (`list({ ..., cursor })`); null on the last page. Absent from services without cursors. */
+  nextCursor?: string | null
 }
 
 /** A File field's value and the answer of an upload. */

@@ -14,6 +14,7 @@ export function queryFromSearch (search: string): RawListQuery {
     else if (k === '__perPage') q.perPage = Number.parseInt(v, 10) || 20
     else if (k === '__include') q.include = v.split(',').filter(Boolean)
     else if (k === '__includeDeleted') q.includeDeleted = v === 'true'
+    else if (k === '__cursor') q.cursor = v
     else if (k === 'q') q.q = v
     else if (!k.startsWith('__')) filter[k] = decodeFilter(v)
   }

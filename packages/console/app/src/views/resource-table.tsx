@@ -40,7 +40,8 @@ export function ResourceTable ({ path }: { path: string }): preact.JSX.Element {
   const relations = Object.keys(schema.relations)
   const include: string[] = [...(query.include ?? [])]
   const go = (next: RawListQuery): void => { navigate(`/data/${path}${searchFromQuery(next)}`) }
-  const set = (patch: Partial<RawListQuery>): void => { go({ ...query, page: undefined, ...patch }) }
+  // Any change of the query starts again from the first page (a cursor belongs to one query).
+  const set = (patch: Partial<RawListQuery>): void => { go({ ...query, page: undefined, cursor: undefined, ...patch }) }
   const filterCount = Object.keys(query.filter ?? {}).length
 
   return (
@@ -109,7 +110,9 @@ export function ResourceTable ({ path }: { path: string }): preact.JSX.Element {
                 onRestore={resource.restore === undefined ? undefined : (id) => { setActionError(null); resource.restore!(id).then(list.reload, setActionError) }}
               />
               )}
-          <Pager page={list.data} label={`${humanize(path)} pages`} onPage={(page) => { go({ ...query, page }) }} />
+          <Pager page={list.data} label={`${humanize(path)} pages`} onPage={(page) => { go({ ...query, cursor: undefined, page }) }}
+            onCursor={(cursor) => { go({ ...query, page: undefined, cursor }) }}
+          />
         </div>
       )}
     </>

@@ -14,17 +14,19 @@ import { UnknownSchema } from './resource-table.js'
 
 const PER_PAGE = 50
 
-export function trashQuery (page: number): RawListQuery {
-  return { includeDeleted: true, filter: { deletedAt: { $gte: '1970-01-01T00:00:00.000Z' } }, sort: 'deletedAt:desc', perPage: PER_PAGE, page }
+type Position = { page: number } | { cursor: string }
+
+export function trashQuery (at: Position): RawListQuery {
+  return { includeDeleted: true, filter: { deletedAt: { $gte: '1970-01-01T00:00:00.000Z' } }, sort: 'deletedAt:desc', perPage: PER_PAGE, ...at }
 }
 
 export function Trash ({ path }: { path: string }): preact.JSX.Element {
   const found = useSchema(path)
   const { identity } = useConsole()
-  const [page, setPage] = useState(1)
+  const [at, setAt] = useState<Position>({ page: 1 })
   const [error, setError] = useState<unknown>(null)
   const soft = found?.schema.softDelete === true
-  const list = useAsync(async () => soft ? await found!.resource.list(trashQuery(page)) : undefined, [path, page])
+  const list = useAsync(async () => soft ? await found!.resource.list(trashQuery(at)) : undefined, [path, at])
   if (found === null) return <UnknownSchema path={path} />
   const { schema, resource } = found
   if (!soft) return <><h1>{humanize(path)}: no trash</h1><p>This schema deletes for good (soft delete is off).</p></>
@@ -44,7 +46,7 @@ export function Trash ({ path }: { path: string }): preact.JSX.Element {
                 onRestore={(id) => { setError(null); resource.restore!(id).then(list.reload, setError) }}
               />
               )}
-          <Pager page={list.data} label={`Deleted ${path} pages`} onPage={setPage} />
+          <Pager page={list.data} label={`Deleted ${path} pages`} onPage={(page) => { setAt({ page }) }} onCursor={(cursor) => { setAt({ cursor }) }} />
         </div>
       )}
     </>
