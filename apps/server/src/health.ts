@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify'
+import { documented, DOCUMENTED } from '@svc/core'
 import type { Db } from 'mongodb'
 
 const PROBE_TIMEOUT_MS = 2000
@@ -54,7 +55,14 @@ const MESSAGES: Record<Exclude<DatabaseState, 'ok'>, string> = {
  */
 export function healthRoute (app: FastifyInstance): void {
   const check = sharedProbe(app.svc.db)
-  app.get('/healthz', async (request, reply) => {
+  app.get('/healthz', {
+    schema: documented({
+      summary: 'Readiness: the database takes writes and the schemas are applied (503 otherwise)',
+      security: [],
+      response: { 200: { type: 'object', required: ['status', 'checks'], properties: { status: { type: 'string', enum: ['ok'] }, checks: { type: 'object', additionalProperties: true } } } }
+    }),
+    ...DOCUMENTED
+  }, async (request, reply) => {
     const schemas = app.svc?.registry != null
     const state = await check()
     const checks = { database: state === 'ok', schemas }

@@ -43,6 +43,7 @@ export { EventLog, EVENTS_COLLECTION, CONSUMERS_COLLECTION, LEASES_COLLECTION, D
 export type { LoggedEvent, EventLogOptions, EventSubscription, FollowOptions, BatchHandler, DurableHandler } from './service/event-log/index.js'
 export { normalizeError, type ErrorEnvelope, type NormalizedError } from './http/error-envelope.js'
 export { svcServerOptions, requestTimeouts } from './http/server-options.js'
+export { DOCUMENTED, documented, documentedResponse, documentedInput, OkSchema, AnyObject, listEnvelopeSchema } from './rest/route-docs.js'
 // The BSON boundary, paging and the filter/search rules, for plugins that add reads (restore, history) or describe them (MCP).
 export { toJson, parseId } from './values/convert.js'
 export { resolveField } from './values/resolve-field.js'

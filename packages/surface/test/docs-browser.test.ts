@@ -29,4 +29,14 @@ t.test('/api-docs renders the operations in headless Chromium, offline, without 
   t.same(problems, [], 'no console errors, failed or outside requests')
   const shot = await page.screenshot({ fullPage: false, ...(process.env.SVC_DOCS_SCREENSHOT !== undefined ? { path: process.env.SVC_DOCS_SCREENSHOT } : {}) })
   t.ok(shot.length > 10_000, 'a screenshot of the rendered page')
+
+  // A phone (390 px, with mobile viewport rules): laid out at the device width, nothing wider.
+  const phone = await browser.newPage({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 3 })
+  await phone.goto(`${url}/api-docs/`)
+  await phone.waitForSelector('.opblock-summary-path', { timeout: 30_000 })
+  const layout = await phone.evaluate(() => ({ inner: window.innerWidth, scroll: document.documentElement.scrollWidth }))
+  t.equal(layout.inner, 390, 'the layout viewport is the device width (not 980 px)')
+  t.ok(layout.scroll <= 390, `no horizontal scrolling (${layout.scroll} px of content)`)
+  const box = await phone.locator('.opblock-summary-path').first().boundingBox()
+  t.ok(box !== null && box.x + box.width <= 390, 'an operation path fits on the screen')
 })

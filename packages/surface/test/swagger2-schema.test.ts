@@ -1,6 +1,8 @@
 import t from 'tap'
 import { Type } from '@sinclair/typebox'
 import { toSwagger2Parameter, toSwagger2Schema } from '../src/docs/swagger2-schema.js'
+import { toOpenApi31Schema } from '../src/docs/openapi-document.js'
+import { operationBasics, operationId, pathParameters, toolPath } from '../src/docs/operations.js'
 
 t.test('schemas down to Swagger 2.0', async (t) => {
   t.same(toSwagger2Schema(Type.Union([Type.String({ maxLength: 5 }), Type.Null()])), { type: 'string', maxLength: 5, 'x-nullable': true }, 'nullable union')
@@ -11,7 +13,8 @@ t.test('schemas down to Swagger 2.0', async (t) => {
   t.same(toSwagger2Schema(Type.Literal(3)), { type: 'number', enum: [3] }, 'const')
   t.same(toSwagger2Schema(Type.Union([Type.String(), Type.Number()])), { 'x-anyOf': [{ type: 'string' }, { type: 'number' }] }, 'a real union is kept as an extension')
   t.same(toSwagger2Schema({ type: 'number', exclusiveMinimum: 0, exclusiveMaximum: 10 }), { type: 'number', minimum: 0, exclusiveMinimum: true, maximum: 10, exclusiveMaximum: true }, 'draft-6 exclusive bounds')
-  t.same(toSwagger2Schema({ type: 'string', examples: ['x', 'y'], $id: 'X', nullable: true, not: {} }), { type: 'string', example: 'x' }, 'examples, unknown keywords dropped')
+  t.same(toSwagger2Schema({ type: 'string', examples: ['x', 'y'], $id: 'X', nullable: true, not: {} }), { type: 'string', example: 'x', 'x-nullable': true }, 'examples, Ajv nullable, unknown keywords dropped')
+  t.same(toSwagger2Schema({ type: 'string', enum: ['a', null], nullable: true }), { type: 'string', enum: ['a'], 'x-nullable': true }, 'an enum lists no null in 2.0')
   t.same(toSwagger2Schema({ type: 'object', properties: { a: { type: ['string', 'null'] } }, required: [], patternProperties: { '^x': {} }, additionalProperties: { anyOf: [{ type: 'integer' }, { type: 'null' }] } }),
     { type: 'object', properties: { a: { type: 'string', 'x-nullable': true } }, additionalProperties: { type: 'integer', 'x-nullable': true } }, 'nested, empty required dropped')
   t.same(toSwagger2Schema({ type: 'array', items: [{ type: 'string' }] }), { type: 'array', items: {} }, 'tuples')
@@ -29,4 +32,23 @@ t.test('parameters down to Swagger 2.0', async (t) => {
   t.same(toSwagger2Parameter({ name: 'v', in: 'query', type: 'array' }), { name: 'v', in: 'query', type: 'array', items: { type: 'string' } })
   t.same(toSwagger2Parameter({ name: 'v', in: 'query', type: 'string', items: { type: 'string' }, 'x-a': 1 }), { name: 'v', in: 'query', type: 'string', 'x-a': 1 })
   t.same(toSwagger2Parameter({ name: 'b', in: 'body', schema: { type: ['string', 'null'] } }), { name: 'b', in: 'body', schema: { type: 'string', 'x-nullable': true } })
+})
+
+t.test('schemas as OpenAPI 3.1 says them', async (t) => {
+  t.same(toOpenApi31Schema({ type: 'string', enum: ['a', null], nullable: true }), { type: ['string', 'null'], enum: ['a', null] }, 'nullable is a null type')
+  t.same(toOpenApi31Schema({ type: ['string', 'null'], nullable: true }), { type: ['string', 'null'] }, 'already nullable')
+  t.same(toOpenApi31Schema({ nullable: true, description: 'any' }), { description: 'any' }, 'untyped stays untyped')
+  t.same(toOpenApi31Schema({ type: 'object', properties: { f: { type: 'file' } }, anyOf: [{ type: 'integer', nullable: true }], items: { type: 'boolean', nullable: true } }),
+    { type: 'object', properties: { f: { type: 'string', contentMediaType: 'application/octet-stream' } }, anyOf: [{ type: ['integer', 'null'] }], items: { type: ['boolean', 'null'] } }, 'nested, uploads')
+  t.equal(toOpenApi31Schema('x'), 'x')
+})
+
+t.test('operations for tools', async (t) => {
+  t.equal(toolPath('/files/{*}'), '/files/{path}', 'no parameter named *')
+  t.equal(operationId('/api/v1/deal-notes/{id}/history', 'get'), 'getApiV1DealNotesByIdHistory')
+  t.equal(operationId('/.well-known/oauth-protected-resource', 'get'), 'getWellKnownOauthProtectedResource')
+  t.same(pathParameters('/files/{path}', [{ name: '*', in: 'path' }], (name) => ({ name })), [{ name: 'path', in: 'path', description: 'the rest of the path' }])
+  t.same(pathParameters('/a/{id}', [], (name) => ({ name, in: 'path' })), [{ name: 'id', in: 'path' }], 'undeclared ones added')
+  t.match(operationBasics('/login', 'post', {}), { summary: 'POST /login', tags: ['auth'], security: [] }, 'public: an explicit empty security')
+  t.same(operationBasics('/api/v1/notes', 'post', { security: [{ bearer: [] }], summary: 's', tags: ['x'], operationId: 'o' }), { summary: 's', operationId: 'o', tags: ['x'], security: [{ bearer: [] }] })
 })

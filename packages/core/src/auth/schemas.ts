@@ -21,3 +21,13 @@ export type ForgotPasswordBody = Static<typeof ForgotPasswordBody>
 
 export const ResetPasswordBody = Type.Object({ token: OpaqueToken, password: NewPassword })
 export type ResetPasswordBody = Static<typeof ResetPasswordBody>
+
+// Answers (documentation: see rest/route-docs.ts).
+const Id = Type.String({ description: 'id (24 hex characters)' })
+const Stamp = Type.String({ format: 'date-time' })
+export const PublicUserSchema = Type.Object({ _id: Id, first_name: Type.String(), last_name: Type.String(), email: Type.String(), roles: Type.Array(Type.String()), createdAt: Stamp, updatedAt: Stamp })
+const AccessToken = Type.String({ description: 'JWT for `Authorization: Bearer …`, signed with JWT_SECRET (a new secret invalidates it)' })
+const RefreshToken = Type.String({ description: 'opaque, single use: POST /auth/refresh' })
+export const SessionSchema = Type.Object({ user: PublicUserSchema, accessToken: AccessToken, refreshToken: RefreshToken })
+export const TokensSchema = Type.Object({ accessToken: AccessToken, refreshToken: RefreshToken })
+export const AcceptedSchema = Type.Object({ accepted: Type.Literal(true) })

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify'
+import { AnyObject, DOCUMENTED } from './route-docs.js'
 
 /**
  * `GET /_describe`: the public introspection manifest (spec, "Framework routes"). Built at request
@@ -6,5 +7,8 @@ import type { FastifyInstance } from 'fastify'
  * A host that wants it private puts authentication in front of it (spec, API authentication 5).
  */
 export function describeRoute (app: FastifyInstance): void {
-  app.get('/_describe', async () => app.svc.manifest.describe())
+  app.get('/_describe', {
+    schema: { summary: 'The introspection manifest: schemas, fields, endpoints, features', security: [], response: { 200: AnyObject('the manifest (spec, _describe)') } },
+    ...DOCUMENTED
+  }, async () => app.svc.manifest.describe())
 }

@@ -6,6 +6,7 @@ import { toListQuery } from './list-query.js'
 import { aggregationRoutes } from './aggregation-routes.js'
 import { resourceValidatorCompiler } from './validator.js'
 import { jsonOnly } from '../http/json-only.js'
+import { AnyObject, documentedResponse, IdempotencyHeaders } from './route-docs.js'
 
 export interface ResourceRoutesOptions {
   service: ResourceService
@@ -26,8 +27,11 @@ export async function resourceRoutes (app: FastifyInstance, opts: ResourceRoutes
   const { model } = service
   const s = model.schemas
   const base = `/${model.path}`
+  const name = model.path
 
   app.setValidatorCompiler(resourceValidatorCompiler)
+  // Response schemas document these routes; answers stay JSON.stringify'd (see route-docs.ts).
+  app.setSerializerCompiler(documentedResponse)
   jsonOnly(app)
 
   // Every route authenticates; api clients (X-Client-Id) only on reads, and the service
@@ -44,7 +48,10 @@ export async function resourceRoutes (app: FastifyInstance, opts: ResourceRoutes
   const whole = (b: unknown): unknown => b
   const bulkRecord = (b: unknown): unknown => (b as { record?: unknown } | null)?.record
 
-  app.post(base, { schema: { body: s.create }, preValidation: screen('create', whole) }, async (request, reply) => {
+  app.post(base, {
+    schema: { summary: `Create a ${name} record`, headers: IdempotencyHeaders, body: s.create, response: { 201: s.read } },
+    preValidation: screen('create', whole)
+  }, async (request, reply) => {
     const key = request.headers['idempotency-key']
     if (key === undefined) return await reply.code(201).send(await service.create(context(request), request.body))
     if (Array.isArray(key)) throw new ValidationError('Idempotency-Key is given more than once', { field: 'Idempotency-Key' })
@@ -54,32 +61,38 @@ export async function resourceRoutes (app: FastifyInstance, opts: ResourceRoutes
     return await reply.code(201).send(record)
   })
 
-  app.get(base, { schema: { querystring: s.listQuery } }, async (request) => {
+  app.get(base, { schema: { summary: `List ${name} records (filters, search, sort, pages)`, querystring: s.listQuery, response: { 200: s.list } } }, async (request) => {
     return await service.list(context(request), toListQuery(model, request.query as Record<string, unknown>))
   })
 
-  app.put(base, { schema: { body: s.bulk }, preValidation: screen('update', bulkRecord) }, async (request) => {
+  app.put(base, {
+    schema: { summary: `Bulk update ${name} records matching a filter (inserts one when none matches)`, body: s.bulk, response: { 200: s.bulkResult } },
+    preValidation: screen('update', bulkRecord)
+  }, async (request) => {
     const body = request.body as { filter: Record<string, unknown>, record: unknown }
     return await service.bulkPut(context(request), body.filter, body.record)
   })
 
   // Built per request by the `_describe` builder: soft delete/audit plugins register after core.
-  app.get(`${base}-schema`, async () => app.svc.manifest.schema(model))
+  app.get(`${base}-schema`, { schema: { summary: `The ${name} schema as _describe lists it`, response: { 200: AnyObject('one schemas[] entry of GET /_describe') } } }, async () => app.svc.manifest.schema(model))
 
   aggregationRoutes(app, service, context)
 
-  app.get(`${base}/:id`, { schema: { params: s.params } }, async (request) => {
+  app.get(`${base}/:id`, { schema: { summary: `Get one ${name} record`, params: s.params, querystring: s.getQuery, response: { 200: s.read } } }, async (request) => {
     const { id } = request.params as { id: string }
-    const q = request.query as Record<string, unknown>
-    return await service.get(context(request), id, { includeDeleted: q.__includeDeleted === 'true', ...(q.__include !== undefined ? { include: q.__include as string } : {}) })
+    const q = request.query as { __include?: string, __includeDeleted?: boolean }
+    return await service.get(context(request), id, { includeDeleted: q.__includeDeleted === true, ...(q.__include !== undefined ? { include: q.__include } : {}) })
   })
 
-  app.put(`${base}/:id`, { schema: { params: s.params, body: s.update }, preValidation: screen('update', whole) }, async (request) => {
+  app.put(`${base}/:id`, {
+    schema: { summary: `Update a ${name} record (null clears a field)`, params: s.params, body: s.update, response: { 200: s.read } },
+    preValidation: screen('update', whole)
+  }, async (request) => {
     const { id } = request.params as { id: string }
     return await service.updateById(context(request), id, request.body)
   })
 
-  app.delete(`${base}/:id`, { schema: { params: s.params } }, async (request) => {
+  app.delete(`${base}/:id`, { schema: { summary: `Delete a ${name} record`, params: s.params, response: { 200: s.read } } }, async (request) => {
     const { id } = request.params as { id: string }
     return await service.deleteById(context(request), id)
   })

@@ -59,7 +59,10 @@ export interface ResourceSchemas {
   listQuery: TSchema
   list: TSchema
   params: TSchema
+  /** Query options of GET by id. */
+  getQuery: TSchema
   bulk: TSchema
+  bulkResult: TSchema
 }
 
 /** The normalized, validated form of one schema file: the single source for every surface. */

@@ -4,11 +4,18 @@ import { MAX_PAGE_SIZE } from '../values/limits.js'
 import type { FieldModel, ResourceModel, ResourceSchemas } from './model.js'
 
 // A pattern, not `format: date-time`, so plain dates (2024-05-01) are accepted too; kept in step with parseDate.
-const DATE = (): TSchema => Type.String({ pattern: ISO_DATE_PATTERN, description: 'ISO 8601 date or date-time' })
+// The example keeps API tools' generated requests valid (a sample built from the pattern is not a date).
+const DATE = (): TSchema => Type.String({ pattern: ISO_DATE_PATTERN, description: 'ISO 8601 date or date-time', examples: ['2024-05-01T09:30:00Z'] })
 /** Stamped fields are accepted on input (so a read record can be sent back) and ignored. */
 const STAMPED_INPUT = { _id: Type.Optional(Type.Unknown()), userId: Type.Optional(Type.Unknown()), accountId: Type.Optional(Type.Unknown()), createdAt: Type.Optional(Type.Unknown()), updatedAt: Type.Optional(Type.Unknown()) }
 
 type Mode = 'create' | 'update' | 'read'
+
+/** Query options of a single read and of a list. */
+const READ_OPTIONS = {
+  __include: Type.Optional(Type.String({ description: 'comma-separated reference fields to expand' })),
+  __includeDeleted: Type.Optional(Type.Boolean({ description: 'also soft-deleted records (admins)' }))
+}
 
 /** Fields a client may write: computed values are derived and File fields belong to the file routes. */
 export function isWritable (f: FieldModel): boolean {
@@ -69,7 +76,8 @@ export function buildSchemas (model: ResourceModel): ResourceSchemas {
     updatedAt: Type.String({ format: 'date-time' })
   })
   const filters: Record<string, TSchema> = {}
-  for (const f of model.fields) if (['string', 'number', 'boolean', 'date', 'array'].includes(f.kind)) filters[f.name] = Type.Optional(Type.String())
+  const filterText = 'exact value, or a JSON operator object such as {"$gte":10}'
+  for (const f of model.fields) if (['string', 'number', 'boolean', 'date', 'array'].includes(f.kind)) filters[f.name] = Type.Optional(Type.String({ description: filterText }))
   return {
     create: object(model.fields, 'create', STAMPED_INPUT),
     update: object(model.fields, 'update', STAMPED_INPUT),
@@ -78,8 +86,7 @@ export function buildSchemas (model: ResourceModel): ResourceSchemas {
       __page: Type.Optional(Type.Integer({ minimum: 1, description: '1-based page' })),
       __perPage: Type.Optional(Type.Integer({ minimum: 1, description: `page size, capped at ${MAX_PAGE_SIZE}` })),
       __sort: Type.Optional(Type.String({ description: 'field:asc,other:desc' })),
-      __include: Type.Optional(Type.String()),
-      __includeDeleted: Type.Optional(Type.Boolean()),
+      ...READ_OPTIONS,
       q: Type.Optional(Type.String()),
       ...filters
     }, { additionalProperties: true }),
@@ -92,10 +99,13 @@ export function buildSchemas (model: ResourceModel): ResourceSchemas {
       nextPage: Type.Union([Type.Integer(), Type.Null()]),
       prevPage: Type.Union([Type.Integer(), Type.Null()])
     }),
-    params: Type.Object({ id: Type.String() }),
+    params: Type.Object({ id: Type.String({ description: 'record id (24 hex characters)', examples: ['65f000000000000000000001'] }) }),
+    getQuery: Type.Object(READ_OPTIONS, { additionalProperties: false }),
     bulk: Type.Object({
-      filter: Type.Record(Type.String(), Type.Unknown()),
+      // The list filter in JSON: field values or operator objects ($eq $ne $gt $gte $lt $lte $in $nin …).
+      filter: Type.Object({}, { additionalProperties: true, description: 'fields to match: a value, or an operator object', examples: [{ amount: { $lt: 100 } }] }),
       record: object(model.fields, 'update', STAMPED_INPUT)
-    }, { additionalProperties: false })
+    }, { additionalProperties: false }),
+    bulkResult: Type.Object({ numAffected: Type.Integer({ description: 'records changed (0 when the record was inserted)' }) })
   }
 }

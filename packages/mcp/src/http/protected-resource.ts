@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest, FastifySchema } from 'fastify'
+import { documentedResponse } from '@svc/core'
 
 /** RFC 9728's well-known prefix; the MCP authorization spec has clients read it after a 401. */
 export const PROTECTED_RESOURCE_PATH = '/.well-known/oauth-protected-resource'
@@ -37,7 +38,13 @@ export function protectedResource (app: FastifyInstance, mcpPath: string): { cha
   for (const url of [PROTECTED_RESOURCE_PATH, document]) {
     app.get(url, {
       // Read by @fastify/swagger when the host documents its routes (its keys are not in FastifySchema).
-      schema: { summary: 'OAuth 2.0 protected-resource metadata of the MCP endpoint (RFC 9728)', tags: ['mcp'] } as FastifySchema
+      schema: {
+        summary: 'OAuth 2.0 protected-resource metadata of the MCP endpoint (RFC 9728)',
+        tags: ['mcp'],
+        security: [],
+        response: { 200: { type: 'object', required: ['resource'], additionalProperties: true, properties: { resource: { type: 'string' }, bearer_methods_supported: { type: 'array', items: { type: 'string' } } } } }
+      } as FastifySchema,
+      serializerCompiler: documentedResponse
     }, async (request, reply) => {
       void reply.header('cache-control', 'public, max-age=300')
       return resourceMetadata(origin(app, request), mcpPath)

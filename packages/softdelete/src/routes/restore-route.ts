@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import type { RequestContext, ResourceService } from '@svc/core'
+import { documented, documentedResponse, type RequestContext, type ResourceService } from '@svc/core'
 
 export interface RestoreRoutesOptions {
   services: ResourceService[]
@@ -19,11 +19,16 @@ export async function restoreRoutes (app: FastifyInstance, opts: RestoreRoutesOp
   // empty (or any) body must not get Fastify's empty-JSON-body 400.
   app.removeContentTypeParser('application/json')
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, _body, done) => { done(null, undefined) })
+  // Response schemas document the routes; answers stay JSON.stringify'd (core's route-docs.ts).
+  app.setSerializerCompiler(documentedResponse)
   app.addHook('onRequest', async (request) => {
     await app.svc.auth.authenticate(request, { allowClient: false })
   })
   for (const service of opts.services) {
-    app.post(`/${service.model.path}/:id/restore`, async (request) => {
+    const { path, schemas } = service.model
+    app.post(`/${path}/:id/restore`, {
+      schema: documented({ summary: `Restore a soft-deleted ${path} record`, params: schemas.params, response: { 200: schemas.read } })
+    }, async (request) => {
       const { id } = request.params as { id: string }
       return await opts.restore(service, context(request), id)
     })

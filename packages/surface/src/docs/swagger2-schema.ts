@@ -13,7 +13,7 @@ const SCHEMA_KEYS = new Set([
   'minProperties', 'required', 'enum', 'additionalProperties', 'type', 'items', 'allOf', 'properties',
   'discriminator', 'readOnly', 'xml', 'externalDocs', 'example'
 ])
-const PARAM_TYPES = new Set(['string', 'number', 'integer', 'boolean', 'array'])
+const PARAM_TYPES = new Set(['string', 'number', 'integer', 'boolean', 'array', 'file'])
 const PARAM_KEYS = new Set([
   'name', 'in', 'description', 'required', 'type', 'format', 'allowEmptyValue', 'items', 'collectionFormat', 'default',
   'maximum', 'exclusiveMaximum', 'minimum', 'exclusiveMinimum', 'maxLength', 'minLength', 'pattern', 'maxItems',
@@ -63,6 +63,12 @@ export function toSwagger2Schema (input: unknown): Schema {
   } else if (s.type === 'null') {
     delete out.type
     out['x-nullable'] = true
+  }
+  // Ajv's (and OpenAPI 3.0's) `nullable`: 2.0 says it with `x-nullable`, and an enum lists no null.
+  if (s.nullable === true) out['x-nullable'] = true
+  if (Array.isArray(out.enum) && out.enum.includes(null)) {
+    out['x-nullable'] = true
+    out.enum = out.enum.filter((v) => v !== null)
   }
   if (Array.isArray(out.required) && out.required.length === 0) delete out.required
   if (Array.isArray(out.enum) && out.enum.length === 0) delete out.enum

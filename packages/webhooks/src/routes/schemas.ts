@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox'
+import { listEnvelopeSchema } from '@svc/core'
 
 // Unknown keys are refused by WebhooksService (for every surface), so the bodies stay open here:
 // Fastify's Ajv would otherwise drop them silently.
@@ -16,3 +17,31 @@ export const PagingQuery = Type.Object({
   __page: Type.Optional(Type.String({ pattern: '^[0-9]+$' })),
   __perPage: Type.Optional(Type.String({ pattern: '^[0-9]+$' }))
 })
+
+const Stamp = Type.String({ format: 'date-time' })
+export const SubscriptionSchema = Type.Object({
+  _id: Type.String(),
+  userId: Type.Union([Type.String(), Type.Null()]),
+  events: Type.Array(Type.String()),
+  url: Type.String(),
+  active: Type.Boolean(),
+  failureCount: Type.Integer(),
+  lastDeliveryAt: Type.Union([Stamp, Type.Null()]),
+  createdAt: Stamp,
+  updatedAt: Stamp,
+  secret: Type.Optional(Type.String({ description: 'HMAC key of X-Webhook-Signature; only in the create answer' }))
+})
+export const SubscriptionPage = listEnvelopeSchema(SubscriptionSchema)
+export const DeliveryPage = listEnvelopeSchema(Type.Object({
+  _id: Type.String(),
+  subscriptionId: Type.String(),
+  deliveryId: Type.String(),
+  event: Type.String(),
+  attempt: Type.Integer(),
+  status: Type.Union([Type.Literal('success'), Type.Literal('failure')]),
+  responseCode: Type.Union([Type.Integer(), Type.Null()]),
+  durationMs: Type.Number(),
+  error: Type.Union([Type.String(), Type.Null()]),
+  at: Stamp
+}))
+export const TestAccepted = Type.Object({ deliveryId: Type.String() })

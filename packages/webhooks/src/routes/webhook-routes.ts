@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import type { RequestContext } from '@svc/core'
+import { documentedResponse, type RequestContext } from '@svc/core'
 import type { WebhooksService } from '../subscriptions/webhooks-service.js'
-import { CreateBody, IdParams, PagingQuery, PatchBody } from './schemas.js'
+import { CreateBody, DeliveryPage, IdParams, PagingQuery, PatchBody, SubscriptionPage, SubscriptionSchema, TestAccepted } from './schemas.js'
 
 function context (request: FastifyRequest): RequestContext {
   return { identity: request.identity, surface: 'rest', req: request, requestId: request.id }
@@ -19,22 +19,24 @@ function paging (request: FastifyRequest): { page?: unknown, perPage?: unknown }
 /** The spec's subscription routes (encapsulated, prefix `/api/v1`): thin adapters over WebhooksService. */
 export async function webhookRoutes (app: FastifyInstance, opts: { webhooks: WebhooksService }): Promise<void> {
   const { webhooks } = opts
+  // Response schemas document the routes; answers stay JSON.stringify'd (core's route-docs.ts).
+  app.setSerializerCompiler(documentedResponse)
   app.addHook('onRequest', async (request) => {
     await app.svc.auth.authenticate(request, { allowClient: false })
   })
-  app.post('/webhooks', { schema: { summary: 'Subscribe a URL to record events (the secret is returned once)', body: CreateBody } }, async (request, reply) => {
+  app.post('/webhooks', { schema: { summary: 'Subscribe a URL to record events (the secret is returned once)', body: CreateBody, response: { 201: SubscriptionSchema } } }, async (request, reply) => {
     return await reply.code(201).send(await webhooks.create(context(request), request.body as { events: string[], url: string }))
   })
-  app.get('/webhooks', { schema: { summary: "The caller's subscriptions", querystring: PagingQuery } }, async (request) => await webhooks.list(context(request), paging(request)))
-  app.get('/webhooks/:id', { schema: { summary: 'One subscription', params: IdParams } }, async (request) => await webhooks.get(context(request), id(request)))
-  app.patch('/webhooks/:id', { schema: { summary: 'Change events or url; { active: true } re-enables', params: IdParams, body: PatchBody } }, async (request) => {
+  app.get('/webhooks', { schema: { summary: "The caller's subscriptions", querystring: PagingQuery, response: { 200: SubscriptionPage } } }, async (request) => await webhooks.list(context(request), paging(request)))
+  app.get('/webhooks/:id', { schema: { summary: 'One subscription', params: IdParams, response: { 200: SubscriptionSchema } } }, async (request) => await webhooks.get(context(request), id(request)))
+  app.patch('/webhooks/:id', { schema: { summary: 'Change events or url; { active: true } re-enables', params: IdParams, body: PatchBody, response: { 200: SubscriptionSchema } } }, async (request) => {
     return await webhooks.update(context(request), id(request), request.body as { events?: string[], url?: string, active?: boolean })
   })
-  app.delete('/webhooks/:id', { schema: { summary: 'Delete a subscription', params: IdParams } }, async (request) => await webhooks.remove(context(request), id(request)))
-  app.post('/webhooks/:id/test', { schema: { summary: 'Send a webhook.test event', params: IdParams } }, async (request, reply) => {
+  app.delete('/webhooks/:id', { schema: { summary: 'Delete a subscription', params: IdParams, response: { 200: SubscriptionSchema } } }, async (request) => await webhooks.remove(context(request), id(request)))
+  app.post('/webhooks/:id/test', { schema: { summary: 'Send a webhook.test event', params: IdParams, response: { 202: TestAccepted } } }, async (request, reply) => {
     return await reply.code(202).send(await webhooks.test(context(request), id(request)))
   })
-  app.get('/webhooks/:id/deliveries', { schema: { summary: 'Delivery attempts, newest first', params: IdParams, querystring: PagingQuery } }, async (request) => {
+  app.get('/webhooks/:id/deliveries', { schema: { summary: 'Delivery attempts, newest first', params: IdParams, querystring: PagingQuery, response: { 200: DeliveryPage } } }, async (request) => {
     return await webhooks.deliveries(context(request), id(request), paging(request))
   })
 }

@@ -2,13 +2,15 @@ import type { FastifyInstance } from 'fastify'
 import { UnauthenticatedError } from '../../errors.js'
 import { toPublicUser } from '../public-user.js'
 import { AUTH_LIMITED } from '../route-config.js'
-import { LoginBody } from '../schemas.js'
+import { LoginBody, SessionSchema } from '../schemas.js'
+import { DOCUMENTED, documented } from '../../rest/route-docs.js'
 import { startSession, type AuthDeps } from '../session.js'
 import { assertValidBody } from '../validation.js'
 
 export function loginRoute (app: FastifyInstance, deps: AuthDeps): void {
   app.post<{ Body: LoginBody }>('/login', {
-    schema: { body: LoginBody },
+    schema: documented({ summary: 'Log in: a session (access and refresh token)', security: [], body: LoginBody, response: { 200: SessionSchema } }),
+    ...DOCUMENTED,
     attachValidation: true,
     config: AUTH_LIMITED
   }, async (request) => {

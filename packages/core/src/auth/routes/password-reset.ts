@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { ValidationError } from '../../errors.js'
-import { ForgotPasswordBody, ResetPasswordBody } from '../schemas.js'
+import { AcceptedSchema, ForgotPasswordBody, ResetPasswordBody } from '../schemas.js'
+import { DOCUMENTED, documented, OkSchema } from '../../rest/route-docs.js'
 import type { AuthDeps, MailMessage } from '../session.js'
 import { AUTH_LIMITED } from '../route-config.js'
 import { assertPasswordBytes, assertValidBody } from '../validation.js'
@@ -26,7 +27,8 @@ function resetMessage (to: string, token: string, publicBaseUrl?: string): MailM
 
 export function passwordResetRoutes (app: FastifyInstance, deps: AuthDeps, publicBaseUrl?: string): void {
   app.post<{ Body: ForgotPasswordBody }>('/auth/forgot-password', {
-    schema: { body: ForgotPasswordBody },
+    schema: documented({ summary: 'Mail a password reset link (same answer for unknown addresses)', security: [], body: ForgotPasswordBody, response: { 202: AcceptedSchema } }),
+    ...DOCUMENTED,
     attachValidation: true,
     // Each call may send a mail: limited like login, per IP and per e-mail address.
     config: AUTH_LIMITED
@@ -51,7 +53,8 @@ export function passwordResetRoutes (app: FastifyInstance, deps: AuthDeps, publi
   })
 
   app.post<{ Body: ResetPasswordBody }>('/auth/reset-password', {
-    schema: { body: ResetPasswordBody },
+    schema: documented({ summary: 'Set a new password with a reset token', security: [], body: ResetPasswordBody, response: { 200: OkSchema } }),
+    ...DOCUMENTED,
     attachValidation: true
   }, async (request) => {
     assertValidBody(request)

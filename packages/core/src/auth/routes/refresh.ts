@@ -1,12 +1,14 @@
 import type { FastifyInstance } from 'fastify'
 import { UnauthenticatedError } from '../../errors.js'
-import { RefreshBody } from '../schemas.js'
+import { RefreshBody, TokensSchema } from '../schemas.js'
+import { DOCUMENTED, documented } from '../../rest/route-docs.js'
 import { accessTokenFor, type AuthDeps } from '../session.js'
 import { assertValidBody } from '../validation.js'
 
 export function refreshRoute (app: FastifyInstance, deps: AuthDeps): void {
   app.post<{ Body: RefreshBody }>('/auth/refresh', {
-    schema: { body: RefreshBody },
+    schema: documented({ summary: 'Trade a refresh token for new tokens', security: [], body: RefreshBody, response: { 200: TokensSchema } }),
+    ...DOCUMENTED,
     attachValidation: true
   }, async (request) => {
     // Taken before any await: tells a concurrent duplicate from a later reuse.

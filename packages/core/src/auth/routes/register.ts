@@ -1,13 +1,15 @@
 import type { FastifyInstance } from 'fastify'
 import { toPublicUser } from '../public-user.js'
 import { AUTH_LIMITED } from '../route-config.js'
-import { RegisterBody } from '../schemas.js'
+import { RegisterBody, SessionSchema } from '../schemas.js'
+import { DOCUMENTED, documented } from '../../rest/route-docs.js'
 import { startSession, type AuthDeps } from '../session.js'
 import { assertPasswordBytes, assertValidBody } from '../validation.js'
 
 export function registerRoute (app: FastifyInstance, deps: AuthDeps): void {
   app.post<{ Body: RegisterBody }>('/register', {
-    schema: { body: RegisterBody },
+    schema: documented({ summary: 'Create an account and a session', security: [], body: RegisterBody, response: { 201: SessionSchema } }),
+    ...DOCUMENTED,
     attachValidation: true,
     config: AUTH_LIMITED
   }, async (request, reply) => {
