@@ -1,7 +1,8 @@
 import t from 'tap'
 import { Type } from '@sinclair/typebox'
 import { toSwagger2Parameter, toSwagger2Schema } from '../src/docs/swagger2-schema.js'
-import { toOpenApi31Schema } from '../src/docs/openapi-document.js'
+import { finishOpenApiDocument, toOpenApi31Schema } from '../src/docs/openapi-document.js'
+import { finishDocument } from '../src/docs/swagger-document.js'
 import { operationBasics, operationId, pathParameters, toolPath } from '../src/docs/operations.js'
 
 t.test('schemas down to Swagger 2.0', async (t) => {
@@ -51,4 +52,32 @@ t.test('operations for tools', async (t) => {
   t.same(pathParameters('/a/{id}', [], (name) => ({ name, in: 'path' })), [{ name: 'id', in: 'path' }], 'undeclared ones added')
   t.match(operationBasics('/login', 'post', {}), { summary: 'POST /login', tags: ['auth'], security: [] }, 'public: an explicit empty security')
   t.same(operationBasics('/api/v1/notes', 'post', { security: [{ bearer: [] }], summary: 's', tags: ['x'], operationId: 'o' }), { summary: 's', operationId: 'o', tags: ['x'], security: [{ bearer: [] }] })
+})
+
+t.test('finishing documents @fastify/swagger generated', async (t) => {
+  const openapi = finishOpenApiDocument({
+    openapi: '3.1.0',
+    servers: [{ url: 'https://api.test' }],
+    components: { schemas: { S: { type: 'string', nullable: true } } },
+    paths: {
+      '/files/{*}': {
+        get: { parameters: [{ name: '*', in: 'path', required: true, schema: { type: 'string' } }, { name: 'x', in: 'header' }], responses: { 200: { description: 'blob' }, 204: { description: 'x', content: { 'text/plain': {} } } } },
+        post: { requestBody: { content: { 'application/json': { schema: { type: 'integer', nullable: true } } } }, responses: {} }
+      },
+      '/x': { parameters: [], get: { responses: {} } }
+    }
+  })
+  t.same(openapi.servers, [{ url: 'https://api.test' }], 'declared servers kept')
+  t.same(openapi.components.schemas.S, { type: ['string', 'null'] })
+  t.same(Object.keys(openapi.paths), ['/files/{path}', '/x'])
+  t.same(openapi.paths['/x'], { get: { summary: 'GET /x', operationId: 'getX', tags: ['service'], security: [], responses: { default: openapi.paths['/x'].get.responses.default } } }, 'path-level keys dropped')
+  const get = openapi.paths['/files/{path}'].get
+  t.match(get.parameters, [{ name: 'path', in: 'path' }, { name: 'x', in: 'header' }])
+  t.same(get.responses[200], { description: 'blob' })
+  t.same(get.responses[204], { description: 'x', content: { 'text/plain': {} } })
+  t.same(openapi.paths['/files/{path}'].post.requestBody.content['application/json'].schema, { type: ['integer', 'null'] })
+  t.same(finishOpenApiDocument({ openapi: '3.1.0' }).paths, {}, 'an empty document')
+  const swagger = finishDocument({ swagger: '2.0', paths: { '/y': { get: { responses: { 200: { description: 'ok' } } } } } })
+  t.same(swagger.paths['/y'].get.responses[200], { description: 'ok' })
+  t.same(finishDocument({ swagger: '2.0' }).paths, {})
 })
