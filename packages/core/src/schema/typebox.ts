@@ -106,6 +106,6 @@ export function buildSchemas (model: ResourceModel): ResourceSchemas {
       filter: Type.Object({}, { additionalProperties: true, description: 'fields to match: a value, or an operator object', examples: [{ amount: { $lt: 100 } }] }),
       record: object(model.fields, 'update', STAMPED_INPUT)
     }, { additionalProperties: false }),
-    bulkResult: Type.Object({ numAffected: Type.Integer({ description: 'records changed (0 when the record was inserted)' }) })
+    bulkResult: Type.Object({ numAffected: Type.Integer({ description: 'how many records the update reached' }) })
   }
 }
