@@ -52,7 +52,7 @@ export interface HistoryEntry {
 }
 
 /** The list envelope of `GET /:id/history`. */
-export type HistoryPage = Omit<ListResult, 'results'> & { results: HistoryEntry[] }
+export type HistoryPage = Omit<ListResult, 'results' | 'nextCursor' | 'totalResults' | 'totalPages'> & { results: HistoryEntry[], totalResults: number, totalPages: number }
 
 export interface AuditOptions {
   /** The clock for `at` (tests); default `() => new Date()`. */

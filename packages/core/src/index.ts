@@ -120,7 +120,7 @@ async function svcCore (app: FastifyInstance, opts: SvcCoreOptions): Promise<voi
   const transactions = await useTransactions(app, opts.db, opts.transactions ?? 'auto')
   const registry = await loadRegistry({ schemaDir: opts.schemaDir, schemas: opts.schemas, log: app.log })
   const events = new RecordEvents(app.log.child({ name: '@svc/core.events' }))
-  const services = new ResourceServices(registry, { db: opts.db, events, log: app.log.child({ name: '@svc/core' }), pageSize: Math.min(pageSize, MAX_PAGE_SIZE), queryTimeoutMs, intentLeaseMs, transactions, cost, ...(opts.aggregationCache !== undefined ? { aggregationCache: opts.aggregationCache } : {}) })
+  const services = new ResourceServices(registry, { db: opts.db, events, log: app.log.child({ name: '@svc/core' }), pageSize: Math.min(pageSize, MAX_PAGE_SIZE), queryTimeoutMs, intentLeaseMs, transactions, cost, cursorKey: () => svc.auth.deriveKey('svc-list-cursor'), ...(opts.aggregationCache !== undefined ? { aggregationCache: opts.aggregationCache } : {}) })
   const svc: SvcContext = {
     db: opts.db,
     registry,

@@ -87,17 +87,20 @@ export function buildSchemas (model: ResourceModel): ResourceSchemas {
       __perPage: Type.Optional(Type.Integer({ minimum: 1, description: `page size, capped at ${MAX_PAGE_SIZE}` })),
       __sort: Type.Optional(Type.String({ description: 'field:asc,other:desc' })),
       ...READ_OPTIONS,
+      __cursor: Type.Optional(Type.String({ maxLength: 4096, description: 'nextCursor of the previous page: continues after it' })),
+      __count: Type.Optional(Type.Boolean({ description: 'false: skip counting (totalResults and totalPages are null)' })),
       q: Type.Optional(Type.String()),
       ...filters
     }, { additionalProperties: true }),
     list: Type.Object({
       results: Type.Array(read),
-      totalResults: Type.Integer(),
+      totalResults: Type.Union([Type.Integer(), Type.Null()]),
       page: Type.Integer(),
       perPage: Type.Integer(),
-      totalPages: Type.Integer(),
+      totalPages: Type.Union([Type.Integer(), Type.Null()]),
       nextPage: Type.Union([Type.Integer(), Type.Null()]),
-      prevPage: Type.Union([Type.Integer(), Type.Null()])
+      prevPage: Type.Union([Type.Integer(), Type.Null()]),
+      nextCursor: Type.Union([Type.String(), Type.Null()])
     }),
     params: Type.Object({ id: Type.String({ description: 'record id (24 hex characters)', examples: ['65f000000000000000000001'] }) }),
     getQuery: Type.Object(READ_OPTIONS, { additionalProperties: false }),

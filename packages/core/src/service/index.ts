@@ -31,7 +31,7 @@ export class ResourceServices {
   readonly intents: IntentStore
   readonly intentLeaseMs: number
 
-  constructor (registry: Registry, deps: { db: Db, events: RecordEvents, log: FastifyBaseLogger, pageSize: number, queryTimeoutMs: number, intentLeaseMs: number, transactions: boolean, cost: CostBudget, aggregationCache?: AggregationCache }) {
+  constructor (registry: Registry, deps: { db: Db, events: RecordEvents, log: FastifyBaseLogger, pageSize: number, queryTimeoutMs: number, intentLeaseMs: number, transactions: boolean, cost: CostBudget, aggregationCache?: AggregationCache, cursorKey?: () => Buffer }) {
     const idempotency = new IdempotencyKeys(deps.db)
     // One store for every schema (keys name schema and aggregation): one memory bound in-process.
     const aggregationCache = deps.aggregationCache ?? memoryAggregationCache()
@@ -52,7 +52,8 @@ export class ResourceServices {
         intents: this.intents,
         intentLeaseMs: deps.intentLeaseMs,
         transactions: deps.transactions,
-        cost: deps.cost
+        cost: deps.cost,
+        ...(deps.cursorKey !== undefined ? { cursorKey: deps.cursorKey } : {})
       }))
     }
     // Relation `where` filters are cast against their targets now, so a bad one stops start-up.

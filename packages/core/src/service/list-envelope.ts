@@ -13,3 +13,15 @@ export function listEnvelope<T> (results: T[], totalResults: number, page: numbe
     prevPage: page > 1 ? Math.min(page - 1, Math.max(totalPages, 1)) : null
   }
 }
+
+/**
+ * The records list envelope: the spec's keys plus `nextCursor` (CONTRACT "Lists: cursors and
+ * counts"). Without a count (`totalResults` null) the next page follows from `more`, whether a
+ * record beyond this page exists.
+ */
+export function recordsEnvelope<T> (results: T[], totalResults: number | null, page: number, perPage: number, more: boolean, nextCursor: string | null): {
+  results: T[], totalResults: number | null, page: number, perPage: number, totalPages: number | null, nextPage: number | null, prevPage: number | null, nextCursor: string | null
+} {
+  if (totalResults !== null) return { ...listEnvelope(results, totalResults, page, perPage), nextCursor }
+  return { results, totalResults: null, page, perPage, totalPages: null, nextPage: more ? page + 1 : null, prevPage: page > 1 ? page - 1 : null, nextCursor }
+}

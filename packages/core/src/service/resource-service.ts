@@ -5,7 +5,8 @@ import type { RequestContext } from '../identity.js'
 import type { ResourceModel } from '../schema/model.js'
 import { parseId, toJson } from '../values/convert.js'
 import { MAX_PAGE_SIZE } from '../values/limits.js'
-import { listEnvelope } from './list-envelope.js'
+import { recordsEnvelope } from './list-envelope.js'
+import { ListCursors, queryShape } from './list-cursor.js'
 import type { RecordEvents } from './events.js'
 import { buildFilter, buildPaging, buildSort } from './filter.js'
 import { prepareInput, type PreparedInput } from './input.js'
@@ -66,6 +67,8 @@ export interface ResourceServiceDeps {
   transactions: boolean
   /** Prices and budgets (see cost/): every operation a caller drives is charged before it runs. */
   cost: CostBudget
+  /** The list cursors' HMAC key (derived from the JWT secret); default a random key of this process. */
+  cursorKey?: () => Buffer
 }
 
 /**
@@ -91,6 +94,7 @@ export class ResourceService {
   readonly #effects: NamedEffect[] = []
   readonly #durable: DurableContext
   readonly #clientScopes: Map<string, Document>
+  readonly #cursors: ListCursors
   #deleteStrategy: DeleteStrategy = hardDelete
   /** `__include`: one query per relation for a page, tenant and target scopes re-applied. */
   readonly relations: RelationLoader
@@ -109,6 +113,7 @@ export class ResourceService {
     this.cost = deps.cost
     this.#deps = deps
     this.#clientScopes = compileClientScopes(model)
+    this.#cursors = new ListCursors(deps.cursorKey)
     this.relations = new RelationLoader(model, deps.lookup ?? ((p) => { throw new Error(`@svc/core: no service lookup for relation target '${p}'`) }))
     this.aggregations = new AggregationRunner(this)
     this.stored = new StoredRecords(deps.collection)
@@ -249,15 +254,32 @@ export class ResourceService {
    */
   async findPage (ctx: RequestContext, query: ListQuery, scoped: Document): Promise<ListResult> {
     const { filter, sort, includes } = this.#plan(ctx, query, scoped)
-    const { page, perPage, skip } = buildPaging(query.page, query.perPage, this.#deps.pageSize)
+    const paging = buildPaging(query.page, query.perPage, this.#deps.pageSize)
+    const { perPage } = paging
+    if (query.count !== undefined && typeof query.count !== 'boolean') throw new ValidationError('__count must be true or false', { field: '__count' })
+    const order = sort as Document // buildSort and searchSort answer plain objects
+    const shape = queryShape(this.model, filter, order, perPage)
+    let { page, skip } = paging
+    let where = filter
+    if (query.cursor !== undefined) {
+      if (query.page !== undefined) throw new ValidationError('__cursor continues a walk: it does not combine with __page', { field: '__cursor' })
+      const at = this.#cursors.read(this.model, shape, order, query.cursor)
+      page = at.page
+      skip = at.skip ?? 0
+      if (at.after !== undefined) where = and(filter, at.after)
+    }
     await this.charge(ctx, this.priceRead(perPage, includes))
     const read = readOptions(this, ctx)
+    // One record past the page tells whether another page exists, without counting.
     const [docs, totalResults] = await Promise.all([
-      this.#collection.find(filter, { sort, skip, limit: perPage, batchSize: perPage, ...read }).toArray(),
-      this.#collection.countDocuments(filter, read)
+      this.#collection.find(where, { sort, skip, limit: perPage + 1, batchSize: perPage + 1, ...read }).toArray(),
+      query.count === false ? null : this.#collection.countDocuments(filter, read)
     ])
+    const more = docs.length > perPage
+    if (more) docs.length = perPage
+    const nextCursor = more ? this.#cursors.issue(this.model, shape, order, docs[perPage - 1], page + 1, skip + perPage) : null
     const related = await this.relations.populate(ctx, docs, includes)
-    return listEnvelope(docs.map((d, i) => ({ ...this.present(ctx, d), ...related[i] })), totalResults, page, perPage)
+    return recordsEnvelope(docs.map((d, i) => ({ ...this.present(ctx, d), ...related[i] })), totalResults, page, perPage, more, nextCursor)
   }
 
   /**

@@ -21,16 +21,23 @@ export interface ListQuery extends ReadOptions {
   q?: string
   page?: number
   perPage?: number
+  /** `__cursor`: continues after the page that answered this `nextCursor` (same filter, sort and perPage). */
+  cursor?: string
+  /** `__count`: false skips counting (`totalResults` and `totalPages` are null); default true. */
+  count?: boolean
 }
 
 export interface ListResult {
   results: RecordJson[]
-  totalResults: number
+  /** null when the caller asked for no count (`__count=false`). */
+  totalResults: number | null
   page: number
   perPage: number
-  totalPages: number
+  totalPages: number | null
   nextPage: number | null
   prevPage: number | null
+  /** Continues after this page's last record (`__cursor`); null on the last page. */
+  nextCursor: string | null
 }
 
 /**

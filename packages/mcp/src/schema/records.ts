@@ -79,22 +79,25 @@ export function recordOutput (model: ResourceModel, softDelete: boolean): Object
   return schema
 }
 
-/** The spec's list envelope around records (or other rows), plus the size bound's flag. */
-export function listOutput (items: JsonSchema, what: string): ObjectSchema {
+/** The spec's list envelope around records (or other rows), plus the size bound's flag; record lists add `nextCursor`. */
+export function listOutput (items: JsonSchema, what: string, cursor = false): ObjectSchema {
   const int = { type: 'integer' }
   const maybe = { type: ['integer', 'null'] }
+  const counted = cursor ? maybe : int
+  const required = ['results', 'totalResults', 'page', 'perPage', 'totalPages', 'nextPage', 'prevPage', 'truncated']
   return {
     type: 'object',
     properties: {
       results: { type: 'array', items, description: what },
-      totalResults: { ...int, description: 'matches in all pages' },
+      totalResults: { ...counted, description: cursor ? 'matches in all pages; null with count: false' : 'matches in all pages' },
       page: int,
       perPage: int,
-      totalPages: int,
+      totalPages: counted,
       nextPage: { ...maybe, description: 'null on the last page' },
       prevPage: maybe,
+      ...(cursor ? { nextCursor: { type: ['string', 'null'], description: 'pass as cursor for the next page; null on the last page' } } : {}),
       truncated: { type: 'boolean', description: 'true when results were cut to fit the answer size: ask for a smaller perPage' }
     },
-    required: ['results', 'totalResults', 'page', 'perPage', 'totalPages', 'nextPage', 'prevPage', 'truncated']
+    required: cursor ? [...required, 'nextCursor'] : required
   }
 }

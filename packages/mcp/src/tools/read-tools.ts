@@ -2,7 +2,7 @@ import { MAX_Q_LENGTH, searchablePaths, type ListQuery, type ResourceModel } fro
 import { filterExample, filterSchema, sortSchema } from '../schema/filter.js'
 import { listOutput, recordOutput } from '../schema/records.js'
 import type { McpTool, ToolArgs } from '../types.js'
-import { READ_ONLY, args, idArg, includeArg, includeDeletedArg, pageArgs, serviceOf, tenantNote, toolPath, type BuildContext } from './shared.js'
+import { READ_ONLY, args, cursorArgs, idArg, includeArg, includeDeletedArg, pageArgs, serviceOf, tenantNote, toolPath, type BuildContext } from './shared.js'
 
 /** Tool arguments as core's ListQuery; MCP pages default to the MCP page size. */
 export function listQuery (a: ToolArgs, perPage?: number): ListQuery {
@@ -15,10 +15,12 @@ export function listQuery (a: ToolArgs, perPage?: number): ListQuery {
   if (a.include !== undefined) q.include = a.include as string[]
   if (a.includeDeleted === true) q.includeDeleted = true
   if (a.q !== undefined) q.q = a.q as string
+  if (a.cursor !== undefined) q.cursor = a.cursor as string
+  if (a.count !== undefined) q.count = a.count as boolean
   return q
 }
 
-const PAGING = 'Answers one page: totalResults, totalPages and nextPage (null on the last page) tell whether to ask for the next page.'
+const PAGING = 'Answers one page: nextCursor (null on the last page) continues the walk as cursor; totalResults and totalPages count the matches unless count is false.'
 
 /** `list_<path>`: the REST list (filters, sort, paging, include, includeDeleted) for a model. */
 export function listTool (b: BuildContext, model: ResourceModel): McpTool {
@@ -32,13 +34,13 @@ export function listTool (b: BuildContext, model: ResourceModel): McpTool {
       name,
       title: `List ${model.path}`,
       description: `List ${model.path} records, newest first unless sorted, optionally filtered. ${tenantNote(model)} ${PAGING} Filter example: ${JSON.stringify(filterExample(model))}.`,
-      inputSchema: args({ filter: filterSchema(model), sort: sortSchema(model), ...pageArgs(b), ...includeArg(model), ...includeDeletedArg(b, model) }),
-      outputSchema: listOutput(recordOutput(model, b.softDelete(model)), `${model.path} records`),
+      inputSchema: args({ filter: filterSchema(model), sort: sortSchema(model), ...pageArgs(b), ...cursorArgs(), ...includeArg(model), ...includeDeletedArg(b, model) }),
+      outputSchema: listOutput(recordOutput(model, b.softDelete(model)), `${model.path} records`, true),
       annotations: { title: `List ${model.path}`, ...READ_ONLY }
     },
     run: async (ctx, a) => {
       const page = await service.list(ctx, listQuery(a, b.perPage))
-      return { structured: { ...page }, summary: `${page.results.length} of ${page.totalResults} ${model.path} (page ${page.page} of ${page.totalPages})`, list: 'results' }
+      return { structured: { ...page }, summary: `${page.results.length} of ${page.totalResults ?? 'uncounted'} ${model.path} (page ${page.page}${page.totalPages === null ? '' : ` of ${page.totalPages}`})`, list: 'results' }
     }
   }
 }
@@ -62,15 +64,16 @@ export function searchTool (b: BuildContext, model: ResourceModel): McpTool | un
         filter: filterSchema(model),
         sort: sortSchema(model, true),
         ...pageArgs(b),
+        ...cursorArgs(),
         ...includeArg(model),
         ...includeDeletedArg(b, model)
       }, ['q']),
-      outputSchema: listOutput(recordOutput(model, b.softDelete(model)), `${model.path} records, best match first`),
+      outputSchema: listOutput(recordOutput(model, b.softDelete(model)), `${model.path} records, best match first`, true),
       annotations: { title: `Search ${model.path}`, ...READ_ONLY }
     },
     run: async (ctx, a) => {
       const page = await service.list(ctx, listQuery(a, b.perPage))
-      return { structured: { ...page }, summary: `${page.totalResults} ${model.path} match "${String(a.q)}" (page ${page.page} of ${page.totalPages})`, list: 'results' }
+      return { structured: { ...page }, summary: `${page.totalResults ?? page.results.length} ${model.path} match "${String(a.q)}" (page ${page.page}${page.totalPages === null ? '' : ` of ${page.totalPages}`})`, list: 'results' }
     }
   }
 }

@@ -3,7 +3,7 @@ import { filterExample, filterSchema, sortSchema } from '../schema/filter.js'
 import { listOutput, recordOutput } from '../schema/records.js'
 import type { McpTool } from '../types.js'
 import { listQuery } from './read-tools.js'
-import { READ_ONLY, args, idArg, pageArgs, serviceOf, toolPath, type BuildContext } from './shared.js'
+import { READ_ONLY, args, cursorArgs, idArg, pageArgs, serviceOf, toolPath, type BuildContext } from './shared.js'
 
 // Spec, Relations rule 6: get_<path>_<rel>(id) for belongsTo/hasOne, list_<path>_<rel>(id, filter?, sort?) for hasMany.
 
@@ -24,14 +24,14 @@ function listRelatedTool (b: BuildContext, model: ResourceModel, r: RelationMode
     definition: {
       name: `list_${toolPath(model)}_${r.name}`,
       title: `List the ${r.name} of a ${model.path} record`,
-      description: `List the ${target.path} records of one ${model.path} record (relation '${r.name}': ${target.path}.${r.fk} holds the ${model.path} id), newest first unless sorted, optionally filtered on ${target.path} fields, e.g. ${JSON.stringify(filterExample(target))}. ${RULES} One page per call (nextPage is null on the last).`,
-      inputSchema: args({ id: idArg(model), filter: filterSchema(target), sort: sortSchema(target), ...pageArgs(b) }, ['id']),
-      outputSchema: listOutput(recordOutput(target, b.softDelete(target)), `${target.path} records`),
+      description: `List the ${target.path} records of one ${model.path} record (relation '${r.name}': ${target.path}.${r.fk} holds the ${model.path} id), newest first unless sorted, optionally filtered on ${target.path} fields, e.g. ${JSON.stringify(filterExample(target))}. ${RULES} One page per call (nextCursor continues; null on the last).`,
+      inputSchema: args({ id: idArg(model), filter: filterSchema(target), sort: sortSchema(target), ...pageArgs(b), ...cursorArgs() }, ['id']),
+      outputSchema: listOutput(recordOutput(target, b.softDelete(target)), `${target.path} records`, true),
       annotations: { title: `List ${model.path} ${r.name}`, ...READ_ONLY }
     },
     run: async (ctx, a) => {
-      const page = await service.listRelated(ctx, a.id as string, r.name, listQuery({ filter: a.filter, sort: a.sort, page: a.page, perPage: a.perPage }, b.perPage))
-      return { structured: { ...page }, summary: `${page.results.length} of ${page.totalResults} ${r.name} of ${model.path} ${String(a.id)} (page ${page.page} of ${page.totalPages})`, list: 'results' }
+      const page = await service.listRelated(ctx, a.id as string, r.name, listQuery({ filter: a.filter, sort: a.sort, page: a.page, perPage: a.perPage, cursor: a.cursor, count: a.count }, b.perPage))
+      return { structured: { ...page }, summary: `${page.results.length} of ${page.totalResults ?? 'uncounted'} ${r.name} of ${model.path} ${String(a.id)} (page ${page.page}${page.totalPages === null ? '' : ` of ${page.totalPages}`})`, list: 'results' }
     }
   }
 }

@@ -61,6 +61,14 @@ export function pageArgs (b: BuildContext): Record<string, JsonSchema> {
   }
 }
 
+/** Record lists (CONTRACT "Lists: cursors and counts"): continue by cursor, skip the count. */
+export function cursorArgs (): Record<string, JsonSchema> {
+  return {
+    cursor: { type: 'string', minLength: 1, maxLength: 4096, description: 'nextCursor of the previous answer: the page after it (same filter, sort and perPage; no page)' },
+    count: { type: 'boolean', description: 'false skips counting (totalResults and totalPages are null): faster on large lists; default true' }
+  }
+}
+
 export function includeArg (model: ResourceModel): Record<string, JsonSchema> {
   const relations = Object.values(model.relations)
   if (relations.length === 0) return {}
