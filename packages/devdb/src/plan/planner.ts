@@ -108,7 +108,8 @@ function mergeScans (ctx: ExecContext, ix: IndexDef, b: IndexBounds, sort: SortK
 function countPlan (ctx: ExecContext, q: QuerySpec, ix: IndexDef, b: IndexBounds, ranges: number): Stage {
   let child: Stage
   const scan = new IndexScan(ctx, ix, b.bounds, 1)
-  if (b.exact && ranges === 1) child = new CountScan(ctx, ix, scan.layout.ranges[0])
+  // COUNT_SCAN counts one key range as is: fields checked key by key (a bound after an unbounded field) need the scan.
+  if (b.exact && ranges === 1 && scan.layout.checked.length === 0) child = new CountScan(ctx, ix, scan.layout.ranges[0])
   else if (b.exact) child = scan
   else child = new Fetch(ctx, scan, q.matcher, q.filter)
   return new Count(child, q.skip, q.limit)
