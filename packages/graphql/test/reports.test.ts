@@ -49,10 +49,10 @@ t.test('historyByDoc: audit rows newest first, for a caller who can read the rec
 t.test('_describe lists the operations generated per schema', async (t) => {
   const schemas = (await app.inject({ method: 'GET', url: '/_describe' })).json().schemas
   const deals = schemas.find((s: any) => s.path === 'deals').endpoints.graphql
-  t.same(deals.queries.sort(), ['dealsById', 'dealsByStage', 'dealsMany', 'dealsTotal', 'historyByDoc'])
+  t.same(deals.queries.sort(), ['dealsById', 'dealsByStage', 'dealsMany', 'dealsPage', 'dealsTotal', 'historyByDoc'])
   t.same(deals.mutations.sort(), ['dealsCreateMany', 'dealsCreateOne', 'dealsRemoveById', 'dealsRemoveMany', 'dealsRestore', 'dealsTransitionApproval', 'dealsUpdateById', 'dealsUpdateMany', 'dealsUpdateOne'])
   const logs = schemas.find((s: any) => s.path === 'logs').endpoints.graphql
-  t.same(logs.queries.sort(), ['logsById', 'logsMany'], 'no audit, no search: no history, no search query')
+  t.same(logs.queries.sort(), ['logsById', 'logsMany', 'logsPage'], 'no audit, no search: no history, no search query')
   t.notOk(logs.mutations.includes('logsRestore'), 'no soft delete, no restore')
 })
 

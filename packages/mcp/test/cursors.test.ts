@@ -19,6 +19,11 @@ t.test('list_<path>: a walk by cursor, count: false, refusals and tenants', asyn
     cursor = page.nextCursor
   }
   t.same(names, ['C0', 'C1', 'C2', 'C3', 'C4'], 'every record once, in order')
+  const found = await client.callTool({ name: 'search_contacts', arguments: { q: 'walk', perPage: 2, count: false } }) as any
+  t.match(found.structuredContent, { totalResults: null, totalPages: null, nextCursor: String })
+  t.match(found.content[0].text, /^2 contacts match "walk" \(page 1\)/, 'the summary says no total')
+  const rest = await ok(client, 'search_contacts', { q: 'walk', perPage: 2, cursor: found.structuredContent.nextCursor })
+  t.equal(rest.results.length, 2, 'a search continues by cursor too')
   t.match(await fails(client, 'list_contacts', { sort: 'score:desc', perPage: 2, cursor: first.nextCursor }), { code: 'VALIDATION' }, 'another sort')
   t.match(await fails(client, 'list_contacts', { sort: 'score:asc', perPage: 2, cursor: first.nextCursor + 'x' }), { code: 'VALIDATION' }, 'altered')
   const mallory = await connect(t, url, makeUser().headers)
