@@ -6,7 +6,7 @@ import { setup } from './fixtures/devdb-harness.js'
 // counts"): the page after a position is read from the index at that position, and a count with
 // a bound after an unbounded field (`{ userId, _id }`) checks that bound on every key.
 const h = await setup(t)
-const coll = h.db.collection('keyset')
+const coll = h.db.collection<any>('keyset')
 const BASE = Date.UTC(2024, 0, 1)
 // Pairs of records share a createdAt, so ties go by _id.
 const all = Array.from({ length: 3000 }, (_, i) => ({ _id: i, userId: `u${i % 3}`, createdAt: new Date(BASE + Math.floor(i / 6) * 1000) }))
