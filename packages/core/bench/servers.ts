@@ -54,6 +54,38 @@ raw.get('/raw/deals', async () => {
   return { results, totalResults, page: 1, perPage: 20, totalPages, nextPage: totalPages > 1 ? 2 : null, prevPage: null }
 })
 
+// Writes by hand: the record, plus one side row in the same transaction (svc's create and update
+// commit the record with its durable event-log row, see durable/commit.ts).
+const sideRows = db.collection('raw_side_rows')
+const withRow = async (write: (session: import('mongodb').ClientSession) => Promise<unknown>, row: Record<string, unknown>): Promise<unknown> => {
+  const session = client.startSession()
+  try {
+    return await session.withTransaction(async () => {
+      const out = await write(session)
+      await sideRows.insertOne({ ...row, at: new Date() }, { session })
+      return out
+    })
+  } finally {
+    await session.endSession()
+  }
+}
+raw.post('/raw/deals', async (request, reply) => {
+  const body = request.body as { title?: unknown, amount?: unknown }
+  if (typeof body?.title !== 'string') return await reply.code(400).send({ error: { code: 'VALIDATION', message: 'title' } })
+  const now = new Date()
+  const doc = { _id: new ObjectId(), title: body.title, amount: body.amount, stage: 'open', userId, createdAt: now, updatedAt: now }
+  await withRow(async (session) => await deals.insertOne(doc, { session }), { type: 'deals.created', recordId: doc._id })
+  return await reply.code(201).send(doc)
+})
+raw.put('/raw/deals/:id', async (request, reply) => {
+  const { id } = request.params as { id: string }
+  const body = request.body as { amount?: unknown }
+  if (!ObjectId.isValid(id) || typeof body?.amount !== 'number') return await reply.code(400).send({ error: { code: 'VALIDATION', message: 'amount' } })
+  const doc = await withRow(async (session) => await deals.findOneAndUpdate({ _id: new ObjectId(id), userId }, { $set: { amount: body.amount, updatedAt: new Date() } }, { session, returnDocument: 'after' }), { type: 'deals.updated', recordId: id })
+  if (doc == null) return await reply.code(404).send({ error: { code: 'NOT_FOUND', message: 'not found' } })
+  return doc
+})
+
 // Server-process CPU, so the benchmark can report CPU per request (less noisy than req/s on a shared machine).
 raw.get('/cpu', async () => process.cpuUsage())
 
