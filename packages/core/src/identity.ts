@@ -1,3 +1,5 @@
+import type { FastifyBaseLogger, FastifyRequest } from 'fastify'
+
 /**
  * Who is calling. Set on `request.identity` by the auth layer (bearer JWT or X-Client-Id),
  * passed to the resource service inside a RequestContext by every surface.
@@ -29,7 +31,9 @@ export interface RequestContext {
   identity: Identity | null
   surface: Surface
   /** The HTTP request when there is one (undefined under GraphQL hooks per the spec). */
-  req?: unknown
+  req?: FastifyRequest
+  /** The request's logger (`request.log`); the service logs there, else under its own name. */
+  log?: FastifyBaseLogger
   system?: boolean
   /**
    * The surface priced this request as a whole and charged it (a GraphQL document, see the cost

@@ -55,6 +55,7 @@ export { searchablePaths } from './service/search.js'
 export { listEnvelope } from './service/list-envelope.js'
 export { startPeriodic } from './periodic.js'
 export type { Identity, RequestContext, Surface } from './identity.js'
+export { requestContext, SYSTEM_CONTEXT } from './http/request-context.js'
 export type { SvcContext, SvcCoreOptions, SvcAuth } from './types.js'
 // Auth helpers for hosts and the CLI (offline minting, duration parsing, user/client admin).
 export { parseDuration, signAccessToken, UserStore, ApiClientStore, normalizeEmail, DEFAULT_REFRESH_TOKEN_TTL_SECONDS } from './auth/index.js'

@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import type { RequestContext, ResourceService } from '@svc/core'
+import { type ResourceService, SYSTEM_CONTEXT } from '@svc/core'
 import { restoreRoutes } from './routes/restore-route.js'
 import { liveScope, restoreRecord, tombstoneStrategy } from './service/tombstone.js'
 import { sweepOnce } from './sweep/retention-sweep.js'
@@ -11,7 +11,6 @@ export type { SoftDeleteApi, SoftDeleteOptions, SweepReport } from './types.js'
 export { liveScope, restoreRecord, tombstoneStrategy } from './service/tombstone.js'
 
 const HOUR_MS = 60 * 60 * 1000
-const SYSTEM: RequestContext = { identity: null, surface: 'system', system: true }
 
 function positiveDays (name: string, v: unknown): number | undefined {
   if (v === undefined || v === '') return undefined
@@ -37,7 +36,7 @@ async function softDelete (app: FastifyInstance, opts: SoftDeleteOptions): Promi
   const retentionOf = (s: ResourceService): number | undefined => s.model.softDelete.retentionDays ?? globalDays
   for (const service of services) {
     // The sweep's query; sparse keeps live records (no deletedAt) out of it.
-    if (retentionOf(service) !== undefined) await service.ensureIndex(SYSTEM, { deletedAt: 1 }, { sparse: true, name: 'svc_softdelete_deleted_at' })
+    if (retentionOf(service) !== undefined) await service.ensureIndex(SYSTEM_CONTEXT, { deletedAt: 1 }, { sparse: true, name: 'svc_softdelete_deleted_at' })
   }
 
   const sweep: SoftDeleteApi['sweep'] = async () => await sweepOnce({ services, retentionDays: retentionOf, now, batchSize })

@@ -1,13 +1,9 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { documented, listEnvelopeSchema, documentedInput, documentedResponse, ValidationError, type RequestContext, type ResourceService } from '@svc/core'
+import type { FastifyInstance } from 'fastify'
+import { documented, listEnvelopeSchema, documentedInput, documentedResponse, ValidationError, type RequestContext, type ResourceService, requestContext as context } from '@svc/core'
 
 export interface HistoryRoutesOptions {
   services: ResourceService[]
   history: (service: ResourceService, ctx: RequestContext, id: string, paging: { page?: unknown, perPage?: unknown }) => Promise<unknown>
-}
-
-function context (request: FastifyRequest): RequestContext {
-  return { identity: request.identity, surface: 'rest', req: request, requestId: request.id }
 }
 
 const PARAMS = new Set(['__page', '__perPage'])

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import type { RequestContext } from '../identity.js'
+import { requestContext as context } from '../http/request-context.js'
 import { ValidationError } from '../errors.js'
 import type { ResourceService } from '../service/resource-service.js'
 import { toListQuery } from './list-query.js'
@@ -10,10 +10,6 @@ import { AnyObject, documentedResponse, IdempotencyHeaders } from './route-docs.
 
 export interface ResourceRoutesOptions {
   service: ResourceService
-}
-
-function context (request: FastifyRequest): RequestContext {
-  return { identity: request.identity, surface: 'rest', req: request, requestId: request.id }
 }
 
 const READ_METHODS = new Set(['GET', 'HEAD'])

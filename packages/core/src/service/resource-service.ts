@@ -234,7 +234,7 @@ export class ResourceService {
   }
 
   #log (ctx: RequestContext): FastifyBaseLogger {
-    return (ctx.req as { log?: FastifyBaseLogger } | undefined)?.log ?? this.#deps.log
+    return ctx.log ?? ctx.req?.log ?? this.#deps.log
   }
 
   /** Tenant filter + every scope for one operation. Exposed for plugins that add operations (restore). */
@@ -499,7 +499,7 @@ export class ResourceService {
    * that add a write operation (soft delete's restore) call it so audit and webhooks see it too.
    */
   async publish (result: WriteResult): Promise<void> {
-    const log = (result.ctx.req as { log?: FastifyBaseLogger } | undefined)?.log ?? this.#deps.log
+    const log = this.#log(result.ctx)
     if (this.#cachesAggregations && this.aggregationCache.invalidate !== undefined) {
       // Before the answer: the writer's next aggregation, on any replica, sees its write.
       const owner = result.recordId !== undefined ? ownerOf(result) ?? null : null

@@ -1,13 +1,11 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { ObjectId } from 'mongodb'
-import { parseId, type RequestContext, type ResourceService } from '@svc/core'
+import { parseId, type ResourceService, SYSTEM_CONTEXT } from '@svc/core'
 import type { StorageDriver } from '../storage/driver.js'
 import { parseKey, type ParsedKey } from '../storage/keys.js'
 import type { BlobStores } from '../storage/stores.js'
 
 const BATCH = 500
-// Trusted: the reconciler acts for no caller, and a tombstone still owns its blobs.
-const SYSTEM: RequestContext = { identity: null, surface: 'system', system: true }
 
 export interface ReconcileDeps {
   services: ResourceService[]
@@ -56,7 +54,7 @@ async function settle (deps: ReconcileDeps, driver: StorageDriver, blobs: Blob[]
     const ids = group.map((b) => parseId(b.id)).filter((id): id is ObjectId => id != null)
     for (const s of owners) {
       // No scope: a tombstoned record still owns its blobs until the sweep purges it.
-      for (const key of await s.fileKeysOf(SYSTEM, ids, field)) named.add(key)
+      for (const key of await s.fileKeysOf(SYSTEM_CONTEXT, ids, field)) named.add(key)
     }
     for (const b of group) {
       if (named.has(b.key)) continue

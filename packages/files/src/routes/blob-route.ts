@@ -1,12 +1,11 @@
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import send from '@fastify/send'
-import { ForbiddenError, NotFoundError, parseId, type RequestContext, type ResourceService } from '@svc/core'
+import { ForbiddenError, NotFoundError, parseId, type ResourceService, SYSTEM_CONTEXT } from '@svc/core'
 import { parseKey } from '../storage/keys.js'
 import type { BlobStores } from '../storage/stores.js'
 import { BLOB_ROUTE_PREFIX, type BlobUrls } from '../urls/blob-urls.js'
 import { blobHeaders } from '../urls/disposition.js'
 
-const SYSTEM: RequestContext = { identity: null, surface: 'system', system: true }
 
 export interface BlobRouteOptions {
   services: ResourceService[]
@@ -46,7 +45,7 @@ export function blobRoute (app: FastifyInstance, opts: BlobRouteOptions): void {
         const verdict = opts.urls.verify(key, query.exp, query.sig, opts.now())
         if (verdict !== 'ok') { forbidden = new ForbiddenError(verdict === 'expired' ? 'this link has expired; fetch the file again for a new one' : 'invalid file signature'); continue }
       }
-      const meta = await service.fileNamingKey(SYSTEM, _id, field.name, key)
+      const meta = await service.fileNamingKey(SYSTEM_CONTEXT, _id, field.name, key)
       if (meta == null) continue
       const found: Found = { service, meta: meta as Found['meta'], visibility: field.file.visibility }
       return await serve(reply, request.raw, found, opts, opts.stores.for(field))

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify'
 import multipart from '@fastify/multipart'
-import { ValidationError, type RequestContext, type ResourceService } from '@svc/core'
+import { ValidationError, type ResourceService, requestContext as context } from '@svc/core'
 import { fileFields } from '../storage/stores.js'
 import type { FilesApi } from '../types.js'
 import { uploadFromMultipart } from './multipart-upload.js'
@@ -12,10 +12,6 @@ const HIDDEN = { hide: true } as FastifySchema
 export interface FileRoutesOptions {
   services: ResourceService[]
   files: Pick<FilesApi, 'upload' | 'fetch' | 'remove'>
-}
-
-function context (request: FastifyRequest): RequestContext {
-  return { identity: request.identity, surface: 'rest', req: request, requestId: request.id }
 }
 
 // How long a refused client gets to read its answer before the connection is cut.

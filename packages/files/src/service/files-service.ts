@@ -101,7 +101,7 @@ export class FilesService implements Omit<FilesApi, 'reconcile'> {
     try {
       await driver.remove(key)
     } catch (err) {
-      const log = (ctx.req as { log?: FastifyBaseLogger } | undefined)?.log ?? this.#deps.log
+      const log = ctx.log ?? ctx.req?.log ?? this.#deps.log
       log.warn({ err, key }, 'could not remove a blob; the reconciler will')
     }
   }

@@ -1,13 +1,9 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { documented, documentedResponse, type RequestContext, type ResourceService } from '@svc/core'
+import type { FastifyInstance } from 'fastify'
+import { documented, documentedResponse, type RequestContext, type ResourceService, requestContext as context } from '@svc/core'
 
 export interface RestoreRoutesOptions {
   services: ResourceService[]
   restore: (service: ResourceService, ctx: RequestContext, id: string) => Promise<unknown>
-}
-
-function context (request: FastifyRequest): RequestContext {
-  return { identity: request.identity, surface: 'rest', req: request, requestId: request.id }
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { RequestContext, ResourceService } from '@svc/core'
+import { type ResourceService, SYSTEM_CONTEXT } from '@svc/core'
 import type { SweepReport } from '../types.js'
 
 const DAY_MS = 24 * 60 * 60 * 1000
@@ -31,9 +31,7 @@ export async function sweepOnce (deps: SweepDeps): Promise<SweepReport> {
   return report
 }
 
-// Trusted: the sweep acts for no caller.
-const SYSTEM: RequestContext = { identity: null, surface: 'system', system: true }
 
 async function sweepService (service: ResourceService, cutoff: Date, deps: SweepDeps): Promise<number> {
-  return await service.purgeDeletedBefore(SYSTEM, cutoff, { batchSize: deps.batchSize })
+  return await service.purgeDeletedBefore(SYSTEM_CONTEXT, cutoff, { batchSize: deps.batchSize })
 }

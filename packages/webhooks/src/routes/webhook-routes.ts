@@ -1,11 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { documentedResponse, type RequestContext } from '@svc/core'
+import { documentedResponse, requestContext as context } from '@svc/core'
 import type { WebhooksService } from '../subscriptions/webhooks-service.js'
 import { CreateBody, DeliveryPage, IdParams, PagingQuery, PatchBody, SubscriptionPage, SubscriptionSchema, TestAccepted } from './schemas.js'
-
-function context (request: FastifyRequest): RequestContext {
-  return { identity: request.identity, surface: 'rest', req: request, requestId: request.id }
-}
 
 function id (request: FastifyRequest): string {
   return (request.params as { id: string }).id

@@ -17,7 +17,7 @@ export function tenantKey (ctx: RequestContext): string | null {
   const id = ctx.identity
   if (id?.kind === 'user' && id.userId !== null) return `u:${id.userId}`
   if (id?.kind === 'client' && id.clientId !== undefined) return `c:${id.clientId}`
-  const ip = (ctx.req as { ip?: unknown } | undefined)?.ip
+  const ip = ctx.req?.ip
   return typeof ip === 'string' ? `ip:${ip}` : null
 }
 
