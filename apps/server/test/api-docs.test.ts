@@ -138,14 +138,15 @@ type Bulk = paths['/api/v1/deals']['put']['requestBody']
 const created: Created = { _id: 'x', userId: 'u', createdAt: 'c', updatedAt: 'u', title: 't', amount: 1 }
 const id: string = created._id
 const title: string | undefined = created.title
-const page: Page = { results: [created], totalResults: 1, page: 1, perPage: 20, totalPages: 1, nextPage: null, prevPage: null }
+const page: Page = { results: [created], totalResults: 1, page: 1, perPage: 20, totalPages: 1, nextPage: null, prevPage: null, nextCursor: null }
+const uncounted: Page = { ...page, totalResults: null, totalPages: null, nextCursor: 'opaque' }
 const token: string = (null as unknown as Session).accessToken
 const bulk: NonNullable<Bulk>['content']['application/json'] = { filter: { amount: { $lt: 100 } }, record: { probability: null } }
 // @ts-expect-error: amount is a number
 const wrong: Created = { ...created, amount: 'many' }
 type Err = components['schemas']['ErrorEnvelope']
 const err: Err = { error: { code: 'NOT_FOUND', message: 'gone' } }
-export { id, title, page, token, bulk, wrong, err }
+export { id, title, page, uncounted, token, bulk, wrong, err }
 `)
     const tsc = fileURLToPath(new URL('../../../node_modules/typescript/bin/tsc', import.meta.url))
     writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, noEmit: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', types: [] }, files: ['use.ts'] }))
