@@ -12,7 +12,9 @@ export interface Started { ms: number, url: string, stop: () => Promise<void> }
 /** Starts the reference server (compiled unless `fromSource`) and answers once /healthz is 200. */
 export async function startTimed (opts: { dataDir: string, fromSource?: boolean, timeoutMs?: number }): Promise<Started> {
   const t0 = performance.now()
-  const env = { ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: opts.dataDir, NODE_ENV: 'development', LOG_LEVEL: 'warn', SVC_FROM_SOURCE: opts.fromSource === true ? '1' : '0' }
+  // `_TAPJS_PROCESSINFO_COVERAGE_`: under tap the child records no coverage, as every test child (see
+  // test/fixtures/svc-process.ts): tap counted such children in some runs and not others.
+  const env = { ...process.env, _TAPJS_PROCESSINFO_COVERAGE_: '0', PORT: '0', HOST: '127.0.0.1', DATA_DIR: opts.dataDir, NODE_ENV: 'development', LOG_LEVEL: 'warn', SVC_FROM_SOURCE: opts.fromSource === true ? '1' : '0' }
   const proc = spawn(process.execPath, [BIN, 'start'], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] })
   const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()))
   const stop = async (): Promise<void> => {

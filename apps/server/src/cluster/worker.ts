@@ -5,6 +5,9 @@ import { startServer, type RunningServer } from '../start.js'
 /** The primary's message asking a worker to finish its requests and exit. */
 export const DRAIN_MESSAGE = 'svc:drain'
 
+/** How long a drained worker keeps its IPC channel open for connections handed over in flight. */
+const HANDOFF_LINGER_MS = 500
+
 /**
  * A cluster worker leaves when the primary asks (rolling reload, shutdown) and when the primary
  * is gone (its IPC channel closes): an orphan would keep a port nobody supervises.
@@ -12,7 +15,10 @@ export const DRAIN_MESSAGE = 'svc:drain'
 export function serveAsWorker (server: RunningServer): void {
   const leave = (why: string): void => {
     server.app.log.info({ why }, 'worker leaving')
-    server.close().then(() => process.exit(0), (err: unknown) => {
+    // After the server closed, stay a moment: a connection the primary handed over just before
+    // is still in flight on the IPC channel; answering it "not accepted" lets the primary give it
+    // to another worker, while exiting first would leave it held open and unanswered.
+    server.close().then(async () => { await new Promise((resolve) => setTimeout(resolve, HANDOFF_LINGER_MS)) }).then(() => process.exit(0), (err: unknown) => {
       server.app.log.error({ err }, 'worker close failed')
       process.exit(1)
     })
