@@ -1,0 +1,26 @@
+// The repository's lint gate: neostandard (the style Fastify's own repositories use) with its
+// TypeScript rules, and lines of at most 120 columns — a long string, URL or comment may run over,
+// since wrapping it hurts reading more than it helps.
+import neostandard, { resolveIgnoresFromGitignore } from 'neostandard'
+import globals from 'globals'
+
+export default [
+  ...neostandard({ ts: true, ignores: resolveIgnoresFromGitignore() }),
+  {
+    rules: {
+      '@stylistic/max-len': ['error', {
+        code: 120,
+        ignoreStrings: true,
+        ignoreTemplateLiterals: true,
+        ignoreComments: true,
+        ignoreUrls: true,
+        ignoreRegExpLiterals: true
+      }]
+    }
+  },
+  {
+    // Code that runs in the browser: the agent's chat page and the console app.
+    files: ['packages/agent/public/**', 'packages/console/app/**'],
+    languageOptions: { globals: globals.browser }
+  }
+]
