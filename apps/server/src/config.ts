@@ -161,7 +161,7 @@ export function loadConfig (env: Env = process.env): ConfigResult {
     else {
       jwtSecret = randomBytes(32).toString('hex')
       jwtSecretGenerated = true
-      warnings.push('JWT_SECRET is unset: using a random secret for this process; tokens stop working at restart')
+      warnings.push('JWT_SECRET is unset: using a random secret for this process; tokens stop working at restart (keep them: JWT_SECRET=$(openssl rand -hex 32))')
     }
   } else if (production && jwtSecret.length < 32) {
     problems.push('JWT_SECRET must be at least 32 characters when NODE_ENV=production')

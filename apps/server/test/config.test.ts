@@ -34,6 +34,7 @@ t.test('defaults per CONTRACT.md in development', async (t) => {
   t.ok((config?.jwtSecret.length ?? 0) >= 32, 'random development secret')
   t.not(loadConfig({}).config?.jwtSecret, config?.jwtSecret, 'a new secret per process start')
   t.match(warnings.join('\n'), /JWT_SECRET is unset/, 'random secret is warned about')
+  t.match(warnings.join('\n'), /tokens stop working at restart \(keep them: JWT_SECRET=/, 'with the way to keep tokens across restarts')
 })
 
 t.test('values are read and converted', async (t) => {

@@ -42,6 +42,7 @@ t.test('svc start: stdout is JSON lines only, the start-up warning once, one lin
   const warnings = lines.filter((l) => /JWT_SECRET is unset/.test(l.msg))
   t.equal(warnings.length, 1, 'the start-up warning is printed once')
   t.equal(warnings[0]?.level, 40, 'at warn level')
+  t.match(warnings[0]?.msg, /tokens stop working at restart \(keep them: JWT_SECRET=\$\(openssl rand -hex 32\)\)/, 'with the hint')
   t.notMatch(started.stderr(), /JWT_SECRET/, 'and not again as plain text on stderr')
   const ofRequest = lines.filter((l) => l.reqId === id)
   t.equal(ofRequest.length, 1, 'one line for a request')
