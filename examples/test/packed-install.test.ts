@@ -5,11 +5,12 @@ import { join } from 'node:path'
 import { EXAMPLES_DIR, REPO_ROOT, run } from './helpers/process.js'
 import { fileClaims } from './helpers/readme-blocks.js'
 import { LISTENING, exerciseSnippetApp } from './helpers/todos-flow.js'
-import { exec, missingEntryPoints, packPackages, workspacePackages } from './helpers/workspace.js'
+import { exec, missingEntryPoints, workspacePackages } from './helpers/workspace.js'
 
-// The outside path, as a user takes it: the publishable packages packed to tarballs, installed
-// with npm into a folder that knows nothing of the workspace, and the README's "add svc to an
-// existing Fastify app" snippet run there with plain node against `npx svc-devdb`.
+// The outside path, as a user takes it: the publishable packages packed to tarballs (the README's
+// `pack:all` command), installed with npm into a folder that knows nothing of the workspace, and
+// the README's "add svc to an existing Fastify app" snippet run there with plain node against
+// `npx svc-devdb`.
 
 /** npm must not see pnpm's settings of the run that started this test. */
 function cleanEnv (): NodeJS.ProcessEnv {
@@ -35,7 +36,8 @@ t.test('packed tarballs install with npm and run the README snippet with plain n
   t.teardown(() => { rmSync(dir, { recursive: true, force: true }) })
   const tarballs = join(dir, 'tarballs')
   const project = join(dir, 'project')
-  await packPackages(REPO_ROOT, publishable.map((p) => p.name), tarballs)
+  // The README's command (`pnpm pack:all` = build + this script), into a folder of our own.
+  await exec(process.execPath, [join(REPO_ROOT, 'scripts', 'pack-packages.mjs'), tarballs], { cwd: REPO_ROOT })
   const packed = readdirSync(tarballs).filter((f) => f.endsWith('.tgz'))
   t.equal(packed.length, publishable.length, `one tarball per package: ${packed.join(', ')}`)
 

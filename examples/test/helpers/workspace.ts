@@ -36,11 +36,6 @@ export async function workspacePackages (root: string): Promise<WorkspacePackage
   return list.filter((p) => p.path !== root.replace(/\/$/, '')).map((p) => ({ name: p.name, path: p.path, private: p.private === true }))
 }
 
-/** Packs the named packages into `dest` with pnpm (workspace: ranges become versions). */
-export async function packPackages (root: string, names: string[], dest: string): Promise<void> {
-  await pnpm(['-r', ...names.flatMap((n) => ['--filter', n]), 'pack', '--pack-destination', dest], root)
-}
-
 /** Every file an installed package's `exports` and `bin` point at. */
 export function entryPoints (pkgDir: string): string[] {
   const manifest = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8')) as { exports?: unknown, bin?: unknown }
