@@ -15,8 +15,13 @@ const dest = resolve(process.cwd(), process.argv[2] ?? resolve(root, 'dist-packa
 /** pnpm itself: the one running this script when there is one, else npx's. */
 function pnpm (args) {
   const execPath = process.env.npm_execpath
-  const [command, prefix] = execPath != null && /pnpm/.test(execPath) ? [process.execPath, [execPath]] : ['npx', ['-y', 'pnpm@10']]
-  return execFileSync(command, [...prefix, ...args], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] })
+  const [command, prefix] =
+    execPath != null && /pnpm/.test(execPath) ? [process.execPath, [execPath]] : ['npx', ['-y', 'pnpm@10']]
+  return execFileSync(command, [...prefix, ...args], {
+    cwd: root,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit']
+  })
 }
 
 const listed = pnpm(['ls', '-r', '--depth', '-1', '--json'])
@@ -27,5 +32,7 @@ mkdirSync(dest, { recursive: true })
 // Tarballs of an earlier version would be installed next to the new ones by `npm install dist-packages/*.tgz`.
 for (const f of readdirSync(dest)) if (f.endsWith('.tgz')) rmSync(resolve(dest, f))
 pnpm(['-r', ...names.flatMap((n) => ['--filter', n]), 'pack', '--pack-destination', dest])
-const packed = readdirSync(dest).filter((f) => f.endsWith('.tgz')).sort()
+const packed = readdirSync(dest)
+  .filter((f) => f.endsWith('.tgz'))
+  .sort()
 console.log(`${packed.length} tarballs in ${dest}:\n${packed.map((f) => `  ${f}`).join('\n')}`)

@@ -12,14 +12,21 @@ const root = fileURLToPath(new URL('..', import.meta.url))
 // `--log-prefix=task`: every line names its package, also where turbo would group logs without
 // prefixes (GitHub Actions), so the totals can be attributed.
 const args = ['run', 'test', '--concurrency=4', '--continue', '--log-prefix=task', ...process.argv.slice(2)]
-const turbo = spawn('turbo', args, { cwd: root, stdio: ['inherit', 'pipe', 'inherit'], shell: process.platform === 'win32' })
+const turbo = spawn('turbo', args, {
+  cwd: root,
+  stdio: ['inherit', 'pipe', 'inherit'],
+  shell: process.platform === 'win32'
+})
 const lines = []
 createInterface({ input: turbo.stdout }).on('line', (line) => {
   process.stdout.write(`${line}\n`)
   lines.push(line)
 })
 const code = await new Promise((resolve) => {
-  turbo.on('error', (err) => { console.error(err); resolve(1) })
+  turbo.on('error', (err) => {
+    console.error(err)
+    resolve(1)
+  })
   turbo.on('close', (status, signal) => resolve(status ?? (signal != null ? 1 : 0)))
 })
 console.log(summarize(lines, code).line)

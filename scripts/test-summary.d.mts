@@ -8,4 +8,4 @@ export interface TestSummary {
   line: string
 }
 
-export function summarize (lines: string[], exitCode: number): TestSummary
+export function summarize(lines: string[], exitCode: number): TestSummary

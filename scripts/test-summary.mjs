@@ -23,7 +23,10 @@ export function summarize (lines, exitCode) {
       continue
     }
     const err = TASK_ERROR.exec(line)
-    if (err != null) { failed.add(err[1]); continue }
+    if (err != null) {
+      failed.add(err[1])
+      continue
+    }
     const list = FAILED_LIST.exec(line)
     if (list != null) for (const task of list[1].split(',')) failed.add(task.trim().replace(/#test$/, ''))
   }
@@ -34,7 +37,8 @@ export function summarize (lines, exitCode) {
   if (exitCode !== 0 && names.length === 0) names.push(`turbo exited ${exitCode}`)
   const totals = { packages: counts.size, pass: sum('pass'), fail: sum('fail'), skip: sum('skip'), todo: sum('todo') }
   const verdict = names.length === 0 ? 'failed packages: none' : `FAILED: ${names.join(', ')}`
-  const line = `svc tests: ${totals.packages} packages, ${totals.pass} passed, ${totals.fail} failed, ` +
+  const line =
+    `svc tests: ${totals.packages} packages, ${totals.pass} passed, ${totals.fail} failed, ` +
     `${totals.skip} skipped, ${totals.todo} todo (tap test points); ${verdict}`
   return { ...totals, failed: names, line }
 }

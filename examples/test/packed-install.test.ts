@@ -27,13 +27,22 @@ t.setTimeout(900_000)
 
 t.test('packed tarballs install with npm and run the README snippet with plain node', async (t) => {
   const publishable = (await workspacePackages(REPO_ROOT)).filter((p) => !p.private)
-  t.ok(publishable.some((p) => p.name === '@svc/core') && publishable.some((p) => p.name === '@svc/devdb'), `publishable: ${publishable.map((p) => p.name).join(', ')}`)
+  t.ok(
+    publishable.some((p) => p.name === '@svc/core') && publishable.some((p) => p.name === '@svc/devdb'),
+    `publishable: ${publishable.map((p) => p.name).join(', ')}`
+  )
   const unbuilt = publishable.filter((p) => missingEntryPoints(p.path).length > 0)
-  t.same(unbuilt.map((p) => `${p.name}: ${missingEntryPoints(p.path).join(', ')}`), [], 'every package is built (npx -y pnpm@10 build)')
+  t.same(
+    unbuilt.map((p) => `${p.name}: ${missingEntryPoints(p.path).join(', ')}`),
+    [],
+    'every package is built (npx -y pnpm@10 build)'
+  )
   if (unbuilt.length > 0) return
 
   const dir = mkdtempSync(join(tmpdir(), 'svc-outside-'))
-  t.teardown(() => { rmSync(dir, { recursive: true, force: true }) })
+  t.teardown(() => {
+    rmSync(dir, { recursive: true, force: true })
+  })
   const tarballs = join(dir, 'tarballs')
   const project = join(dir, 'project')
   // The README's command (`pnpm pack:all` = build + this script), into a folder of our own.
@@ -42,17 +51,45 @@ t.test('packed tarballs install with npm and run the README snippet with plain n
   t.equal(packed.length, publishable.length, `one tarball per package: ${packed.join(', ')}`)
 
   cpSync(join(EXAMPLES_DIR, 'schema'), join(project, 'schema'), { recursive: true })
-  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'existing-fastify-app', private: true, type: 'module' }, null, 2))
+  writeFileSync(
+    join(project, 'package.json'),
+    JSON.stringify({ name: 'existing-fastify-app', private: true, type: 'module' }, null, 2)
+  )
   const env = cleanEnv()
-  await exec('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', ...packed.map((f) => join(tarballs, f)), 'fastify', 'mongodb'], { cwd: project, env })
+  await exec(
+    'npm',
+    [
+      'install',
+      '--no-audit',
+      '--no-fund',
+      '--prefer-offline',
+      '--loglevel=error',
+      ...packed.map((f) => join(tarballs, f)),
+      'fastify',
+      'mongodb'
+    ],
+    { cwd: project, env }
+  )
 
   for (const pkg of publishable) {
     const installed = join(project, 'node_modules', ...pkg.name.split('/'))
     t.same(missingEntryPoints(installed), [], `${pkg.name}: every exports/bin target is in the tarball`)
   }
   const names = JSON.stringify(publishable.map((p) => p.name))
-  const imported = await exec(process.execPath, ['--input-type=module', '-e', `for (const n of ${names}) { const m = await import(n); console.log(n, Object.keys(m).length > 0) }`], { cwd: project, env })
-  t.same(imported.trim().split('\n').sort(), publishable.map((p) => `${p.name} true`).sort(), 'each package imports with plain node')
+  const imported = await exec(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      `for (const n of ${names}) { const m = await import(n); console.log(n, Object.keys(m).length > 0) }`
+    ],
+    { cwd: project, env }
+  )
+  t.same(
+    imported.trim().split('\n').sort(),
+    publishable.map((p) => `${p.name} true`).sort(),
+    'each package imports with plain node'
+  )
 
   const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8')
   const snippet = fileClaims(readme, 'README.md').find((c) => c.path === 'examples/app.mjs')
@@ -63,7 +100,10 @@ t.test('packed tarballs install with npm and run the README snippet with plain n
 
   const devdb = run(t, 'npx', ['svc-devdb', '--port', '0'], { cwd: project, env, detached: true })
   const [uri] = await devdb.waitFor(/mongodb:\/\/127\.0\.0\.1:\d+\//, 60_000)
-  const app = run(t, process.execPath, ['app.mjs'], { cwd: project, env: { ...env, MONGODB_URI: `${uri}outside`, JWT_SECRET: 'outside-the-workspace-secret-0123456789', PORT: '0' } })
+  const app = run(t, process.execPath, ['app.mjs'], {
+    cwd: project,
+    env: { ...env, MONGODB_URI: `${uri}outside`, JWT_SECRET: 'outside-the-workspace-secret-0123456789', PORT: '0' }
+  })
   const [, url] = await app.waitFor(LISTENING, 60_000)
   await exerciseSnippetApp(t, url)
 })

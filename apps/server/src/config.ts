@@ -1,17 +1,26 @@
 import { randomBytes } from 'node:crypto'
 import { isIP } from 'node:net'
 import { availableParallelism } from 'node:os'
-import { DEFAULT_MAX_REQUEST_COST, DEFAULT_PAGE_SIZE, DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_QUERY_TIMEOUT_MS, DEFAULT_TENANT_COST_PER_MINUTE, MAX_PAGE_SIZE, MAX_QUERY_TIMEOUT_MS, parseDuration } from '@svc/core'
+import {
+  DEFAULT_MAX_REQUEST_COST,
+  DEFAULT_PAGE_SIZE,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  DEFAULT_QUERY_TIMEOUT_MS,
+  DEFAULT_TENANT_COST_PER_MINUTE,
+  MAX_PAGE_SIZE,
+  MAX_QUERY_TIMEOUT_MS,
+  parseDuration
+} from '@svc/core'
 import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from '@svc/webhooks'
 
 const TWO_HOURS = 2 * 60 * 60
 const NODE_ENVS = ['development', 'test', 'production'] as const
-export type NodeEnv = typeof NODE_ENVS[number]
+export type NodeEnv = (typeof NODE_ENVS)[number]
 /** pino's levels; `silent` turns logging off. */
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
-export type LogLevel = typeof LOG_LEVELS[number]
+export type LogLevel = (typeof LOG_LEVELS)[number]
 const SCHEMA_CHECKS = ['refuse', 'warn', 'off'] as const
-export type SchemaCheck = typeof SCHEMA_CHECKS[number]
+export type SchemaCheck = (typeof SCHEMA_CHECKS)[number]
 
 /** The reference server's settings, read from the environment per CONTRACT.md's table. */
 export interface ServerConfig {
@@ -51,7 +60,7 @@ export interface ServerConfig {
   graphqlIntrospection?: boolean
   graphqlGraphiql?: boolean
   /** MCP_TOOLS, MCP_READ_ONLY, MCP_EXCLUDE: which MCP tools the server offers (@svc/mcp's tool budget). */
-  mcp: { tools: 'full' | 'compact', readOnly: boolean, exclude: string[] }
+  mcp: { tools: 'full' | 'compact'; readOnly: boolean; exclude: string[] }
   corsOrigins: string[]
   rateLimitApiPerMin: number
   rateLimitAuthPerMin: number
@@ -66,14 +75,14 @@ export interface ServerConfig {
   /** Seconds between webhook delivery attempts (WEBHOOK_RETRY_SCHEDULE). */
   webhookRetrySchedule: number[]
   /** CONTRACT "Realtime": resume window, heartbeat period, streams per tenant (REALTIME_*). */
-  realtime: { retentionHours: number, heartbeatSeconds: number, maxStreamsPerUser: number }
+  realtime: { retentionHours: number; heartbeatSeconds: number; maxStreamsPerUser: number }
   redisUrl?: string
   /** SVC_WORKERS: processes serving one port (`auto`: the available cores); above 1 a cluster primary runs them. */
   workers: number
   /** SVC_WORKER_ID: set by the cluster primary in each worker; answers then carry `x-svc-worker`. */
   workerId?: string
-  smtp: { host?: string, port: number, user?: string, pass?: string, from?: string }
-  s3: { bucket?: string, region?: string, endpoint?: string }
+  smtp: { host?: string; port: number; user?: string; pass?: string; from?: string }
+  s3: { bucket?: string; region?: string; endpoint?: string }
 }
 
 export interface ConfigResult {
@@ -148,10 +157,14 @@ export function loadConfig (env: Env = process.env): ConfigResult {
   const host = read(env, 'HOST') ?? (production ? '0.0.0.0' : '127.0.0.1')
 
   const mongodbUri = read(env, 'MONGODB_URI')
-  if (mongodbUri !== undefined && !/^mongodb(\+srv)?:\/\//.test(mongodbUri)) problems.push('MONGODB_URI must start with mongodb:// or mongodb+srv://')
+  if (mongodbUri !== undefined && !/^mongodb(\+srv)?:\/\//.test(mongodbUri)) {
+    problems.push('MONGODB_URI must start with mongodb:// or mongodb+srv://')
+  }
   const allowEmbeddedDb = bool('SVC_ALLOW_EMBEDDED_DB')
   if (production && mongodbUri === undefined && !allowEmbeddedDb) {
-    problems.push('MONGODB_URI is required when NODE_ENV=production (the embedded database is for development; set SVC_ALLOW_EMBEDDED_DB=true to use it anyway)')
+    problems.push(
+      'MONGODB_URI is required when NODE_ENV=production (the embedded database is for development; set SVC_ALLOW_EMBEDDED_DB=true to use it anyway)'
+    )
   }
 
   let jwtSecret = read(env, 'JWT_SECRET')
@@ -161,7 +174,9 @@ export function loadConfig (env: Env = process.env): ConfigResult {
     else {
       jwtSecret = randomBytes(32).toString('hex')
       jwtSecretGenerated = true
-      warnings.push('JWT_SECRET is unset: using a random secret for this process; tokens stop working at restart (keep them: JWT_SECRET=$(openssl rand -hex 32))')
+      warnings.push(
+        'JWT_SECRET is unset: using a random secret for this process; tokens stop working at restart (keep them: JWT_SECRET=$(openssl rand -hex 32))'
+      )
     }
   } else if (production && jwtSecret.length < 32) {
     problems.push('JWT_SECRET must be at least 32 characters when NODE_ENV=production')
@@ -172,7 +187,9 @@ export function loadConfig (env: Env = process.env): ConfigResult {
   if (rawTtl !== undefined) {
     try {
       accessTokenTtlSeconds = parseDuration(rawTtl)
-      if (accessTokenTtlSeconds > TWO_HOURS) problems.push(`ACCESS_TOKEN_TTL must be at most 2h (7200 seconds); got "${rawTtl}"`)
+      if (accessTokenTtlSeconds > TWO_HOURS) {
+        problems.push(`ACCESS_TOKEN_TTL must be at most 2h (7200 seconds); got "${rawTtl}"`)
+      }
     } catch {
       problems.push(`ACCESS_TOKEN_TTL must be seconds (900) or a duration (15m, 2h); got "${rawTtl}"`)
     }
@@ -213,34 +230,61 @@ export function loadConfig (env: Env = process.env): ConfigResult {
   }
 
   const publicBaseUrl = read(env, 'PUBLIC_BASE_URL') ?? `http://${host}:${port}`
-  if (!/^https?:\/\/\S+$/.test(publicBaseUrl)) problems.push(`PUBLIC_BASE_URL must be an http(s) URL (got "${publicBaseUrl}")`)
+  if (!/^https?:\/\/\S+$/.test(publicBaseUrl)) {
+    problems.push(`PUBLIC_BASE_URL must be an http(s) URL (got "${publicBaseUrl}")`)
+  }
 
   const metricsEnabled = bool('METRICS_ENABLED')
   const agentLearning = bool('AGENT_LEARNING')
   // Unset keeps @svc/graphql's default (on outside production); set, it wins either way.
-  const graphqlIntrospection = read(env, 'GRAPHQL_INTROSPECTION') === undefined ? undefined : bool('GRAPHQL_INTROSPECTION')
+  const graphqlIntrospection =
+    read(env, 'GRAPHQL_INTROSPECTION') === undefined ? undefined : bool('GRAPHQL_INTROSPECTION')
   const graphqlGraphiql = read(env, 'GRAPHQL_GRAPHIQL') === undefined ? undefined : bool('GRAPHQL_GRAPHIQL')
   const mcpTools = read(env, 'MCP_TOOLS') ?? 'full'
-  if (mcpTools !== 'full' && mcpTools !== 'compact') problems.push(`MCP_TOOLS must be full or compact (got "${mcpTools}")`)
+  if (mcpTools !== 'full' && mcpTools !== 'compact') {
+    problems.push(`MCP_TOOLS must be full or compact (got "${mcpTools}")`)
+  }
   const mcp = {
-    tools: mcpTools === 'compact' ? 'compact' as const : 'full' as const,
+    tools: mcpTools === 'compact' ? ('compact' as const) : ('full' as const),
     readOnly: bool('MCP_READ_ONLY'),
     // Names are checked against the loaded schemas when the tools are built (start-up).
-    exclude: (read(env, 'MCP_EXCLUDE') ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '')
+    exclude: (read(env, 'MCP_EXCLUDE') ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== '')
   }
   const trustProxy = readTrustProxy(read(env, 'TRUST_PROXY'), problems)
-  const corsOrigins = (read(env, 'CORS_ORIGINS') ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '')
+  const corsOrigins = (read(env, 'CORS_ORIGINS') ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '')
   // Browsers send an exact origin (scheme://host[:port]); anything else would never match.
   for (const origin of corsOrigins) {
-    if (!/^https?:\/\/[^/\s?#]+$/.test(origin)) problems.push(`CORS_ORIGINS entries must be origins like https://app.example.com (no path, no trailing slash, no "*"); got "${origin}"`)
+    if (!/^https?:\/\/[^/\s?#]+$/.test(origin)) {
+      problems.push(
+        `CORS_ORIGINS entries must be origins like https://app.example.com (no path, no trailing slash, no "*"); got "${origin}"`
+      )
+    }
   }
 
   const filesSigningSecret = read(env, 'FILES_SIGNING_SECRET')
-  if (production && filesSigningSecret !== undefined && filesSigningSecret.length < 32) problems.push('FILES_SIGNING_SECRET must be at least 32 characters when NODE_ENV=production')
-  const s3 = { bucket: read(env, 'STORAGE_S3_BUCKET'), region: read(env, 'STORAGE_S3_REGION'), endpoint: read(env, 'STORAGE_S3_ENDPOINT') }
-  if (s3.bucket !== undefined && s3.region === undefined) problems.push('STORAGE_S3_REGION is required when STORAGE_S3_BUCKET is set')
-  if ((s3.region !== undefined || s3.endpoint !== undefined) && s3.bucket === undefined) problems.push('STORAGE_S3_BUCKET is required when STORAGE_S3_REGION or STORAGE_S3_ENDPOINT is set')
-  if (s3.endpoint !== undefined && !/^https?:\/\/\S+$/.test(s3.endpoint)) problems.push(`STORAGE_S3_ENDPOINT must be an http(s) URL (got "${s3.endpoint}")`)
+  if (production && filesSigningSecret !== undefined && filesSigningSecret.length < 32) {
+    problems.push('FILES_SIGNING_SECRET must be at least 32 characters when NODE_ENV=production')
+  }
+  const s3 = {
+    bucket: read(env, 'STORAGE_S3_BUCKET'),
+    region: read(env, 'STORAGE_S3_REGION'),
+    endpoint: read(env, 'STORAGE_S3_ENDPOINT')
+  }
+  if (s3.bucket !== undefined && s3.region === undefined) {
+    problems.push('STORAGE_S3_REGION is required when STORAGE_S3_BUCKET is set')
+  }
+  if ((s3.region !== undefined || s3.endpoint !== undefined) && s3.bucket === undefined) {
+    problems.push('STORAGE_S3_BUCKET is required when STORAGE_S3_REGION or STORAGE_S3_ENDPOINT is set')
+  }
+  if (s3.endpoint !== undefined && !/^https?:\/\/\S+$/.test(s3.endpoint)) {
+    problems.push(`STORAGE_S3_ENDPOINT must be an http(s) URL (got "${s3.endpoint}")`)
+  }
 
   if (problems.length > 0 || jwtSecret === undefined) return { config: null, problems, warnings }
   return {
@@ -285,7 +329,13 @@ export function loadConfig (env: Env = process.env): ConfigResult {
       redisUrl: read(env, 'REDIS_URL'),
       workers,
       workerId: read(env, 'SVC_WORKER_ID'),
-      smtp: { host: read(env, 'SMTP_HOST'), port: smtpPort, user: read(env, 'SMTP_USER'), pass: read(env, 'SMTP_PASS'), from: mailFrom },
+      smtp: {
+        host: read(env, 'SMTP_HOST'),
+        port: smtpPort,
+        user: read(env, 'SMTP_USER'),
+        pass: read(env, 'SMTP_PASS'),
+        from: mailFrom
+      },
       s3
     }
   }
@@ -317,9 +367,14 @@ function isProxyAddress (entry: string): boolean {
 function readTrustProxy (raw: string | undefined, problems: string[]): false | number | string[] {
   if (raw === undefined || raw === 'false') return false
   if (/^\d+$/.test(raw) && Number(raw) <= 10) return Number(raw) === 0 ? false : Number(raw)
-  const entries = raw.split(',').map((s) => s.trim()).filter((s) => s !== '')
+  const entries = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '')
   if (entries.length > 0 && entries.every(isProxyAddress)) return entries
-  problems.push(`TRUST_PROXY must be a hop count (0-10) or comma-separated proxy addresses/CIDRs (loopback, linklocal, uniquelocal allowed); got "${raw}"`)
+  problems.push(
+    `TRUST_PROXY must be a hop count (0-10) or comma-separated proxy addresses/CIDRs (loopback, linklocal, uniquelocal allowed); got "${raw}"`
+  )
   return false
 }
 

@@ -11,7 +11,12 @@ const client = await new MongoClient(uri).connect()
 const app = Fastify({ logger: true })
 app.get('/hello', async () => ({ hello: 'your own routes keep working' }))
 await app.register(svcAll, {
-  core: { db: client.db(), jwtSecret, schemaDir: new URL('../../../schema', import.meta.url).pathname, publicBaseUrl: 'http://127.0.0.1:3000' },
+  core: {
+    db: client.db(),
+    jwtSecret,
+    schemaDir: new URL('../../../schema', import.meta.url).pathname,
+    publicBaseUrl: 'http://127.0.0.1:3000'
+  },
   files: { uploadsDir: './uploads' }
 })
 app.addHook('onClose', async () => await client.close())

@@ -28,12 +28,25 @@ export interface SvcAllOptions {
 }
 
 /** The plugins of the set, in registration order (the order the reference server uses). */
-export const SVC_PLUGINS = ['surface', 'core', 'softdelete', 'audit', 'files', 'webhooks', 'realtime', 'graphql', 'mcp', 'console'] as const
+export const SVC_PLUGINS = [
+  'surface',
+  'core',
+  'softdelete',
+  'audit',
+  'files',
+  'webhooks',
+  'realtime',
+  'graphql',
+  'mcp',
+  'console'
+] as const
 
 const enabled = <T>(value: T | false | undefined): value is T | undefined => value !== false
 
 async function registerAll (app: FastifyInstance, opts: SvcAllOptions): Promise<void> {
-  if (opts?.core == null) throw new Error('@svc/all: options.core (the @svc/core options: db, jwtSecret, schemas) is required')
+  if (opts?.core == null) {
+    throw new Error('@svc/all: options.core (the @svc/core options: db, jwtSecret, schemas) is required')
+  }
   // First: surface's hooks (metrics, rate limits) cover every route registered after it.
   if (enabled(opts.surface)) await app.register(svcSurface, opts.surface ?? {})
   // Core charges tenants' cost budgets on surface's counters (shared through Redis when it has one).
