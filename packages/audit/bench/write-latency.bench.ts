@@ -14,12 +14,26 @@ import audit from '../src/index.js'
 
 const WRITES = Number(process.env.BENCH_WRITES ?? 500)
 const SECRET = 'bench-secret-0123456789abcdef0123'
-const headers = { authorization: `Bearer ${signToken({ user_id: '65f0000000000000000000be', email: 'b@example.test', roles: ['user'] }, SECRET)}` }
+const headers = {
+  authorization: `Bearer ${signToken({ user_id: '65f0000000000000000000be', email: 'b@example.test', roles: ['user'] }, SECRET)}`
+}
 const schemas = [
-  { path: 'plain', audit: false, fields: [{ name: 'title', type: String, required: true }, { name: 'n', type: Number }] },
-  { path: 'audited', fields: [{ name: 'title', type: String, required: true }, { name: 'n', type: Number }] }
+  {
+    path: 'plain',
+    audit: false,
+    fields: [
+      { name: 'title', type: String, required: true },
+      { name: 'n', type: Number }
+    ]
+  },
+  {
+    path: 'audited',
+    fields: [
+      { name: 'title', type: String, required: true },
+      { name: 'n', type: Number }
+    ]
+  }
 ]
-
 
 /** p50 / p95 of one series, in ms. */
 function pct (ms: number[]): string {
@@ -28,11 +42,23 @@ function pct (ms: number[]): string {
   return `${at(0.5)} / ${at(0.95)}`
 }
 
-async function time (app: FastifyInstance, method: 'POST' | 'PUT' | 'DELETE', url: (i: number) => string, payload: (i: number) => unknown, expect: number, ids: string[] = []): Promise<number[]> {
+async function time (
+  app: FastifyInstance,
+  method: 'POST' | 'PUT' | 'DELETE',
+  url: (i: number) => string,
+  payload: (i: number) => unknown,
+  expect: number,
+  ids: string[] = []
+): Promise<number[]> {
   const out: number[] = []
   for (let i = 0; i < WRITES; i++) {
     const t0 = process.hrtime.bigint()
-    const res = await app.inject({ method, url: url(i), headers, ...(payload(i) !== undefined ? { payload: payload(i) as Record<string, unknown> } : {}) })
+    const res = await app.inject({
+      method,
+      url: url(i),
+      headers,
+      ...(payload(i) !== undefined ? { payload: payload(i) as Record<string, unknown> } : {})
+    })
     out.push(Number(process.hrtime.bigint() - t0) / 1e6)
     if (res.statusCode !== expect) throw new Error(`${method} ${url(i)}: ${res.statusCode} ${res.body}`)
     if (method === 'POST') ids.push((res.json() as { _id: string })._id)
@@ -53,26 +79,46 @@ async function build (transactions: boolean): Promise<FastifyInstance> {
   await app.ready()
   return app
 }
-const columns: Array<{ name: string, app: FastifyInstance, path: string }> = [
+const columns: Array<{ name: string; app: FastifyInstance; path: string }> = [
   { name: 'audit off', app: await build(false), path: 'plain' },
   { name: 'rows via intents', app: await build(false), path: 'audited' },
   { name: 'rows in a transaction', app: await build(true), path: 'audited' }
 ]
 console.log(`${WRITES} sequential writes each, database: ${database.label}; p50 / p95 ms of the second (warm) pass`)
 const results = new Map<string, Record<string, number[]>>()
-for (let pass = 0; pass < 2; pass++) { // the first pass warms up
+for (let pass = 0; pass < 2; pass++) {
+  // the first pass warms up
   for (const c of columns) {
     const ids: string[] = []
-    const create = await time(c.app, 'POST', () => `/api/v1/${c.path}`, (i) => ({ title: `t${i}` }), 201, ids)
-    const update = await time(c.app, 'PUT', (i) => `/api/v1/${c.path}/${ids[i]}`, (i) => ({ n: i }), 200)
-    const del = await time(c.app, 'DELETE', (i) => `/api/v1/${c.path}/${ids[i]}`, () => undefined, 200)
+    const create = await time(
+      c.app,
+      'POST',
+      () => `/api/v1/${c.path}`,
+      (i) => ({ title: `t${i}` }),
+      201,
+      ids
+    )
+    const update = await time(
+      c.app,
+      'PUT',
+      (i) => `/api/v1/${c.path}/${ids[i]}`,
+      (i) => ({ n: i }),
+      200
+    )
+    const del = await time(
+      c.app,
+      'DELETE',
+      (i) => `/api/v1/${c.path}/${ids[i]}`,
+      () => undefined,
+      200
+    )
     results.set(c.name, { create, update, delete: del })
     await db.collection(c.path).deleteMany({})
   }
 }
 console.log(`| | ${columns.map((c) => c.name).join(' | ')} |`)
 console.log(`|---|${columns.map(() => '---').join('|')}|`)
-for (const op of ['create', 'update', 'delete']) console.log(`| ${op} | ${columns.map((c) => pct(results.get(c.name)![op])).join(' | ')} |`)
+for (const op of ['create', 'update', 'delete']) { console.log(`| ${op} | ${columns.map((c) => pct(results.get(c.name)![op])).join(' | ')} |`) }
 for (const c of columns) await c.app.close()
 await client.close()
 processes.stop()

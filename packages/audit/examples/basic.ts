@@ -12,7 +12,14 @@ await app.register(svcCore, {
   db: client.db(),
   jwtSecret: process.env.JWT_SECRET ?? 'dev-only-secret',
   schemas: [
-    { path: 'invoices', collection: 'invoices', fields: [{ name: 'total', type: Number, required: true }, { name: 'note', type: String, acl: { read: ['finance'] } }] },
+    {
+      path: 'invoices',
+      collection: 'invoices',
+      fields: [
+        { name: 'total', type: Number, required: true },
+        { name: 'note', type: String, acl: { read: ['finance'] } }
+      ]
+    },
     // No history for `sessions`: no rows, no /history route.
     { path: 'sessions', collection: 'sessions', audit: false, fields: [{ name: 'agent', type: String }] }
   ]
@@ -20,5 +27,7 @@ await app.register(svcCore, {
 await app.register(softDelete) // optional: adds `delete` tombstones and `restore` rows
 await app.register(audit)
 // GET /api/v1/invoices/:id/history now answers who changed an invoice and what it was before.
-app.addHook('onClose', async () => { await client.close() })
+app.addHook('onClose', async () => {
+  await client.close()
+})
 await app.listen({ port: 3000 })

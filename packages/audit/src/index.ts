@@ -7,7 +7,16 @@ import { historyRoutes } from './routes/history-route.js'
 import { AUDIT_COLLECTION, AuditStore } from './store/audit-store.js'
 import type { AuditApi, AuditOptions } from './types.js'
 
-export type { AuditAction, AuditActor, AuditApi, AuditDiff, AuditOptions, AuditRow, HistoryEntry, HistoryPage } from './types.js'
+export type {
+  AuditAction,
+  AuditActor,
+  AuditApi,
+  AuditDiff,
+  AuditOptions,
+  AuditRow,
+  HistoryEntry,
+  HistoryPage
+} from './types.js'
 export { AUDIT_COLLECTION } from './store/audit-store.js'
 export { diffRecords } from './record/diff.js'
 
@@ -24,7 +33,11 @@ async function audit (app: FastifyInstance, opts: AuditOptions): Promise<void> {
     // Core's durable effects: the rows exist iff the write committed (a transaction on a
     // replica set, a reconciled write-ahead intent on a standalone server).
     // `migrations: true`: records `svc schema apply` migrates get their row too (action 'migrate').
-    service.addDurableEffect('audit', (result) => buildRows(result, now()).map((document) => ({ collection: AUDIT_COLLECTION, document })), { migrations: true })
+    service.addDurableEffect(
+      'audit',
+      (result) => buildRows(result, now()).map((document) => ({ collection: AUDIT_COLLECTION, document })),
+      { migrations: true }
+    )
   }
 
   const history: AuditApi['history'] = async (ctx, path, id, paging = {}, version = 'v1') => {
@@ -44,7 +57,6 @@ async function audit (app: FastifyInstance, opts: AuditOptions): Promise<void> {
       history: async (s, ctx, id, paging) => await readHistory(store, s, ctx, id, paging, app.svc.config.pageSize)
     })
   }
-
 }
 
 export default fp(audit, { name: '@svc/audit', fastify: '5.x', dependencies: ['@svc/core'] })

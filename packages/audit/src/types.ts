@@ -13,7 +13,7 @@ export interface AuditActor {
 }
 
 /** Field-level change: only fields whose value differs; a missing field is `null`. */
-export type AuditDiff = Record<string, { from: unknown, to: unknown }>
+export type AuditDiff = Record<string, { from: unknown; to: unknown }>
 
 /** One row of `audit_log` as stored. */
 export interface AuditRow {
@@ -52,7 +52,11 @@ export interface HistoryEntry {
 }
 
 /** The list envelope of `GET /:id/history`. */
-export type HistoryPage = Omit<ListResult, 'results' | 'nextCursor' | 'totalResults' | 'totalPages'> & { results: HistoryEntry[], totalResults: number, totalPages: number }
+export type HistoryPage = Omit<ListResult, 'results' | 'nextCursor' | 'totalResults' | 'totalPages'> & {
+  results: HistoryEntry[]
+  totalResults: number
+  totalPages: number
+}
 
 export interface AuditOptions {
   /** The clock for `at` (tests); default `() => new Date()`. */
@@ -62,7 +66,13 @@ export interface AuditOptions {
 /** `app.svc.audit`: for other surfaces (GraphQL `historyByDoc`, MCP `history_<path>`) and operators. */
 export interface AuditApi {
   /** A record's history, newest first, projected for the caller; 404 when the caller cannot read the record. */
-  history (ctx: RequestContext, path: string, id: string, paging?: { page?: number, perPage?: number }, version?: string): Promise<HistoryPage>
+  history(
+    ctx: RequestContext,
+    path: string,
+    id: string,
+    paging?: { page?: number; perPage?: number },
+    version?: string
+  ): Promise<HistoryPage>
 }
 
 declare module '@svc/core' {

@@ -32,7 +32,15 @@ export const SCHEMAS = [
     collection: 'tickets',
     fields: [
       { name: 'title', type: String, required: true },
-      { name: 'status', type: String, stateMachine: { initial: 'open', states: ['open', 'closed'], transitions: { open: ['closed'], closed: ['open'] } } }
+      {
+        name: 'status',
+        type: String,
+        stateMachine: {
+          initial: 'open',
+          states: ['open', 'closed'],
+          transitions: { open: ['closed'], closed: ['open'] }
+        }
+      }
     ]
   }
 ]
@@ -48,11 +56,17 @@ export interface BuildOptions {
 }
 
 /** core (+ @svc/softdelete) + @svc/audit on a fresh database; closed in teardown. */
-export async function buildApp (t: Teardownable, opts: BuildOptions = {}): Promise<{ app: FastifyInstance, db: Db }> {
+export async function buildApp (t: Teardownable, opts: BuildOptions = {}): Promise<{ app: FastifyInstance; db: Db }> {
   const { db } = await getTestDb(t)
   await opts.before?.(db)
   const app = Fastify({ logger: false })
-  await app.register(svcCore, { db, jwtSecret: JWT_SECRET, bcryptRounds: 4, schemas: opts.schemas ?? SCHEMAS, ...opts.core })
+  await app.register(svcCore, {
+    db,
+    jwtSecret: JWT_SECRET,
+    bcryptRounds: 4,
+    schemas: opts.schemas ?? SCHEMAS,
+    ...opts.core
+  })
   if (opts.softDelete !== false) await app.register(softDelete, { sweepIntervalMs: 0 })
   if (opts.audit !== false) await app.register(audit, { ...opts.audit })
   t.teardown(async () => await app.close())

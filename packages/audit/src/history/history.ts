@@ -1,4 +1,12 @@
-import { buildPaging, ForbiddenError, listEnvelope, NotFoundError, parseId, type RequestContext, type ResourceService } from '@svc/core'
+import {
+  buildPaging,
+  ForbiddenError,
+  listEnvelope,
+  NotFoundError,
+  parseId,
+  type RequestContext,
+  type ResourceService
+} from '@svc/core'
 import type { AuditStore } from '../store/audit-store.js'
 import type { HistoryPage } from '../types.js'
 import { readableFor, toEntry } from './project.js'
@@ -9,7 +17,11 @@ import { readableFor, toEntry } from './project.js'
  * tombstone) can no longer be read, so its tenant's own rows decide: the former owner keeps
  * its history, anybody else gets the same 404 as for an unknown id.
  */
-async function tenantOf (service: ResourceService, ctx: RequestContext, id: string): Promise<{ userId: string, gone: boolean }> {
+async function tenantOf (
+  service: ResourceService,
+  ctx: RequestContext,
+  id: string
+): Promise<{ userId: string; gone: boolean }> {
   if (parseId(id) == null) throw new NotFoundError(`${service.model.path} not found`)
   try {
     const rec = await service.get(ctx, id, { includeDeleted: true })
@@ -22,10 +34,16 @@ async function tenantOf (service: ResourceService, ctx: RequestContext, id: stri
   return { userId: own, gone: true }
 }
 
-export async function readHistory (store: AuditStore, service: ResourceService, ctx: RequestContext, id: string, paging: { page?: unknown, perPage?: unknown }, defaultPerPage: number):
-Promise<HistoryPage> {
+export async function readHistory (
+  store: AuditStore,
+  service: ResourceService,
+  ctx: RequestContext,
+  id: string,
+  paging: { page?: unknown; perPage?: unknown },
+  defaultPerPage: number
+): Promise<HistoryPage> {
   // Before-images may hold values an api client's public scope never shows; REST's route says the same.
-  if (ctx.identity?.kind === 'client') throw new ForbiddenError('api clients cannot read history: it needs a signed-in user')
+  if (ctx.identity?.kind === 'client') { throw new ForbiddenError('api clients cannot read history: it needs a signed-in user') }
   const { page, perPage, skip } = buildPaging(paging.page, paging.perPage, defaultPerPage)
   const { userId, gone } = await tenantOf(service, ctx, id)
   const filter = { userId, path: service.model.path, recordId: id }
@@ -36,5 +54,10 @@ Promise<HistoryPage> {
   ])
   if (gone && totalResults === 0) throw new NotFoundError(`${service.model.path} not found`)
   const readable = readableFor(service, ctx)
-  return listEnvelope(rows.map((r) => toEntry(r, readable)), totalResults, page, perPage)
+  return listEnvelope(
+    rows.map((r) => toEntry(r, readable)),
+    totalResults,
+    page,
+    perPage
+  )
 }

@@ -3,7 +3,12 @@ import type { RequestContext, WriteResult } from '@svc/core'
 import type { AuditActor, AuditRow } from '../types.js'
 import { diffRecords } from './diff.js'
 
-const ACTIONS: Record<string, string> = { created: 'create', updated: 'update', deleted: 'delete', transitioned: 'transition' }
+const ACTIONS: Record<string, string> = {
+  created: 'create',
+  updated: 'update',
+  deleted: 'delete',
+  transitioned: 'transition'
+}
 
 export function actorOf (ctx: RequestContext): AuditActor {
   const id = ctx.identity
@@ -31,26 +36,34 @@ export function buildRows (result: WriteResult, at: Date): AuditRow[] {
     ...(result.migration !== undefined ? { migration: result.migration } : {}),
     at
   }
-  const row = (before: Record<string, unknown> | null, after: Record<string, unknown> | null, extra: Partial<AuditRow> = {}): AuditRow => {
+  const row = (
+    before: Record<string, unknown> | null,
+    after: Record<string, unknown> | null,
+    extra: Partial<AuditRow> = {}
+  ): AuditRow => {
     const rec = after ?? before ?? {}
     return {
       _id: new ObjectId(),
       ...base,
       recordId: String(rec._id ?? result.recordId),
-      userId: typeof rec.userId === 'string' ? rec.userId : result.ctx.identity?.userId ?? null,
+      userId: typeof rec.userId === 'string' ? rec.userId : (result.ctx.identity?.userId ?? null),
       before,
       after,
       diff: diffRecords(before, after),
       ...extra
     }
   }
-  if (result.records !== undefined) return result.records.map((r) => row(r.before, r.after, { bulkFilter: result.filter }))
+  if (result.records !== undefined) {
+    return result.records.map((r) => row(r.before, r.after, { bulkFilter: result.filter }))
+  }
   if (result.recordId === undefined) return [] // a bulk result without images: nothing per-record to record
   // A PUT that moves a state field publishes `updated` (full diff) then `transitioned`: the
   // transition row's diff is the state move alone, so the change is not told twice.
-  const t = (result as { transition?: { field: string, from: unknown, to: unknown } }).transition
+  const t = (result as { transition?: { field: string; from: unknown; to: unknown } }).transition
   if (action === 'transition' && t !== undefined) {
-    return [row(result.before ?? null, result.after ?? null, { diff: { [t.field]: { from: t.from ?? null, to: t.to } } })]
+    return [
+      row(result.before ?? null, result.after ?? null, { diff: { [t.field]: { from: t.from ?? null, to: t.to } } })
+    ]
   }
   return [row(result.before ?? null, result.after ?? null)]
 }

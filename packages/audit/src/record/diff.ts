@@ -5,7 +5,10 @@ import type { AuditDiff } from '../types.js'
 const IGNORED = new Set(['_id', 'updatedAt'])
 
 /** Top-level field diff of two JSON records; a missing side or field counts as null. */
-export function diffRecords (before: Record<string, unknown> | null | undefined, after: Record<string, unknown> | null | undefined): AuditDiff {
+export function diffRecords (
+  before: Record<string, unknown> | null | undefined,
+  after: Record<string, unknown> | null | undefined
+): AuditDiff {
   const b = before ?? {}
   const a = after ?? {}
   const out: AuditDiff = {}

@@ -1,9 +1,23 @@
 import type { FastifyInstance } from 'fastify'
-import { documented, listEnvelopeSchema, documentedInput, documentedResponse, ValidationError, type RequestContext, type ResourceService, requestContext as context } from '@svc/core'
+import {
+  documented,
+  listEnvelopeSchema,
+  documentedInput,
+  documentedResponse,
+  ValidationError,
+  type RequestContext,
+  type ResourceService,
+  requestContext as context
+} from '@svc/core'
 
 export interface HistoryRoutesOptions {
   services: ResourceService[]
-  history: (service: ResourceService, ctx: RequestContext, id: string, paging: { page?: unknown, perPage?: unknown }) => Promise<unknown>
+  history: (
+    service: ResourceService,
+    ctx: RequestContext,
+    id: string,
+    paging: { page?: unknown; perPage?: unknown }
+  ) => Promise<unknown>
 }
 
 const PARAMS = new Set(['__page', '__perPage'])
@@ -11,7 +25,11 @@ const PARAMS = new Set(['__page', '__perPage'])
 // Checked by the handler (its own messages); the schema documents them.
 const page = { type: 'integer', minimum: 1 }
 const HistoryQuery = { type: 'object', properties: { __page: page, __perPage: page }, additionalProperties: false }
-const Entry = { type: 'object', additionalProperties: true, description: 'one audit entry: action, who, when, before/after images' }
+const Entry = {
+  type: 'object',
+  additionalProperties: true,
+  description: 'one audit entry: action, who, when, before/after images'
+}
 const HistoryPage = listEnvelopeSchema(Entry)
 
 /**
@@ -26,16 +44,25 @@ export async function historyRoutes (app: FastifyInstance, opts: HistoryRoutesOp
     await app.svc.auth.authenticate(request, { allowClient: false })
   })
   for (const service of opts.services) {
-    app.get(`/${service.model.path}/:id/history`, {
-      schema: documented({ summary: `Change history of a ${service.model.path} record, newest first`, params: service.model.schemas.params, querystring: HistoryQuery, response: { 200: HistoryPage } })
-    }, async (request) => {
-      const { id } = request.params as { id: string }
-      const q = request.query as Record<string, unknown>
-      for (const [k, v] of Object.entries(q)) {
-        if (!PARAMS.has(k)) throw new ValidationError(`unknown parameter '${k}' (history takes __page and __perPage)`, { field: k })
-        if (Array.isArray(v)) throw new ValidationError(`'${k}' is given more than once`, { field: k })
+    app.get(
+      `/${service.model.path}/:id/history`,
+      {
+        schema: documented({
+          summary: `Change history of a ${service.model.path} record, newest first`,
+          params: service.model.schemas.params,
+          querystring: HistoryQuery,
+          response: { 200: HistoryPage }
+        })
+      },
+      async (request) => {
+        const { id } = request.params as { id: string }
+        const q = request.query as Record<string, unknown>
+        for (const [k, v] of Object.entries(q)) {
+          if (!PARAMS.has(k)) { throw new ValidationError(`unknown parameter '${k}' (history takes __page and __perPage)`, { field: k }) }
+          if (Array.isArray(v)) throw new ValidationError(`'${k}' is given more than once`, { field: k })
+        }
+        return await opts.history(service, context(request), id, { page: q.__page, perPage: q.__perPage })
       }
-      return await opts.history(service, context(request), id, { page: q.__page, perPage: q.__perPage })
-    })
+    )
   }
 }

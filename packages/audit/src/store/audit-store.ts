@@ -12,7 +12,7 @@ const PARKED_COLLECTION = 'audit_failures'
  */
 export class AuditStore {
   readonly log: Collection<AuditRow>
-  readonly #parked: Collection<{ _id: AuditRow['_id'], row: AuditRow }>
+  readonly #parked: Collection<{ _id: AuditRow['_id']; row: AuditRow }>
 
   constructor (db: Db) {
     this.log = db.collection<AuditRow>(AUDIT_COLLECTION)
