@@ -15,7 +15,10 @@ export default [
         ignoreComments: true,
         ignoreUrls: true,
         ignoreRegExpLiterals: true
-      }]
+      }],
+      // `void promise` marks a promise deliberately left to run (a fire-and-forget send, a reply
+      // Fastify awaits itself): allowed as a statement, still refused inside an expression.
+      'no-void': ['error', { allowAsStatement: true }]
     }
   },
   {
