@@ -15,9 +15,21 @@ await app.register(svcCore, {
   db: client.db(),
   jwtSecret: SECRET,
   publicBaseUrl: 'http://127.0.0.1',
-  schemas: [{ path: 'docs', fields: [{ name: 'title', type: String }, { name: 'blob', type: 'File', file: { maxBytes: 16 * 1024 * 1024, storage } }] }]
+  schemas: [
+    {
+      path: 'docs',
+      fields: [
+        { name: 'title', type: String },
+        { name: 'blob', type: 'File', file: { maxBytes: 16 * 1024 * 1024, storage } }
+      ]
+    }
+  ]
 })
-await app.register(files, { uploadsDir, reconcileIntervalMs: 0, ...(storage === 's3' ? { s3: { bucket: 'bench', region: 'us-east-1', endpoint: s3Endpoint, ...s3Tuning() } } : {}) })
+await app.register(files, {
+  uploadsDir,
+  reconcileIntervalMs: 0,
+  ...(storage === 's3' ? { s3: { bucket: 'bench', region: 'us-east-1', endpoint: s3Endpoint, ...s3Tuning() } } : {})
+})
 
 // BENCH_S3_QUEUE overrides the s3 option queueSize.
 function s3Tuning (): { queueSize?: number } {
@@ -27,7 +39,9 @@ function s3Tuning (): { queueSize?: number } {
 
 let baseline = process.memoryUsage.rss()
 let peak = baseline
-setInterval(() => { peak = Math.max(peak, process.memoryUsage.rss()) }, 2).unref()
+setInterval(() => {
+  peak = Math.max(peak, process.memoryUsage.rss())
+}, 2).unref()
 const gc = (globalThis as { gc?: () => void }).gc
 app.post('/_bench/reset', async () => {
   gc?.()
@@ -39,5 +53,12 @@ app.post('/_bench/reset', async () => {
 app.get('/_bench/rss', async () => ({ baseline, peak: Math.max(peak, process.memoryUsage.rss()) }))
 await app.listen({ port: 0, host: '127.0.0.1' })
 const address = app.server.address()
-process.stdout.write(JSON.stringify({ port: typeof address === 'object' && address != null ? address.port : 0, storage }) + '\n')
-process.on('SIGTERM', () => { void app.close().then(async () => { await client.close(); process.exit(0) }) })
+process.stdout.write(
+  JSON.stringify({ port: typeof address === 'object' && address != null ? address.port : 0, storage }) + '\n'
+)
+process.on('SIGTERM', () => {
+  void app.close().then(async () => {
+    await client.close()
+    process.exit(0)
+  })
+})

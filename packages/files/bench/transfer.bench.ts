@@ -23,7 +23,11 @@ const cleanups: Array<() => unknown> = []
 
 async function startServer (uri: string, uploadsDir: string, s3Endpoint = ''): Promise<string> {
   const script = fileURLToPath(new URL('./server.ts', import.meta.url))
-  const proc = spawn(process.execPath, ['--expose-gc', '--conditions=@svc/source', '--import', 'tsx', script, uri, uploadsDir, s3Endpoint], { stdio: ['ignore', 'pipe', 'inherit'] })
+  const proc = spawn(
+    process.execPath,
+    ['--expose-gc', '--conditions=@svc/source', '--import', 'tsx', script, uri, uploadsDir, s3Endpoint],
+    { stdio: ['ignore', 'pipe', 'inherit'] }
+  )
   children.push(proc)
   const line = await new Promise<string>((resolve, reject) => {
     createInterface({ input: proc.stdout! }).once('line', resolve)
@@ -36,7 +40,9 @@ async function startServer (uri: string, uploadsDir: string, s3Endpoint = ''): P
 const PNG_HEAD = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108000000003a7e9b55', 'hex')
 const content = Buffer.concat([PNG_HEAD, randomBytes(SIZE - PNG_HEAD.length)])
 const userId = new ObjectId().toHexString()
-const headers = { authorization: `Bearer ${signToken({ user_id: userId, email: 'bench@example.test', roles: ['user'] }, SECRET)}` }
+const headers = {
+  authorization: `Bearer ${signToken({ user_id: userId, email: 'bench@example.test', roles: ['user'] }, SECRET)}`
+}
 
 async function json (res: Response): Promise<any> {
   if (!res.ok) throw new Error(`${res.url}: ${res.status} ${await res.text()}`)
@@ -52,13 +58,18 @@ async function upload (base: string, id: string): Promise<void> {
 async function download (base: string, id: string): Promise<void> {
   const { url } = await json(await fetch(`${base}/api/v1/docs/${id}/blob`, { headers }))
   // The server's own links use its publicBaseUrl (no port); S3 links go to the bucket.
-  const res = await fetch(url.startsWith('http://127.0.0.1/') ? `${base}${url.slice('http://127.0.0.1'.length) as string}` : url)
+  const res = await fetch(
+    url.startsWith('http://127.0.0.1/') ? `${base}${url.slice('http://127.0.0.1'.length) as string}` : url
+  )
   let n = 0
   for await (const chunk of res.body!) n += (chunk as Uint8Array).length
   if (res.status !== 200 || n !== SIZE) throw new Error(`download: ${res.status}, ${n} bytes`)
 }
 
-interface Figure { mbPerSecond: number, growthMb: number }
+interface Figure {
+  mbPerSecond: number
+  growthMb: number
+}
 
 async function measure (base: string, n: number, op: (id: string) => Promise<void>, ids: string[]): Promise<Figure> {
   await json(await fetch(`${base}/_bench/reset`, { method: 'POST' }))
@@ -75,34 +86,74 @@ function median (xs: number[]): number {
 }
 
 try {
-  const { uri } = await getTestDb({ teardown: (fn) => { cleanups.push(fn) } }, { name: 'svc_files_bench' })
+  const { uri } = await getTestDb(
+    {
+      teardown: (fn) => {
+        cleanups.push(fn)
+      }
+    },
+    { name: 'svc_files_bench' }
+  )
   const s3dir = mkdtempSync(join(tmpdir(), 'svc-files-bench-s3-'))
-  const s3 = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: s3dir, configureBuckets: [{ name: 'bench' }] })
-  const s3Address = await s3.run() as AddressInfo
+  const s3 = new S3rver({
+    address: '127.0.0.1',
+    port: 0,
+    silent: true,
+    directory: s3dir,
+    configureBuckets: [{ name: 'bench' }]
+  })
+  const s3Address = (await s3.run()) as AddressInfo
   process.env.AWS_ACCESS_KEY_ID = 'S3RVER'
   process.env.AWS_SECRET_ACCESS_KEY = 'S3RVER'
-  cleanups.push(async () => { await s3.close(); rmSync(s3dir, { recursive: true, force: true }) })
+  cleanups.push(async () => {
+    await s3.close()
+    rmSync(s3dir, { recursive: true, force: true })
+  })
   console.log(`10 MB files; median throughput and max peak RSS growth of the server process over ${ROUNDS} rounds`)
   console.log('backend  operation         MB/s   peak RSS growth (MB)')
   for (const backend of ['local', 's3'] as const) {
     const uploadsDir = mkdtempSync(join(tmpdir(), 'svc-files-bench-'))
-    cleanups.push(() => { rmSync(uploadsDir, { recursive: true, force: true }) })
+    cleanups.push(() => {
+      rmSync(uploadsDir, { recursive: true, force: true })
+    })
     const base = await startServer(uri, uploadsDir, backend === 's3' ? `http://127.0.0.1:${s3Address.port}` : '')
     const ids: string[] = []
-    for (let i = 0; i < 8; i++) ids.push((await json(await fetch(`${base}/api/v1/docs`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ title: `d${i}` }) })))._id)
-    for (const id of ids.slice(0, 2)) { await upload(base, id); await download(base, id) } // warm-up
+    for (let i = 0; i < 8; i++) {
+      ids.push(
+        (
+          await json(
+            await fetch(`${base}/api/v1/docs`, {
+              method: 'POST',
+              headers: { ...headers, 'content-type': 'application/json' },
+              body: JSON.stringify({ title: `d${i}` })
+            })
+          )
+        )._id
+      )
+    }
+    for (const id of ids.slice(0, 2)) {
+      await upload(base, id)
+      await download(base, id)
+    } // warm-up
     const ops: Array<[string, number, (id: string) => Promise<void>]> = [
       ['upload   x1', 1, async (id) => await upload(base, id)],
       ['upload   x8', 8, async (id) => await upload(base, id)],
       // S3 downloads go from the bucket to the client: the service only signs the URL.
-      ...(backend === 'local' ? [['download x1', 1, async (id: string) => await download(base, id)], ['download x8', 8, async (id: string) => await download(base, id)]] as Array<[string, number, (id: string) => Promise<void>]> : [])
+      ...(backend === 'local'
+        ? ([
+            ['download x1', 1, async (id: string) => await download(base, id)],
+            ['download x8', 8, async (id: string) => await download(base, id)]
+          ] as Array<[string, number, (id: string) => Promise<void>]>)
+        : [])
     ]
     for (const [label, n, op] of ops) {
       const figures: Figure[] = []
       for (let r = 0; r < ROUNDS; r++) figures.push(await measure(base, n, op, ids))
       const speed = median(figures.map((f) => f.mbPerSecond))
       const growth = Math.max(...figures.map((f) => f.growthMb))
-      console.log(`${backend.padEnd(8)} ${label.padEnd(16)} ${speed.toFixed(1).padStart(6)}   ${growth.toFixed(1).padStart(6)}`)
+      console.log(
+        `${backend.padEnd(8)} ${label.padEnd(16)} ${speed.toFixed(1).padStart(6)}   ${growth.toFixed(1).padStart(6)}`
+      )
     }
   }
 } finally {

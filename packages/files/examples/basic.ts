@@ -16,23 +16,41 @@ await app.register(svcCore, {
   db: client.db(),
   jwtSecret: process.env.JWT_SECRET ?? 'dev-only-secret',
   publicBaseUrl: 'http://127.0.0.1:3000', // file URLs are absolute
-  schemas: [{
-    path: 'invoices',
-    fields: [
-      { name: 'total', type: Number, required: true },
-      // Private (signed links valid 300 s), PDF only, at most 5 MB, on local disk.
-      { name: 'scan', type: 'File', file: { maxBytes: 5 * 1024 * 1024, accept: ['application/pdf'] } },
-      // Public: a stable URL; on S3 when the `s3` option below is given.
-      { name: 'logo', type: 'File', file: { accept: ['image/*'], visibility: 'public', storage: process.env.STORAGE_S3_BUCKET !== undefined ? 's3' : 'local' } }
-    ]
-  }]
+  schemas: [
+    {
+      path: 'invoices',
+      fields: [
+        { name: 'total', type: Number, required: true },
+        // Private (signed links valid 300 s), PDF only, at most 5 MB, on local disk.
+        { name: 'scan', type: 'File', file: { maxBytes: 5 * 1024 * 1024, accept: ['application/pdf'] } },
+        // Public: a stable URL; on S3 when the `s3` option below is given.
+        {
+          name: 'logo',
+          type: 'File',
+          file: {
+            accept: ['image/*'],
+            visibility: 'public',
+            storage: process.env.STORAGE_S3_BUCKET !== undefined ? 's3' : 'local'
+          }
+        }
+      ]
+    }
+  ]
 })
 await app.register(softDelete) // optional: tombstoned invoices keep their files until purged
 await app.register(files, {
   uploadsDir: './uploads',
   ...(process.env.STORAGE_S3_BUCKET !== undefined
-    ? { s3: { bucket: process.env.STORAGE_S3_BUCKET, region: process.env.STORAGE_S3_REGION ?? 'us-east-1', endpoint: process.env.STORAGE_S3_ENDPOINT } }
+    ? {
+        s3: {
+          bucket: process.env.STORAGE_S3_BUCKET,
+          region: process.env.STORAGE_S3_REGION ?? 'us-east-1',
+          endpoint: process.env.STORAGE_S3_ENDPOINT
+        }
+      }
     : {})
 })
-app.addHook('onClose', async () => { await client.close() })
+app.addHook('onClose', async () => {
+  await client.close()
+})
 await app.listen({ port: 3000 })

@@ -27,20 +27,31 @@ async function files (app: FastifyInstance, opts: FilesOptions): Promise<void> {
   const graceMs = positiveInt('orphanGraceMs', opts.orphanGraceMs, HOUR_MS)
   const intervalMs = positiveInt('reconcileIntervalMs', opts.reconcileIntervalMs, HOUR_MS, 0)
   const base = opts.publicBaseUrl ?? app.svc.config.publicBaseUrl
-  if (base === undefined || !/^https?:\/\/\S+$/.test(base)) throw new Error('@svc/files: publicBaseUrl (here or in @svc/core) must be an http(s) URL: file URLs are absolute')
+  if (base === undefined || !/^https?:\/\/\S+$/.test(base)) {
+    throw new Error('@svc/files: publicBaseUrl (here or in @svc/core) must be an http(s) URL: file URLs are absolute')
+  }
   const now = opts.now ?? (() => new Date())
   const log = app.log.child({ name: '@svc/files' })
 
   const services = app.svc.services.all().filter((s) => fileFields(s.model).length > 0)
-  const s3Fields = services.flatMap((s) => fileFields(s.model).filter((f) => f.file?.storage === 's3').map((f) => `${s.model.source} field ${f.name}`))
-  if (s3Fields.length > 0 && opts.s3 === undefined) throw new Error(`@svc/files: storage 's3' needs the s3 option (STORAGE_S3_BUCKET, STORAGE_S3_REGION): ${s3Fields.join(', ')}`)
+  const s3Fields = services.flatMap((s) =>
+    fileFields(s.model)
+      .filter((f) => f.file?.storage === 's3')
+      .map((f) => `${s.model.source} field ${f.name}`)
+  )
+  if (s3Fields.length > 0 && opts.s3 === undefined) {
+    throw new Error(
+      `@svc/files: storage 's3' needs the s3 option (STORAGE_S3_BUCKET, STORAGE_S3_REGION): ${s3Fields.join(', ')}`
+    )
+  }
   const local = new LocalDriver(opts.uploadsDir ?? process.env.UPLOADS_DIR ?? './uploads')
   await local.init()
   const stores = new BlobStores(local, opts.s3 === undefined ? undefined : new S3Driver(opts.s3))
   const urls = new BlobUrls(base, opts.signingSecret ?? app.svc.auth.deriveKey('files-signing'))
 
   const service = new FilesService({ services: app.svc.services, stores, urls, ttlSeconds, now, log })
-  const reconcile = async (): Promise<{ removed: number }> => await reconcileOnce({ services: app.svc.services.all(), stores, graceMs, now, log })
+  const reconcile = async (): Promise<{ removed: number }> =>
+    await reconcileOnce({ services: app.svc.services.all(), stores, graceMs, now, log })
   const api: FilesApi = {
     fields: (path, version) => service.fields(path, version),
     upload: async (...args) => await service.upload(...args),
@@ -61,8 +72,12 @@ async function files (app: FastifyInstance, opts: FilesOptions): Promise<void> {
 
   if (intervalMs > 0) {
     let timer: { stop: () => Promise<void> } | null = null
-    app.addHook('onReady', async () => { timer = startPeriodic('orphan reconciler', reconcile, intervalMs, log) })
-    app.addHook('onClose', async () => { await timer?.stop() })
+    app.addHook('onReady', async () => {
+      timer = startPeriodic('orphan reconciler', reconcile, intervalMs, log)
+    })
+    app.addHook('onClose', async () => {
+      await timer?.stop()
+    })
   }
 }
 

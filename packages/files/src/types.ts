@@ -29,15 +29,28 @@ export interface UploadSource {
  */
 export interface FilesApi {
   /** The file fields of a schema (FieldModel with kind 'file'). */
-  fields (path: string, version?: string): FieldModel[]
+  fields(path: string, version?: string): FieldModel[]
   /** Streams one file into storage and sets the field; returns FileMeta (spec shape). */
-  upload (ctx: RequestContext, path: string, id: string, field: string, file: UploadSource, version?: string): Promise<FileMeta>
+  upload(
+    ctx: RequestContext,
+    path: string,
+    id: string,
+    field: string,
+    file: UploadSource,
+    version?: string
+  ): Promise<FileMeta>
   /** FileMeta plus `url` (private: signed, ~300 s; public: stable). 404 when the field is empty. */
-  fetch (ctx: RequestContext, path: string, id: string, field: string, version?: string): Promise<FileMeta & { url: string }>
+  fetch(
+    ctx: RequestContext,
+    path: string,
+    id: string,
+    field: string,
+    version?: string
+  ): Promise<FileMeta & { url: string }>
   /** Removes the blob and clears the field. 404 when the field is empty. */
-  remove (ctx: RequestContext, path: string, id: string, field: string, version?: string): Promise<void>
+  remove(ctx: RequestContext, path: string, id: string, field: string, version?: string): Promise<void>
   /** One pass of the orphan reconciler (see `orphanGraceMs`); answers how many blobs it removed. */
-  reconcile (): Promise<{ removed: number }>
+  reconcile(): Promise<{ removed: number }>
 }
 
 /** S3 (or an S3-compatible server) for fields with `storage: 's3'`. Credentials: the SDK's default chain. */

@@ -27,14 +27,25 @@ export function schemas (storage: Storage, hooks: Record<string, (arg: any) => u
       path: 'contacts',
       fields: [
         { name: 'name', type: String, required: true },
-        { name: 'avatar', type: 'File', file: { maxBytes: 64 * 1024, accept: ['image/png', 'image/jpeg'], visibility: 'public', storage } },
+        {
+          name: 'avatar',
+          type: 'File',
+          file: { maxBytes: 64 * 1024, accept: ['image/png', 'image/jpeg'], visibility: 'public', storage }
+        },
         { name: 'contract', type: 'File', file: { accept: ['application/pdf'], storage } },
         { name: 'badge', type: 'File', file: { storage }, acl: { read: ['admin'], update: ['admin'] } }
       ],
       acl: { scope: { storefront: {} } },
       hooks
     },
-    { path: 'logs', softDelete: false, fields: [{ name: 'line', type: String }, { name: 'attachment', type: 'File', file: { storage } }] }
+    {
+      path: 'logs',
+      softDelete: false,
+      fields: [
+        { name: 'line', type: String },
+        { name: 'attachment', type: 'File', file: { storage } }
+      ]
+    }
   ]
 }
 
@@ -56,7 +67,9 @@ export interface BuildOptions {
 }
 
 function walk (dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => e.isDirectory() ? walk(join(dir, e.name)) : [join(dir, e.name)])
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? walk(join(dir, e.name)) : [join(dir, e.name)]
+  )
 }
 
 /** core + softdelete + audit + files on a fresh database and a temp uploads dir (and an S3 peer for `s3`). */
@@ -66,13 +79,27 @@ export async function buildApp (t: Test, opts: BuildOptions = {}): Promise<Files
   const uploadsDir = t.testdir({})
   const s3 = opts.s3 ?? (storage === 's3' ? await startS3Peer(t) : undefined)
   const app = Fastify({ logger: false })
-  await app.register(svcCore, { db, jwtSecret: JWT_SECRET, bcryptRounds: 4, schemas: opts.schemas ?? schemas(storage), publicBaseUrl: BASE_URL })
+  await app.register(svcCore, {
+    db,
+    jwtSecret: JWT_SECRET,
+    bcryptRounds: 4,
+    schemas: opts.schemas ?? schemas(storage),
+    publicBaseUrl: BASE_URL
+  })
   await app.register(softDelete, { sweepIntervalMs: 0 })
   await app.register(audit)
-  await app.register(files, { uploadsDir, reconcileIntervalMs: 0, ...(s3 !== undefined ? { s3: s3.options } : {}), ...opts.files })
+  await app.register(files, {
+    uploadsDir,
+    reconcileIntervalMs: 0,
+    ...(s3 !== undefined ? { s3: s3.options } : {}),
+    ...opts.files
+  })
   t.teardown(async () => await app.close())
   await app.ready()
-  const local = async (): Promise<string[]> => walk(uploadsDir).map((f) => relative(uploadsDir, f).split('\\').join('/')).sort()
+  const local = async (): Promise<string[]> =>
+    walk(uploadsDir)
+      .map((f) => relative(uploadsDir, f).split('\\').join('/'))
+      .sort()
   return { app, db, uploadsDir, s3, blobs: storage === 's3' ? s3!.keys : local }
 }
 
@@ -84,7 +111,12 @@ export function makeUser (claims: Record<string, unknown> = {}): TestUser {
 }
 
 /** Creates a contact (or any record) and answers its id. */
-export async function createRecord (app: FastifyInstance, user: TestUser, path = 'contacts', body: Record<string, unknown> = { name: 'Ada' }): Promise<string> {
+export async function createRecord (
+  app: FastifyInstance,
+  user: TestUser,
+  path = 'contacts',
+  body: Record<string, unknown> = { name: 'Ada' }
+): Promise<string> {
   const res = await app.inject({ method: 'POST', url: `/api/v1/${path}`, headers: user.headers, payload: body })
   if (res.statusCode !== 201) throw new Error(`create ${path}: ${res.statusCode} ${res.body}`)
   return res.json()._id
@@ -103,7 +135,11 @@ export interface Downloaded {
 }
 
 /** Follows a URL the API handed out: through the app for the service's own URLs, over HTTP to S3. */
-export async function download (app: FastifyInstance, url: string, headers: Record<string, string> = {}): Promise<Downloaded> {
+export async function download (
+  app: FastifyInstance,
+  url: string,
+  headers: Record<string, string> = {}
+): Promise<Downloaded> {
   if (url.startsWith(BASE_URL)) {
     const res = await app.inject({ method: 'GET', url: localPath(url), headers })
     if (res.statusCode === 302) return await download(app, res.headers.location as string, headers)
@@ -114,7 +150,14 @@ export async function download (app: FastifyInstance, url: string, headers: Reco
 }
 
 /** POSTs one file part named `file` to an upload route as `user`. */
-export async function upload (app: FastifyInstance, user: TestUser, url: string, content: Buffer, filename = 'upload.bin', type?: string): Promise<Awaited<ReturnType<FastifyInstance['inject']>>> {
+export async function upload (
+  app: FastifyInstance,
+  user: TestUser,
+  url: string,
+  content: Buffer,
+  filename = 'upload.bin',
+  type?: string
+): Promise<Awaited<ReturnType<FastifyInstance['inject']>>> {
   const form = fileForm(content, filename, type)
   return await app.inject({ method: 'POST', url, headers: { ...user.headers, ...form.headers }, payload: form.payload })
 }

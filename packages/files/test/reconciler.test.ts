@@ -34,13 +34,21 @@ for (const storage of ['local', 's3'] as Storage[]) {
     for (const key of [...orphans, ...foreign]) await plant(ctx, storage, key)
     if (storage === 'local') writeFileSync(join(ctx.uploadsDir, '.incoming', 'interrupted-upload'), 'partial')
 
-    t.same(await app.svc.files!.reconcile(), { removed: 0 }, 'within the grace period nothing is touched (uploads in flight)')
+    t.same(
+      await app.svc.files!.reconcile(),
+      { removed: 0 },
+      'within the grace period nothing is touched (uploads in flight)'
+    )
     t.equal((await blobs()).length, 2 + orphans.length + foreign.length + (storage === 'local' ? 1 : 0))
 
     clock.now = new Date(Date.now() + 2 * HOUR)
     const { removed } = await app.svc.files!.reconcile()
     t.equal(removed, orphans.length + (storage === 'local' ? 1 : 0), 'orphans (and a stale temp file) removed')
-    t.same(await blobs(), [named, kept, ...foreign].sort(), 'named blobs, a tombstone\'s blob and keys that are not ours stay')
+    t.same(
+      await blobs(),
+      [named, kept, ...foreign].sort(),
+      "named blobs, a tombstone's blob and keys that are not ours stay"
+    )
     t.same(await app.svc.files!.reconcile(), { removed: 0 }, 'a second pass finds nothing')
   })
 }
@@ -50,7 +58,9 @@ t.test('the reconciler runs on its timer and stops on close', async (t) => {
   const ctx = await buildApp(t, { files: { now: () => clock.now, orphanGraceMs: HOUR, reconcileIntervalMs: 20 } })
   const u = makeUser()
   await plant(ctx, 'local', `${u.userId}/contacts/avatar/${new ObjectId().toHexString()}-dddddddddddd.png`)
-  for (let i = 0; i < 250 && (await ctx.blobs()).length > 0; i++) await new Promise((resolve) => setTimeout(resolve, 20))
+  for (let i = 0; i < 250 && (await ctx.blobs()).length > 0; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
   t.same(await ctx.blobs(), [], 'the timer removed the orphan')
   await ctx.app.close()
 })

@@ -17,17 +17,23 @@ t.test('local signed URLs: signature, expiry and key are all checked', async (t)
   const id = await createRecord(app, u)
   const contract = pdf()
   await upload(app, u, `/api/v1/contacts/${id}/contract`, contract, 'c.pdf')
-  const { url, key } = (await app.inject({ method: 'GET', url: `/api/v1/contacts/${id}/contract`, headers: u.headers })).json()
+  const { url, key } = (
+    await app.inject({ method: 'GET', url: `/api/v1/contacts/${id}/contract`, headers: u.headers })
+  ).json()
   const signed = new URL(url)
   const exp = Number(signed.searchParams.get('exp'))
   t.equal(exp, now.getTime() / 1000 + 300, 'expires 300 s after the fetch')
-  t.equal(signed.searchParams.get('sig'), sign(key, exp), 'HMAC-SHA256 over method, key and expiry with FILES_SIGNING_SECRET')
+  t.equal(
+    signed.searchParams.get('sig'),
+    sign(key, exp),
+    'HMAC-SHA256 over method, key and expiry with FILES_SIGNING_SECRET'
+  )
   t.same((await download(app, url)).body, contract, 'a valid link works without any bearer')
 
   const path = `/files/${key as string}`
   const cases: Array<[string, string]> = [
     ['no signature', path],
-    ['a tampered signature', `${path}?exp=${exp}&sig=${sign(key, exp).replace(/^./, (c) => c === 'A' ? 'B' : 'A')}`],
+    ['a tampered signature', `${path}?exp=${exp}&sig=${sign(key, exp).replace(/^./, (c) => (c === 'A' ? 'B' : 'A'))}`],
     ['a later expiry with the old signature', `${path}?exp=${exp + 3600}&sig=${sign(key, exp)}`],
     ['a signature made with another secret', `${path}?exp=${exp}&sig=${sign(key, exp, 'guess')}`],
     ['a non-numeric expiry', `${path}?exp=soon&sig=${sign(key, exp)}`]
@@ -40,7 +46,12 @@ t.test('local signed URLs: signature, expiry and key are all checked', async (t)
   {
     // Another key with this key's signature: the signature covers the key.
     const other = key.replace(/contract\/([0-9a-f]{24})-[0-9a-f]{12}/, 'contract/$1-000000000000')
-    t.equal((await app.inject({ method: 'GET', url: `/files/${other as string}?exp=${exp}&sig=${sign(key, exp)}` })).statusCode, 403, 'the signature of one key does not open another')
+    t.equal(
+      (await app.inject({ method: 'GET', url: `/files/${other as string}?exp=${exp}&sig=${sign(key, exp)}` }))
+        .statusCode,
+      403,
+      'the signature of one key does not open another'
+    )
   }
   now = new Date(now.getTime() + 301_000)
   {
@@ -49,7 +60,9 @@ t.test('local signed URLs: signature, expiry and key are all checked', async (t)
     t.match(res.json().error.message, /expired/)
   }
   {
-    const fresh = (await app.inject({ method: 'GET', url: `/api/v1/contacts/${id}/contract`, headers: u.headers })).json().url
+    const fresh = (
+      await app.inject({ method: 'GET', url: `/api/v1/contacts/${id}/contract`, headers: u.headers })
+    ).json().url
     t.equal((await download(app, fresh)).status, 200, 'fetching again gives a new working link')
   }
 })
@@ -73,15 +86,19 @@ t.test('download responses: safe headers, Range, HEAD, conditional GET', async (
   {
     const res = await app.inject({ method: 'GET', url: path })
     t.equal(res.statusCode, 200)
-    t.match(res.headers, {
-      'content-type': 'image/png',
-      'content-disposition': 'inline; filename="a.png"',
-      'x-content-type-options': 'nosniff',
-      'content-security-policy': "default-src 'none'; sandbox",
-      'accept-ranges': 'bytes',
-      'content-length': String(image.length),
-      'cache-control': 'public, max-age=60'
-    }, 'stored type, inline for a raster image, nosniff, sandboxed')
+    t.match(
+      res.headers,
+      {
+        'content-type': 'image/png',
+        'content-disposition': 'inline; filename="a.png"',
+        'x-content-type-options': 'nosniff',
+        'content-security-policy': "default-src 'none'; sandbox",
+        'accept-ranges': 'bytes',
+        'content-length': String(image.length),
+        'cache-control': 'public, max-age=60'
+      },
+      'stored type, inline for a raster image, nosniff, sandboxed'
+    )
     const etag = res.headers.etag as string
     t.ok(etag, 'an ETag')
     const again = await app.inject({ method: 'GET', url: path, headers: { 'if-none-match': etag } })
@@ -109,7 +126,15 @@ t.test('download responses: safe headers, Range, HEAD, conditional GET', async (
 
 t.test('types off the inline list are attachments; private files are not cached', async (t) => {
   const { app } = await buildApp(t, {
-    schemas: [{ path: 'notes', fields: [{ name: 'body', type: String }, { name: 'page', type: 'File' }] }]
+    schemas: [
+      {
+        path: 'notes',
+        fields: [
+          { name: 'body', type: String },
+          { name: 'page', type: 'File' }
+        ]
+      }
+    ]
   })
   const u = makeUser()
   const id = await createRecord(app, u, 'notes', { body: 'x' })

@@ -8,10 +8,18 @@ import { png } from './fixtures/content.js'
 // Over a real socket: what a client can do that app.inject cannot (chunked bodies, lying
 // Content-Length, hanging up mid-upload).
 
-interface RawResponse { status: number, body: string }
+interface RawResponse {
+  status: number
+  body: string
+}
 
 /** Writes `head` and `body` (in 16 KiB chunks) on a raw socket; resolves with the first response. */
-async function raw (port: number, head: string, body: Buffer, opts: { chunked?: boolean, hangUpAfter?: number } = {}): Promise<RawResponse | 'closed'> {
+async function raw (
+  port: number,
+  head: string,
+  body: Buffer,
+  opts: { chunked?: boolean; hangUpAfter?: number } = {}
+): Promise<RawResponse | 'closed'> {
   return await new Promise((resolve) => {
     const socket = connect(port, '127.0.0.1')
     let data = ''
@@ -25,12 +33,18 @@ async function raw (port: number, head: string, body: Buffer, opts: { chunked?: 
       }
     })
     socket.on('error', () => {})
-    socket.on('close', () => { resolve('closed') })
+    socket.on('close', () => {
+      resolve('closed')
+    })
     socket.write(head)
     const limit = opts.hangUpAfter ?? body.length
     for (let i = 0; i < limit; i += 16 * 1024) {
       const piece = body.subarray(i, Math.min(i + 16 * 1024, limit))
-      socket.write(opts.chunked === true ? Buffer.concat([Buffer.from(`${piece.length.toString(16)}\r\n`), piece, Buffer.from('\r\n')]) : piece)
+      socket.write(
+        opts.chunked === true
+          ? Buffer.concat([Buffer.from(`${piece.length.toString(16)}\r\n`), piece, Buffer.from('\r\n')])
+          : piece
+      )
     }
     if (opts.hangUpAfter !== undefined) setTimeout(() => socket.destroy(), 50)
     else if (opts.chunked === true) socket.write('0\r\n\r\n')
@@ -43,7 +57,9 @@ function head (u: TestUser, id: string, contentType: string, extra: string): str
 
 async function nothingStored (t: Test, ctx: FilesApp): Promise<void> {
   // The server may still be cleaning up after a hang-up: give it a moment, boundedly.
-  for (let i = 0; i < 500 && (await ctx.blobs()).length > 0; i++) await new Promise((resolve) => setTimeout(resolve, 20))
+  for (let i = 0; i < 500 && (await ctx.blobs()).length > 0; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
   t.same(await ctx.blobs(), [], 'no blob and no temp file')
   t.notOk((await ctx.db.collection('contacts').findOne({}))?.avatar, 'no metadata')
 }
@@ -58,10 +74,18 @@ for (const storage of ['local', 's3'] as Storage[]) {
     const id = await createRecord(app, u)
     const big = fileForm(png(200 * 1024), 'big.png')
     {
-      const res = await raw(port, head(u, id, big.headers['content-type'], 'Transfer-Encoding: chunked\r\n'), big.payload, { chunked: true })
+      const res = await raw(
+        port,
+        head(u, id, big.headers['content-type'], 'Transfer-Encoding: chunked\r\n'),
+        big.payload,
+        { chunked: true }
+      )
       t.not(res, 'closed', 'an answer to a chunked upload without Content-Length')
       t.equal((res as RawResponse).status, 400, 'oversize refused while streaming')
-      t.match(JSON.parse((res as RawResponse).body).error, { code: 'VALIDATION', details: { recoverable: true, maxBytes: 65536 } })
+      t.match(JSON.parse((res as RawResponse).body).error, {
+        code: 'VALIDATION',
+        details: { recoverable: true, maxBytes: 65536 }
+      })
       await nothingStored(t, ctx)
     }
     {
@@ -71,20 +95,34 @@ for (const storage of ['local', 's3'] as Storage[]) {
       await nothingStored(t, ctx)
     }
     {
-      const res = await raw(port, head(u, id, big.headers['content-type'], `Content-Length: ${10 * 1024 * 1024}\r\n`), big.payload)
+      const res = await raw(
+        port,
+        head(u, id, big.headers['content-type'], `Content-Length: ${10 * 1024 * 1024}\r\n`),
+        big.payload
+      )
       t.not(res, 'closed', 'an answer when Content-Length claims more than is sent')
       t.equal((res as RawResponse).status, 400, 'oversize refused as soon as the limit is passed')
       await nothingStored(t, ctx)
     }
     {
       const small = fileForm(png(40 * 1024), 'small.png')
-      const res = await raw(port, head(u, id, small.headers['content-type'], `Content-Length: ${small.payload.length}\r\n`), small.payload, { hangUpAfter: 20 * 1024 })
+      const res = await raw(
+        port,
+        head(u, id, small.headers['content-type'], `Content-Length: ${small.payload.length}\r\n`),
+        small.payload,
+        { hangUpAfter: 20 * 1024 }
+      )
       t.equal(res, 'closed', 'the client hung up mid-file')
       await nothingStored(t, ctx)
     }
     {
       const ok = fileForm(png(40 * 1024), 'ok.png')
-      const res = await raw(port, head(u, id, ok.headers['content-type'], 'Transfer-Encoding: chunked\r\n'), ok.payload, { chunked: true })
+      const res = await raw(
+        port,
+        head(u, id, ok.headers['content-type'], 'Transfer-Encoding: chunked\r\n'),
+        ok.payload,
+        { chunked: true }
+      )
       t.equal((res as RawResponse).status, 200, 'a chunked upload under the limit is stored')
       t.equal(JSON.parse((res as RawResponse).body).size, 40 * 1024)
     }

@@ -23,9 +23,9 @@ for (const storage of ['local', 's3'] as Storage[]) {
       const res = await app.inject({ method, url, headers: intruder.headers })
       t.equal(res.statusCode, 404, `${method} a borrowed id`)
     }
-    t.same(await blobs(), [stored.key], 'only the owner\'s blob exists')
+    t.same(await blobs(), [stored.key], "only the owner's blob exists")
     const mine = await app.inject({ method: 'GET', url, headers: owner.headers })
-    t.same({ ...mine.json(), url: undefined }, { ...stored, url: undefined }, 'the owner\'s metadata is unchanged')
+    t.same({ ...mine.json(), url: undefined }, { ...stored, url: undefined }, "the owner's metadata is unchanged")
     t.same((await download(app, mine.json().url)).body, image, 'and so is the blob')
     for (const bad of ['not-an-id', '65f0000000000000000000ff']) {
       const res = await upload(app, owner, `/api/v1/contacts/${bad}/avatar`, png(500))
@@ -69,20 +69,39 @@ t.test('api clients (X-Client-Id) cannot upload or delete; anonymous callers get
   const client = { 'x-client-id': clientId }
   {
     const form = fileForm(png(300))
-    const res = await app.inject({ method: 'POST', url: `/api/v1/contacts/${id}/avatar`, headers: { ...client, ...form.headers }, payload: form.payload })
+    const res = await app.inject({
+      method: 'POST',
+      url: `/api/v1/contacts/${id}/avatar`,
+      headers: { ...client, ...form.headers },
+      payload: form.payload
+    })
     t.equal(res.statusCode, 403, 'client upload')
     t.equal(res.json().error.code, 'FORBIDDEN')
   }
-  t.equal((await app.inject({ method: 'DELETE', url: `/api/v1/contacts/${id}/avatar`, headers: client })).statusCode, 403, 'client delete')
-  t.equal((await app.inject({ method: 'GET', url: `/api/v1/contacts/${id}/avatar`, headers: client })).statusCode, 200, 'a client may fetch inside its scope (reads are allowed)')
+  t.equal(
+    (await app.inject({ method: 'DELETE', url: `/api/v1/contacts/${id}/avatar`, headers: client })).statusCode,
+    403,
+    'client delete'
+  )
+  t.equal(
+    (await app.inject({ method: 'GET', url: `/api/v1/contacts/${id}/avatar`, headers: client })).statusCode,
+    200,
+    'a client may fetch inside its scope (reads are allowed)'
+  )
   t.equal((await blobs()).length, 1, 'the blob is still there')
   for (const method of ['POST', 'GET', 'DELETE'] as const) {
     const res = await app.inject({ method, url: `/api/v1/contacts/${id}/avatar` })
     t.equal(res.statusCode, 401, `${method} without credentials`)
   }
   // The files API refuses clients by itself (MCP calls it without the REST hook).
-  const ctx: RequestContext = { identity: { kind: 'client', userId: null, roles: ['storefront'], clientId }, surface: 'mcp' }
-  await t.rejects(app.svc.files!.upload(ctx, 'contacts', id, 'avatar', { stream: Readable.from([png(200)]), filename: 'x.png' }), { code: 'FORBIDDEN' })
+  const ctx: RequestContext = {
+    identity: { kind: 'client', userId: null, roles: ['storefront'], clientId },
+    surface: 'mcp'
+  }
+  await t.rejects(
+    app.svc.files!.upload(ctx, 'contacts', id, 'avatar', { stream: Readable.from([png(200)]), filename: 'x.png' }),
+    { code: 'FORBIDDEN' }
+  )
   await t.rejects(app.svc.files!.remove(ctx, 'contacts', id, 'avatar'), { code: 'FORBIDDEN' })
   t.equal((await blobs()).length, 1)
 })

@@ -19,7 +19,11 @@ for (const storage of ['local', 's3'] as Storage[]) {
       const res = await upload(app, u, `/api/v1/contacts/${id}/avatar`, image, 'me.png', 'image/png')
       t.equal(res.statusCode, 200, `POST avatar: ${res.body}`)
       first = res.json()
-      t.same(Object.keys(first).sort(), ['contentType', 'key', 'originalName', 'size', 'uploadedAt', 'url'], 'FileMeta exactly, url for a public file')
+      t.same(
+        Object.keys(first).sort(),
+        ['contentType', 'key', 'originalName', 'size', 'uploadedAt', 'url'],
+        'FileMeta exactly, url for a public file'
+      )
       t.match(first, { size: image.length, contentType: 'image/png', originalName: 'me.png' })
       t.match(first.key, KEY)
       t.ok(first.key.startsWith(`${u.userId}/contacts/avatar/${id}-`), 'key namespaced by tenant, path, field and id')
@@ -58,7 +62,9 @@ for (const storage of ['local', 's3'] as Storage[]) {
       const res = await upload(app, u, `/api/v1/contacts/${id}/contract`, contract, 'deal.pdf')
       t.equal(res.statusCode, 200, 'private PDF')
       t.notOk('url' in res.json(), 'no url in the stored shape of a private file')
-      const fetched = (await app.inject({ method: 'GET', url: `/api/v1/contacts/${id}/contract`, headers: u.headers })).json()
+      const fetched = (
+        await app.inject({ method: 'GET', url: `/api/v1/contacts/${id}/contract`, headers: u.headers })
+      ).json()
       const url = new URL(fetched.url)
       if (storage === 'local') {
         t.equal(url.origin, BASE_URL, 'served by the service')
@@ -98,7 +104,12 @@ t.test('s3: a blob over multipartAboveBytes goes multipart and reads back whole;
   const { app } = await buildApp(t, {
     storage: 's3',
     s3,
-    schemas: [{ path: 'logs', fields: [{ name: 'attachment', type: 'File', file: { storage: 's3', maxBytes: 8 * 1024 * 1024 } }] }],
+    schemas: [
+      {
+        path: 'logs',
+        fields: [{ name: 'attachment', type: 'File', file: { storage: 's3', maxBytes: 8 * 1024 * 1024 } }]
+      }
+    ],
     // S3's minimum part size: a 6 MiB blob takes the multipart path.
     files: { s3: { ...s3.options, multipartAboveBytes: 5 * 1024 * 1024 } }
   })
@@ -122,5 +133,8 @@ t.test('s3: a blob over multipartAboveBytes goes multipart and reads back whole;
 
 t.test('s3: multipartAboveBytes outside 5 MiB..5 GiB is refused at start', async (t) => {
   const s3 = await startS3Peer(t)
-  await t.rejects(buildApp(t, { storage: 's3', s3, files: { s3: { ...s3.options, multipartAboveBytes: 1024 } } }), /multipartAboveBytes/)
+  await t.rejects(
+    buildApp(t, { storage: 's3', s3, files: { s3: { ...s3.options, multipartAboveBytes: 1024 } } }),
+    /multipartAboveBytes/
+  )
 })

@@ -34,7 +34,10 @@ export async function reconcileOnce (deps: ReconcileDeps): Promise<{ removed: nu
       const parsed = parseKey(blob.key)
       if (parsed == null) continue
       batch.push({ ...parsed, key: blob.key })
-      if (batch.length >= BATCH) { removed += await settle(deps, driver, batch); batch = [] }
+      if (batch.length >= BATCH) {
+        removed += await settle(deps, driver, batch)
+        batch = []
+      }
     }
     removed += await settle(deps, driver, batch)
   }
@@ -48,7 +51,9 @@ async function settle (deps: ReconcileDeps, driver: StorageDriver, blobs: Blob[]
   let removed = 0
   for (const group of groups.values()) {
     const { path, field } = group[0]
-    const owners = deps.services.filter((s) => s.model.path === path && s.model.fieldsByPath.get(field)?.file?.storage === driver.name)
+    const owners = deps.services.filter(
+      (s) => s.model.path === path && s.model.fieldsByPath.get(field)?.file?.storage === driver.name
+    )
     if (owners.length === 0) continue // a schema or field we do not serve from this driver: not ours to judge
     const named = new Set<string>()
     const ids = group.map((b) => parseId(b.id)).filter((id): id is ObjectId => id != null)

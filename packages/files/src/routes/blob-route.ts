@@ -6,7 +6,6 @@ import type { BlobStores } from '../storage/stores.js'
 import { BLOB_ROUTE_PREFIX, type BlobUrls } from '../urls/blob-urls.js'
 import { blobHeaders } from '../urls/disposition.js'
 
-
 export interface BlobRouteOptions {
   services: ResourceService[]
   stores: BlobStores
@@ -17,7 +16,7 @@ export interface BlobRouteOptions {
 
 interface Found {
   service: ResourceService
-  meta: { key: string, contentType: string, originalName: string }
+  meta: { key: string; contentType: string; originalName: string }
   visibility: 'private' | 'public'
 }
 
@@ -43,7 +42,14 @@ export function blobRoute (app: FastifyInstance, opts: BlobRouteOptions): void {
       if (field?.file === undefined) continue
       if (field.file.visibility === 'private') {
         const verdict = opts.urls.verify(key, query.exp, query.sig, opts.now())
-        if (verdict !== 'ok') { forbidden = new ForbiddenError(verdict === 'expired' ? 'this link has expired; fetch the file again for a new one' : 'invalid file signature'); continue }
+        if (verdict !== 'ok') {
+          forbidden = new ForbiddenError(
+            verdict === 'expired'
+              ? 'this link has expired; fetch the file again for a new one'
+              : 'invalid file signature'
+          )
+          continue
+        }
       }
       const meta = await service.fileNamingKey(SYSTEM_CONTEXT, _id, field.name, key)
       if (meta == null) continue
@@ -54,22 +60,43 @@ export function blobRoute (app: FastifyInstance, opts: BlobRouteOptions): void {
   })
 }
 
-async function serve (reply: FastifyReply, raw: FastifyReply['request']['raw'], found: Found, opts: BlobRouteOptions, driver: ReturnType<BlobStores['for']>): Promise<FastifyReply> {
+async function serve (
+  reply: FastifyReply,
+  raw: FastifyReply['request']['raw'],
+  found: Found,
+  opts: BlobRouteOptions,
+  driver: ReturnType<BlobStores['for']>
+): Promise<FastifyReply> {
   const headers = blobHeaders(found.meta)
   const cache = found.visibility === 'public' ? 'public, max-age=60' : 'private, no-store'
   const direct = await driver.directUrl(found.meta.key, headers, opts.ttlSeconds)
   if (direct !== undefined) return await reply.header('cache-control', 'no-store').redirect(direct, 302)
-  const res = await send(raw, found.meta.key, { root: opts.stores.local.root, contentType: false, cacheControl: false, index: false, dotfiles: 'deny', extensions: false })
+  const res = await send(raw, found.meta.key, {
+    root: opts.stores.local.root,
+    contentType: false,
+    cacheControl: false,
+    index: false,
+    dotfiles: 'deny',
+    extensions: false
+  })
   if (res.type === 'error') {
     // 416 keeps its Content-Range; a record naming a missing blob is a 404, like a missing record.
-    if (res.statusCode === 416) return await reply.code(416).header('content-range', res.headers['Content-Range']).send({ error: { code: 'VALIDATION', message: 'range not satisfiable' } })
+    if (res.statusCode === 416) {
+      return await reply
+        .code(416)
+        .header('content-range', res.headers['Content-Range'])
+        .send({ error: { code: 'VALIDATION', message: 'range not satisfiable' } })
+    }
     throw new NotFoundError('file not found')
   }
-  return await reply.code(res.statusCode).headers({
-    ...res.headers,
-    ...SAFE_HEADERS,
-    'content-type': headers.contentType,
-    'content-disposition': headers.contentDisposition,
-    'cache-control': cache
-  }).send(res.stream)
+  return await reply
+    .code(res.statusCode)
+    .headers({
+      ...res.headers,
+      ...SAFE_HEADERS,
+      'content-type': headers.contentType,
+      'content-disposition': headers.contentDisposition,
+      'cache-control': cache
+    })
+    .send(res.stream)
 }

@@ -62,31 +62,59 @@ export async function fileRoutes (app: FastifyInstance, opts: FileRoutesOptions)
       schema: HIDDEN,
       handler: async (request) => {
         const { field } = request.params as { field: string }
-        throw new ValidationError(`${field} is not a file field of ${path} (file fields: ${names.join(', ')})`, { field })
+        throw new ValidationError(`${field} is not a file field of ${path} (file fields: ${names.join(', ')})`, {
+          field
+        })
       }
     })
     for (const field of fileFields(service.model)) {
       const url = `/${path}/:id/${field.name}`
       const id = (request: FastifyRequest): string => (request.params as { id: string }).id
-      app.post(url, {
-        schema: { summary: `Upload ${path}.${field.name}`, consumes: ['multipart/form-data'], params: IdParamsSchema, body: uploadBodySchema(field), response: { 200: FileMetaSchema } }
-      }, async (request, reply) => {
-        try {
-          return await uploadFromMultipart(request, field.file!.maxBytes, async (file) => await opts.files.upload(context(request), path, id(request), field.name, file, version))
-        } catch (err) {
-          endAfterAnswer(request, reply)
-          throw err
+      app.post(
+        url,
+        {
+          schema: {
+            summary: `Upload ${path}.${field.name}`,
+            consumes: ['multipart/form-data'],
+            params: IdParamsSchema,
+            body: uploadBodySchema(field),
+            response: { 200: FileMetaSchema }
+          }
+        },
+        async (request, reply) => {
+          try {
+            return await uploadFromMultipart(
+              request,
+              field.file!.maxBytes,
+              async (file) => await opts.files.upload(context(request), path, id(request), field.name, file, version)
+            )
+          } catch (err) {
+            endAfterAnswer(request, reply)
+            throw err
+          }
         }
-      })
-      app.get(url, {
-        schema: { summary: `Metadata and download URL of ${path}.${field.name}`, params: IdParamsSchema, response: { 200: FileMetaWithUrlSchema } }
-      }, async (request) => await opts.files.fetch(context(request), path, id(request), field.name, version))
-      app.delete(url, {
-        schema: { summary: `Delete ${path}.${field.name}`, params: IdParamsSchema, response: { 200: OkSchema } }
-      }, async (request) => {
-        await opts.files.remove(context(request), path, id(request), field.name, version)
-        return { ok: true }
-      })
+      )
+      app.get(
+        url,
+        {
+          schema: {
+            summary: `Metadata and download URL of ${path}.${field.name}`,
+            params: IdParamsSchema,
+            response: { 200: FileMetaWithUrlSchema }
+          }
+        },
+        async (request) => await opts.files.fetch(context(request), path, id(request), field.name, version)
+      )
+      app.delete(
+        url,
+        {
+          schema: { summary: `Delete ${path}.${field.name}`, params: IdParamsSchema, response: { 200: OkSchema } }
+        },
+        async (request) => {
+          await opts.files.remove(context(request), path, id(request), field.name, version)
+          return { ok: true }
+        }
+      )
     }
   }
 }

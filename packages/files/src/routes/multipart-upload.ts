@@ -8,16 +8,26 @@ import type { FileMeta, UploadSource } from '../types.js'
 export const FILE_PART = 'file'
 
 function badForm (message: string, cause?: unknown): InstanceType<typeof ValidationError> {
-  return new ValidationError(message, { field: FILE_PART, location: 'body' }, cause === undefined ? undefined : { cause })
+  return new ValidationError(
+    message,
+    { field: FILE_PART, location: 'body' },
+    cause === undefined ? undefined : { cause }
+  )
 }
 
 /** What @fastify/multipart and busboy throw, as the 400 a client can act on. */
 function formError (err: unknown): unknown {
   const code = (err as { code?: string }).code
   if (code === 'FST_FILES_LIMIT') return badForm('send exactly one file part, named "file"', err)
-  if (code === 'FST_INVALID_MULTIPART_CONTENT_TYPE') return badForm('the body must be multipart/form-data with one file part named "file"', err)
-  if (code === 'FST_PARTS_LIMIT' || code === 'FST_FIELDS_LIMIT') return badForm('too many form parts: send one file part named "file"', err)
-  if (typeof code === 'string' && code.startsWith('FST_')) return badForm(`malformed multipart body: ${(err as Error).message}`, err)
+  if (code === 'FST_INVALID_MULTIPART_CONTENT_TYPE') {
+    return badForm('the body must be multipart/form-data with one file part named "file"', err)
+  }
+  if (code === 'FST_PARTS_LIMIT' || code === 'FST_FIELDS_LIMIT') {
+    return badForm('too many form parts: send one file part named "file"', err)
+  }
+  if (typeof code === 'string' && code.startsWith('FST_')) {
+    return badForm(`malformed multipart body: ${(err as Error).message}`, err)
+  }
   if (err instanceof Error && !('statusCode' in err)) return badForm(`malformed multipart body: ${err.message}`, err)
   return err
 }
@@ -33,7 +43,11 @@ function failureOf (p: Promise<unknown>): Promise<never> {
  * the gate instead, so `store` fails and commits nothing. A refusal by `store` (size, type,
  * tenancy) answers at once, even while the client is still sending. Nothing is buffered here.
  */
-export async function uploadFromMultipart (request: FastifyRequest, maxBytes: number, store: (file: UploadSource) => Promise<FileMeta>): Promise<FileMeta> {
+export async function uploadFromMultipart (
+  request: FastifyRequest,
+  maxBytes: number,
+  store: (file: UploadSource) => Promise<FileMeta>
+): Promise<FileMeta> {
   const gate = new PassThrough()
   // The upload observes a destroyed gate when it reads it (it may not have started reading yet).
   gate.on('error', () => {})
@@ -46,11 +60,12 @@ export async function uploadFromMultipart (request: FastifyRequest, maxBytes: nu
     return await Promise.race([p, failed])
   }
   try {
-    const parts = request.parts({
+    const form = request.parts({
       // One byte over the limit reaches the upload's own counter, which refuses it (busboy
       // would otherwise truncate silently at the limit).
       limits: { fileSize: maxBytes + 1, files: 1, fields: 16, fieldSize: 1024, parts: 17, headerPairs: 32 }
-    })[Symbol.asyncIterator]()
+    })
+    const parts = form[Symbol.asyncIterator]()
     for (;;) {
       const next: IteratorResult<Multipart> = await orFailure(parts.next())
       if (next.done === true) break

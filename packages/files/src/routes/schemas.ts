@@ -9,8 +9,14 @@ const fileMetaProps = {
   uploadedAt: Type.String({ format: 'date-time' })
 }
 
-export const FileMetaSchema = Type.Object({ ...fileMetaProps, url: Type.Optional(Type.String({ description: 'public files only: the stable URL' })) })
-export const FileMetaWithUrlSchema = Type.Object({ ...fileMetaProps, url: Type.String({ description: 'private: signed, expires; public: stable' }) })
+export const FileMetaSchema = Type.Object({
+  ...fileMetaProps,
+  url: Type.Optional(Type.String({ description: 'public files only: the stable URL' }))
+})
+export const FileMetaWithUrlSchema = Type.Object({
+  ...fileMetaProps,
+  url: Type.String({ description: 'private: signed, expires; public: stable' })
+})
 export const OkSchema = Type.Object({ ok: Type.Boolean() })
 export const IdParamsSchema = Type.Object({ id: Type.String({ description: 'record id (24 hex characters)' }) })
 
@@ -24,7 +30,10 @@ export function uploadBodySchema (field: FieldModel): Record<string, unknown> {
     type: 'object',
     required: ['file'],
     properties: {
-      file: { type: 'file', description: `at most ${maxBytes} bytes${accept !== undefined ? `; ${accept.join(', ')}` : ''}` }
+      file: {
+        type: 'file',
+        description: `at most ${maxBytes} bytes${accept !== undefined ? `; ${accept.join(', ')}` : ''}`
+      }
     }
   }
 }

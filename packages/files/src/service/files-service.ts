@@ -1,6 +1,14 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Document } from 'mongodb'
-import { NotFoundError, toJson, ValidationError, type FieldModel, type RequestContext, type ResourceService, type ResourceServices } from '@svc/core'
+import {
+  NotFoundError,
+  toJson,
+  ValidationError,
+  type FieldModel,
+  type RequestContext,
+  type ResourceService,
+  type ResourceServices
+} from '@svc/core'
 import type { StorageDriver } from '../storage/driver.js'
 import { newBlobKey } from '../storage/keys.js'
 import { BlobStores, fileFields } from '../storage/stores.js'
@@ -44,11 +52,20 @@ export class FilesService implements Omit<FilesApi, 'reconcile'> {
   #target (path: string, name: string, version: string): Target {
     const service = this.#deps.services.get(path, version)
     const field = service.model.fieldsByPath.get(name)
-    if (field === undefined || field.kind !== 'file') throw new ValidationError(`${name} is not a file field of ${path}`, { field: name })
+    if (field === undefined || field.kind !== 'file') {
+      throw new ValidationError(`${name} is not a file field of ${path}`, { field: name })
+    }
     return { service, field, driver: this.#deps.stores.for(field) }
   }
 
-  async upload (ctx: RequestContext, path: string, id: string, name: string, file: UploadSource, version = 'v1'): Promise<FileMeta> {
+  async upload (
+    ctx: RequestContext,
+    path: string,
+    id: string,
+    name: string,
+    file: UploadSource,
+    version = 'v1'
+  ): Promise<FileMeta> {
     const { service, field, driver } = this.#target(path, name, version)
     let key: string | undefined
     try {
@@ -77,13 +94,20 @@ export class FilesService implements Omit<FilesApi, 'reconcile'> {
     }
   }
 
-  async fetch (ctx: RequestContext, path: string, id: string, name: string, version = 'v1'): Promise<FileMeta & { url: string }> {
+  async fetch (
+    ctx: RequestContext,
+    path: string,
+    id: string,
+    name: string,
+    version = 'v1'
+  ): Promise<FileMeta & { url: string }> {
     const { service, field, driver } = this.#target(path, name, version)
     const stored = await service.readFile(ctx, id, name)
     if (stored == null) throw new NotFoundError(`${path} ${id} has no ${name}`, { field: name })
     const meta = toJson<FileMeta>(stored)
     if (field.file!.visibility === 'public') return { ...meta, url: this.#deps.urls.publicUrl(meta.key) }
-    const url = await driver.directUrl(meta.key, blobHeaders(meta), this.#deps.ttlSeconds) ??
+    const url =
+      (await driver.directUrl(meta.key, blobHeaders(meta), this.#deps.ttlSeconds)) ??
       this.#deps.urls.signedUrl(meta.key, this.#deps.ttlSeconds, this.#deps.now())
     return { ...meta, url }
   }

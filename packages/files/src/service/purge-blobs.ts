@@ -14,7 +14,9 @@ export function purgeBlobs (stores: BlobStores): PurgeHook {
       for (const doc of docs) {
         const key = (doc[field.name] as { key?: unknown } | null | undefined)?.key
         if (typeof key !== 'string') continue
-        await driver.remove(key).catch((err: unknown) => { failure ??= err })
+        await driver.remove(key).catch((err: unknown) => {
+          failure ??= err
+        })
       }
     }
     if (failure !== undefined) throw failure

@@ -22,13 +22,13 @@ export interface StorageDriver {
    * Streams `body` to `key`. Resolves once the whole blob is stored; on any error (the body
    * failing included) nothing is left under `key` or elsewhere, and the error is rethrown.
    */
-  put (key: string, body: Readable, contentType: string): Promise<void>
+  put(key: string, body: Readable, contentType: string): Promise<void>
   /** Idempotent: removing a missing key succeeds. */
-  remove (key: string): Promise<void>
+  remove(key: string): Promise<void>
   /** Blobs last written before `before` (keys that are not ours are listed too; the caller filters). */
-  list (before: Date): AsyncIterable<BlobInfo>
+  list(before: Date): AsyncIterable<BlobInfo>
   /** Removes what interrupted writes left (local temp files) older than `before`; answers how many. */
-  cleanIncomplete (before: Date): Promise<number>
+  cleanIncomplete(before: Date): Promise<number>
   /** A direct, expiring download URL (S3 presigned); undefined when the service serves the blob itself. */
-  directUrl (key: string, headers: BlobHeaders, ttlSeconds: number): Promise<string | undefined>
+  directUrl(key: string, headers: BlobHeaders, ttlSeconds: number): Promise<string | undefined>
 }

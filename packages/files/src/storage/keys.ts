@@ -6,7 +6,8 @@ import { createHash, randomBytes } from 'node:crypto'
  * URL issued for the old one, nor collide with it while both exist. Every key that reaches a
  * driver matches KEY_RE: no `..`, no separators beyond the four, nothing from the client.
  */
-export const KEY_RE = /^([A-Za-z0-9_-]{1,128})\/([A-Za-z][A-Za-z0-9_-]*)\/([A-Za-z_][A-Za-z0-9_]*)\/([0-9a-f]{24})-([0-9a-f]{12})\.([a-z0-9]{1,16})$/
+export const KEY_RE =
+  /^([A-Za-z0-9_-]{1,128})\/([A-Za-z][A-Za-z0-9_-]*)\/([A-Za-z_][A-Za-z0-9_]*)\/([0-9a-f]{24})-([0-9a-f]{12})\.([a-z0-9]{1,16})$/
 
 const SAFE_OWNER = /^[A-Za-z0-9_-]{1,128}$/
 

@@ -86,7 +86,10 @@ export class LocalDriver implements StorageDriver {
 
   // One directory handle at a time, so a large tree is never listed into memory at once.
   async * #walk (dir: string): AsyncGenerator<string> {
-    const handle = await opendir(dir).catch((err: unknown) => { ignoreMissing(err); return null })
+    const handle = await opendir(dir).catch((err: unknown) => {
+      ignoreMissing(err)
+      return null
+    })
     if (handle == null) return
     for await (const entry of handle) {
       const p = join(dir, entry.name)

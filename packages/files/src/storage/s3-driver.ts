@@ -5,7 +5,13 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
-import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3'
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client
+} from '@aws-sdk/client-s3'
 import { Upload } from '@aws-sdk/lib-storage'
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner'
 import type { S3StorageOptions } from '../types.js'
@@ -21,7 +27,12 @@ const MAX_PUT_OBJECT = 5 * 1024 * 1024 * 1024
 /** Builds the client from options: the SDK's default credential chain, path style for custom endpoints. */
 export function s3Client (opts: S3StorageOptions): S3Client {
   if (opts.client !== undefined) return opts.client
-  if (opts.endpoint === undefined) return new S3Client({ region: opts.region, ...(opts.forcePathStyle !== undefined ? { forcePathStyle: opts.forcePathStyle } : {}) })
+  if (opts.endpoint === undefined) {
+    return new S3Client({
+      region: opts.region,
+      ...(opts.forcePathStyle !== undefined ? { forcePathStyle: opts.forcePathStyle } : {})
+    })
+  }
   return new S3Client({
     region: opts.region,
     endpoint: opts.endpoint,
@@ -49,9 +60,17 @@ export class S3Driver implements StorageDriver {
     this.#client = s3Client(opts)
     this.#bucket = opts.bucket
     this.#queueSize = opts.queueSize ?? 1
-    if (!Number.isSafeInteger(this.#queueSize) || this.#queueSize < 1) throw new Error('@svc/files: s3.queueSize must be a whole number >= 1')
+    if (!Number.isSafeInteger(this.#queueSize) || this.#queueSize < 1) {
+      throw new Error('@svc/files: s3.queueSize must be a whole number >= 1')
+    }
     this.#multipartAbove = opts.multipartAboveBytes ?? MAX_PUT_OBJECT
-    if (!Number.isSafeInteger(this.#multipartAbove) || this.#multipartAbove < PART_SIZE || this.#multipartAbove > MAX_PUT_OBJECT) throw new Error('@svc/files: s3.multipartAboveBytes must be a whole number from 5 MiB to 5 GiB')
+    if (
+      !Number.isSafeInteger(this.#multipartAbove) ||
+      this.#multipartAbove < PART_SIZE ||
+      this.#multipartAbove > MAX_PUT_OBJECT
+    ) {
+      throw new Error('@svc/files: s3.multipartAboveBytes must be a whole number from 5 MiB to 5 GiB')
+    }
   }
 
   #check (key: string): string {
@@ -71,7 +90,15 @@ export class S3Driver implements StorageDriver {
       await pipeline(body, createWriteStream(spool, { mode: 0o600 }))
       const { size } = await stat(spool)
       if (size <= this.#multipartAbove) {
-        await this.#client.send(new PutObjectCommand({ Bucket: this.#bucket, Key, Body: createReadStream(spool), ContentLength: size, ContentType: contentType }))
+        await this.#client.send(
+          new PutObjectCommand({
+            Bucket: this.#bucket,
+            Key,
+            Body: createReadStream(spool),
+            ContentLength: size,
+            ContentType: contentType
+          })
+        )
       } else {
         await this.#multipart(Key, createReadStream(spool), contentType)
       }
@@ -110,7 +137,9 @@ export class S3Driver implements StorageDriver {
     do {
       const page = await this.#client.send(new ListObjectsV2Command({ Bucket: this.#bucket, ContinuationToken: token }))
       for (const o of page.Contents ?? []) {
-        if (o.Key !== undefined && o.LastModified !== undefined && o.LastModified < before) yield { key: o.Key, modifiedAt: o.LastModified }
+        if (o.Key !== undefined && o.LastModified !== undefined && o.LastModified < before) {
+          yield { key: o.Key, modifiedAt: o.LastModified }
+        }
       }
       token = page.IsTruncated === true ? page.NextContinuationToken : undefined
     } while (token !== undefined)

@@ -15,7 +15,9 @@ export class BlobStores {
   for (field: FieldModel): StorageDriver {
     if (field.file?.storage !== 's3') return this.local
     // Checked at start (every s3 field needs the s3 option), so this never throws at request time.
-    if (this.s3 === undefined) throw new Error(`@svc/files: field ${field.name} uses s3 storage but no s3 option was given`)
+    if (this.s3 === undefined) {
+      throw new Error(`@svc/files: field ${field.name} uses s3 storage but no s3 option was given`)
+    }
     return this.s3
   }
 

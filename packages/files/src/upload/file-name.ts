@@ -1,6 +1,6 @@
 const MAX_NAME = 255
 // C0/C1 controls, DEL, and the bidi overrides that make `exe.png` look like `gnp.exe`.
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g
+const UNSAFE = /[\p{Cc}\u202a-\u202e\u2066-\u2069]/gu
 
 /**
  * The client's file name as stored in `originalName`: only its last path segment (no `../`, no

@@ -19,7 +19,11 @@ export interface InspectedUpload {
 }
 
 export function tooLarge (field: string, maxBytes: number): InstanceType<typeof ValidationError> {
-  return new ValidationError(`${field}: the file is larger than ${maxBytes} bytes`, { field, recoverable: true, maxBytes })
+  return new ValidationError(`${field}: the file is larger than ${maxBytes} bytes`, {
+    field,
+    recoverable: true,
+    maxBytes
+  })
 }
 
 function declaredType (mimetype: string | undefined): string | undefined {
@@ -37,7 +41,7 @@ function accepts (accept: string[] | undefined, type: string): boolean {
  * have recognised is a lie (refused by `accept`, else stored as octet-stream); one it cannot
  * sniff (text/csv, application/json…) is taken as declared.
  */
-async function typeOf (head: Buffer, declared: string | undefined): Promise<{ contentType: string, ext: string }> {
+async function typeOf (head: Buffer, declared: string | undefined): Promise<{ contentType: string; ext: string }> {
   const detected = head.length === 0 ? undefined : await fileTypeFromBuffer(head)
   if (detected !== undefined) return { contentType: detected.mime, ext: detected.ext }
   if (declared !== undefined && !supportedMimeTypes.has(declared as never)) {
@@ -53,7 +57,12 @@ async function typeOf (head: Buffer, declared: string | undefined): Promise<{ co
  * with 400 `VALIDATION` (`recoverable: true`) past `maxBytes`, whatever `Content-Length` said.
  * Only the sniffed head is ever held in memory.
  */
-export async function inspectUpload (source: Readable, mimetype: string | undefined, field: string, opts: FileFieldOptions): Promise<InspectedUpload> {
+export async function inspectUpload (
+  source: Readable,
+  mimetype: string | undefined,
+  field: string,
+  opts: FileFieldOptions
+): Promise<InspectedUpload> {
   const it = source[Symbol.asyncIterator]() as AsyncIterator<Buffer>
   const chunks: Buffer[] = []
   let headBytes = 0
@@ -61,7 +70,10 @@ export async function inspectUpload (source: Readable, mimetype: string | undefi
   try {
     while (headBytes < SNIFF_BYTES) {
       const next = await it.next()
-      if (next.done === true) { ended = true; break }
+      if (next.done === true) {
+        ended = true
+        break
+      }
       const chunk = Buffer.isBuffer(next.value) ? next.value : Buffer.from(next.value)
       chunks.push(chunk)
       headBytes += chunk.length
@@ -70,7 +82,12 @@ export async function inspectUpload (source: Readable, mimetype: string | undefi
     const head = Buffer.concat(chunks)
     const type = await typeOf(head.subarray(0, SNIFF_BYTES), declaredType(mimetype))
     if (!accepts(opts.accept, type.contentType)) {
-      throw new ValidationError(`${field}: type ${type.contentType} is not accepted (${opts.accept!.join(', ')})`, { field, recoverable: true, contentType: type.contentType, accept: opts.accept })
+      throw new ValidationError(`${field}: type ${type.contentType} is not accepted (${opts.accept!.join(', ')})`, {
+        field,
+        recoverable: true,
+        contentType: type.contentType,
+        accept: opts.accept
+      })
     }
     let bytes = head.length
     async function * whole (): AsyncGenerator<Buffer> {
