@@ -40,7 +40,9 @@ function positiveInt (name: string, v: number | undefined, dflt: number): number
 
 function share (v: number | undefined): number {
   const n = v ?? 0.25
-  if (typeof n !== 'number' || !(n > 0 && n <= 1)) throw new Error('@svc/webhooks: tenantShare must be a number in (0, 1]')
+  if (typeof n !== 'number' || !(n > 0 && n <= 1)) {
+    throw new Error('@svc/webhooks: tenantShare must be a number in (0, 1]')
+  }
   return n
 }
 
@@ -53,7 +55,9 @@ async function webhooks (app: FastifyInstance, opts: WebhooksOptions): Promise<v
   const latencyBudgetMs = positiveInt('latencyBudgetMs', opts.latencyBudgetMs, 5000)
   const pollIntervalMs = positiveInt('pollIntervalMs', opts.pollIntervalMs, 1000)
   const leaseMs = positiveInt('leaseMs', opts.leaseMs, 60_000)
-  if (leaseMs <= timeoutMs) throw new Error('@svc/webhooks: leaseMs must exceed timeoutMs (a lease must outlive the attempt it covers)')
+  if (leaseMs <= timeoutMs) {
+    throw new Error('@svc/webhooks: leaseMs must exceed timeoutMs (a lease must outlive the attempt it covers)')
+  }
   const log = app.log.child({ name: '@svc/webhooks' })
 
   const { db } = app.svc
@@ -62,27 +66,70 @@ async function webhooks (app: FastifyInstance, opts: WebhooksOptions): Promise<v
   const deliveries = new DeliveriesLog(db)
   await Promise.all([subscriptions.ensureIndexes(), jobs.ensureIndexes(), deliveries.ensureIndexes()])
   const services = app.svc.services.all()
-  await syncDeclared(subscriptions, services.map((s) => s.model))
+  await syncDeclared(
+    subscriptions,
+    services.map((s) => s.model)
+  )
 
-  const guard = new UrlGuard({ allowPrivate: opts.allowPrivateUrls ?? process.env.NODE_ENV === 'test', ...(opts.lookup !== undefined ? { lookup: opts.lookup } : {}) })
+  const guard = new UrlGuard({
+    allowPrivate: opts.allowPrivateUrls ?? process.env.NODE_ENV === 'test',
+    ...(opts.lookup !== undefined ? { lookup: opts.lookup } : {})
+  })
   const sender = new Sender(guard, timeoutMs, concurrency)
   const outcomes = new OutcomeWriter({ jobs, subscriptions, deliveries, retrySchedule, latencyBudgetMs, log })
-  const scheduler = new DeliveryScheduler({ jobs, subscriptions, sender, outcomes, leaseMs, pollIntervalMs, concurrency, perSubscription, perTenant, log })
+  const scheduler = new DeliveryScheduler({
+    jobs,
+    subscriptions,
+    sender,
+    outcomes,
+    leaseMs,
+    pollIntervalMs,
+    concurrency,
+    perSubscription,
+    perTenant,
+    log
+  })
   const project = (ev: FanOutEvent, sub: SubscriptionDoc): Record<string, unknown> | undefined => {
     if (ev.record === undefined || sub.userId === null) return ev.record
     const service = app.svc.services.get(ev.path, ev.version)
     const ctx: RequestContext = { identity: { kind: 'user', userId: sub.userId, roles: sub.roles }, surface: 'system' }
     const readable = service.readableFields(ctx)
-    return readable === null ? ev.record : Object.fromEntries(Object.entries(ev.record).filter(([k]) => readable.has(k)))
+    return readable === null
+      ? ev.record
+      : Object.fromEntries(Object.entries(ev.record).filter(([k]) => readable.has(k)))
   }
-  const fan = async (events: readonly FanOutEvent[]): Promise<number> => await fanOut(events, { subscriptions, jobs, project, due: () => { scheduler.nudge() } })
+  const fan = async (events: readonly FanOutEvent[]): Promise<number> =>
+    await fanOut(events, {
+      subscriptions,
+      jobs,
+      project,
+      due: () => {
+        scheduler.nudge()
+      }
+    })
   const worker = opts.worker !== false
   // Events come from core's durable log (each exists iff its write committed); the fan-out runs
   // on one worker process at a time from a checkpoint. An API-only replica declares the consumer
   // so events written before any worker starts are kept for it.
-  app.svc.eventLog.consume(CONSUMER_NAME, worker ? async (events) => { await fan(events) } : null)
+  app.svc.eventLog.consume(
+    CONSUMER_NAME,
+    worker
+      ? async (events) => {
+        await fan(events)
+      }
+      : null
+  )
 
-  const service = new WebhooksService({ subscriptions, deliveries, jobs, guard, pageSize: app.svc.config.pageSize, nudge: () => { scheduler.nudge() } })
+  const service = new WebhooksService({
+    subscriptions,
+    deliveries,
+    jobs,
+    guard,
+    pageSize: app.svc.config.pageSize,
+    nudge: () => {
+      scheduler.nudge()
+    }
+  })
   app.svc.webhooks = service
   app.svc.features.webhooks = true
   await app.register(webhookRoutes, { prefix: '/api/v1', webhooks: service })
@@ -104,7 +151,9 @@ async function webhooks (app: FastifyInstance, opts: WebhooksOptions): Promise<v
       await scheduler.close()
     })
   }
-  app.addHook('onClose', async () => { await sender.close() })
+  app.addHook('onClose', async () => {
+    await sender.close()
+  })
 }
 
 export default fp(webhooks, { name: '@svc/webhooks', fastify: '5.x', dependencies: ['@svc/core'] })

@@ -15,7 +15,11 @@ function verified (secret: string, raw: Buffer, header: unknown): boolean {
 }
 
 async function deliveries (subId: string): Promise<any[]> {
-  const res = await app.inject({ method: 'GET', url: `/api/v1/webhooks/${subId}/deliveries?__perPage=100`, headers: user.headers })
+  const res = await app.inject({
+    method: 'GET',
+    url: `/api/v1/webhooks/${subId}/deliveries?__perPage=100`,
+    headers: user.headers
+  })
   return res.json().results
 }
 
@@ -32,12 +36,30 @@ t.test('webhook.test: signed body, headers, one attempt row, lastDeliveryAt', as
   t.equal(got.headers['x-svc-delivery'], deliveryId, 'X-svc-Delivery is the answered id')
   t.match(got.headers['x-svc-delivery'], /^[0-9a-f-]{36}$/, 'a UUID')
   t.equal(got.headers['content-type'], 'application/json')
-  t.same(Object.keys(got.body).sort(), ['deliveredAt', 'id', 'subscriptionId', 'type', 'userId', 'version'], 'CONTRACT webhook.test body')
+  t.same(
+    Object.keys(got.body).sort(),
+    ['deliveredAt', 'id', 'subscriptionId', 'type', 'userId', 'version'],
+    'CONTRACT webhook.test body'
+  )
   t.match(got.body, { type: 'webhook.test', version: 'v1', userId: user.userId, subscriptionId: sub._id })
-  const rows = await eventually(async () => { const r = await deliveries(sub._id); return r.length === 1 && r })
-  t.match(rows[0], { subscriptionId: sub._id, deliveryId, event: 'webhook.test', attempt: 1, status: 'success', responseCode: 200, error: null })
+  const rows = await eventually(async () => {
+    const r = await deliveries(sub._id)
+    return r.length === 1 && r
+  })
+  t.match(rows[0], {
+    subscriptionId: sub._id,
+    deliveryId,
+    event: 'webhook.test',
+    attempt: 1,
+    status: 'success',
+    responseCode: 200,
+    error: null
+  })
   t.type(rows[0].durationMs, 'number')
-  const after = await eventually(async () => { const s = (await app.inject({ method: 'GET', url: `/api/v1/webhooks/${sub._id}`, headers: user.headers })).json(); return s.lastDeliveryAt !== null && s })
+  const after = await eventually(async () => {
+    const s = (await app.inject({ method: 'GET', url: `/api/v1/webhooks/${sub._id}`, headers: user.headers })).json()
+    return s.lastDeliveryAt !== null && s
+  })
   t.equal(after.failureCount, 0)
 })
 
@@ -50,11 +72,18 @@ t.test('failures are retried on the schedule with the same delivery id, then giv
   t.equal(new Set(got.map((g) => g.headers['x-svc-delivery'])).size, 1, 'one delivery id across retries')
   const gaps = got.slice(1).map((g, i) => g.at - got[i].at)
   t.ok(gaps[0] >= 90 && gaps[1] >= 190 && gaps[2] >= 390, `gaps follow 0.1 s, 0.2 s, 0.4 s (got ${gaps.join(', ')} ms)`)
-  t.ok(got.every((g) => verified(sub.secret, g.raw, g.headers['x-svc-signature'])), 'every retry signed afresh')
+  t.ok(
+    got.every((g) => verified(sub.secret, g.raw, g.headers['x-svc-signature'])),
+    'every retry signed afresh'
+  )
   await new Promise((resolve) => setTimeout(resolve, 600))
   t.equal(rx.received.length, 4, 'no attempt after the schedule ends')
   const rows = await deliveries(sub._id)
-  t.same(rows.map((r) => r.attempt), [4, 3, 2, 1], 'one row per attempt, newest first')
+  t.same(
+    rows.map((r) => r.attempt),
+    [4, 3, 2, 1],
+    'one row per attempt, newest first'
+  )
   t.ok(rows.every((r) => r.status === 'failure' && r.responseCode === 500 && r.error === 'HTTP 500'))
   const s = (await app.inject({ method: 'GET', url: `/api/v1/webhooks/${sub._id}`, headers: user.headers })).json()
   t.match(s, { failureCount: 4, active: true, lastDeliveryAt: null })
@@ -62,14 +91,20 @@ t.test('failures are retried on the schedule with the same delivery id, then giv
 
 t.test('a retry that succeeds resets failureCount', async (t) => {
   const rx = await startReceiver(t)
-  rx.respond((r) => rx.received.indexOf(r) < 2 ? 503 : 204)
+  rx.respond((r) => (rx.received.indexOf(r) < 2 ? 503 : 204))
   const sub = await subscribe(app, user, rx.url)
   await app.inject({ method: 'POST', url: `/api/v1/webhooks/${sub._id}/test`, headers: user.headers })
   await rx.waitFor(3)
-  const s = await eventually(async () => { const v = (await app.inject({ method: 'GET', url: `/api/v1/webhooks/${sub._id}`, headers: user.headers })).json(); return v.lastDeliveryAt !== null && v })
+  const s = await eventually(async () => {
+    const v = (await app.inject({ method: 'GET', url: `/api/v1/webhooks/${sub._id}`, headers: user.headers })).json()
+    return v.lastDeliveryAt !== null && v
+  })
   t.equal(s.failureCount, 0)
   const rows = await deliveries(sub._id)
-  t.same(rows.map((r) => r.status), ['success', 'failure', 'failure'])
+  t.same(
+    rows.map((r) => r.status),
+    ['success', 'failure', 'failure']
+  )
 })
 
 t.test('redirects are not followed: a 3xx is a failure', async (t) => {
@@ -80,28 +115,40 @@ t.test('redirects are not followed: a 3xx is a failure', async (t) => {
   await db.collection('webhook_subscriptions').updateOne({ _id: sub._id as any }, { $set: { failureCount: 0 } })
   await app.inject({ method: 'POST', url: `/api/v1/webhooks/${sub._id}/test`, headers: user.headers })
   await rx.waitFor(1)
-  const rows = await eventually(async () => { const r = await deliveries(sub._id); return r.length > 0 && r })
+  const rows = await eventually(async () => {
+    const r = await deliveries(sub._id)
+    return r.length > 0 && r
+  })
   t.match(rows[0], { status: 'failure', responseCode: 302 })
   t.equal(target.received.length, 0)
 })
 
 t.test('network errors and timeouts are failures', async (t) => {
   // Its own database: the file's other app would claim the jobs with its 10 s timeout.
-  const { app: slowApp, db: slowDb } = await buildApp(t, { webhooks: { retrySchedule: [], timeoutMs: 200, leaseMs: 5000 } })
+  const { app: slowApp, db: slowDb } = await buildApp(t, {
+    webhooks: { retrySchedule: [], timeoutMs: 200, leaseMs: 5000 }
+  })
   const rx = await startReceiver(t)
   rx.respond(() => 200)
   // A receiver that never answers: the 200 ms timeout fails the attempt.
   const { createServer } = await import('node:http')
   const hang = createServer(() => {})
   await new Promise<void>((resolve) => hang.listen(0, '127.0.0.1', resolve))
-  t.teardown(() => { hang.closeAllConnections(); hang.close() })
+  t.teardown(() => {
+    hang.closeAllConnections()
+    hang.close()
+  })
   const port = (hang.address() as { port: number }).port
   const slow = await subscribe(slowApp, user, `http://127.0.0.1:${port}/`)
   const dead = await subscribe(slowApp, user, 'http://127.0.0.1:1/nothing-listens')
   await slowApp.inject({ method: 'POST', url: `/api/v1/webhooks/${slow._id}/test`, headers: user.headers })
   await slowApp.inject({ method: 'POST', url: `/api/v1/webhooks/${dead._id}/test`, headers: user.headers })
-  const a = await eventually(async () => (await slowDb.collection('webhook_deliveries').findOne({ subscriptionId: slow._id })) ?? undefined)
-  const b = await eventually(async () => (await slowDb.collection('webhook_deliveries').findOne({ subscriptionId: dead._id })) ?? undefined)
+  const a = await eventually(
+    async () => (await slowDb.collection('webhook_deliveries').findOne({ subscriptionId: slow._id })) ?? undefined
+  )
+  const b = await eventually(
+    async () => (await slowDb.collection('webhook_deliveries').findOne({ subscriptionId: dead._id })) ?? undefined
+  )
   t.match(a, { status: 'failure', responseCode: null })
   t.ok(a.durationMs >= 150 && a.durationMs < 5000, `timed out near 200 ms (${a.durationMs})`)
   t.match(b, { status: 'failure', responseCode: null, error: /ECONNREFUSED/ })
@@ -114,12 +161,20 @@ t.test('10 consecutive failures disable; PATCH { active: true } re-enables', asy
   rx.respond(500)
   const sub = await subscribe(app2, user, rx.url)
   await app2.inject({ method: 'POST', url: `/api/v1/webhooks/${sub._id}/test`, headers: user.headers })
-  const off = await eventually(async () => { const s = (await app2.inject({ method: 'GET', url: `/api/v1/webhooks/${sub._id}`, headers: user.headers })).json(); return s.active === false && s })
+  const off = await eventually(async () => {
+    const s = (await app2.inject({ method: 'GET', url: `/api/v1/webhooks/${sub._id}`, headers: user.headers })).json()
+    return s.active === false && s
+  })
   t.ok(off.failureCount >= 10, 'failureCount reached 10')
   await new Promise((resolve) => setTimeout(resolve, 300))
   t.equal(rx.received.length, 10, 'no attempt after the subscription was disabled')
   rx.respond(200)
-  const on = await app2.inject({ method: 'PATCH', url: `/api/v1/webhooks/${sub._id}`, headers: user.headers, payload: { active: true } })
+  const on = await app2.inject({
+    method: 'PATCH',
+    url: `/api/v1/webhooks/${sub._id}`,
+    headers: user.headers,
+    payload: { active: true }
+  })
   t.match(on.json(), { active: true, failureCount: 0 })
   await app2.inject({ method: 'POST', url: `/api/v1/webhooks/${sub._id}/test`, headers: user.headers })
   await rx.waitFor(11)

@@ -23,7 +23,10 @@ t.test('a slow tenant delays only its own deliveries; its slow successes count a
   const slowSub = await subscribe(app, attacker, slow.url, ['logs.*'])
   await subscribe(app, victim, fast.url, ['logs.*'])
   const ctx: any = { identity: { kind: 'user', userId: attacker.userId, roles: ['user'] }, surface: 'graphql' }
-  await app.svc.services.get('logs').createMany(ctx, Array.from({ length: 300 }, (_, i) => ({ line: `flood ${i}` })))
+  await app.svc.services.get('logs').createMany(
+    ctx,
+    Array.from({ length: 300 }, (_, i) => ({ line: `flood ${i}` }))
+  )
   await eventually(async () => slow.count() >= 1)
 
   // The victim writes for a little longer than one slow answer, so its deliveries overlap the
@@ -31,7 +34,12 @@ t.test('a slow tenant delays only its own deliveries; its slow successes count a
   const answered = new Map<string, number>()
   const started = Date.now()
   while (Date.now() - started < SLOW_MS + 1500) {
-    const res = await app.inject({ method: 'POST', url: '/api/v1/logs', headers: victim.headers, payload: { line: 'urgent' } })
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/v1/logs',
+      headers: victim.headers,
+      payload: { line: 'urgent' }
+    })
     answered.set(res.json()._id, Date.now())
     await new Promise((resolve) => setTimeout(resolve, 150))
   }
@@ -42,13 +50,23 @@ t.test('a slow tenant delays only its own deliveries; its slow successes count a
   t.ok(p99 < 2000, `the other tenant's delivery p99 ${p99} ms (p50 ${p50} ms, ${lags.length} deliveries) under 2 s`)
   t.equal(fast.received.length, answered.size, 'each of its events delivered once')
 
-  t.ok(slow.maxOpen() <= 8, `the slow subscription never held more than its 8 attempts at once (held ${slow.maxOpen()})`)
+  t.ok(
+    slow.maxOpen() <= 8,
+    `the slow subscription never held more than its 8 attempts at once (held ${slow.maxOpen()})`
+  )
   const rows = await eventually(async () => {
     const r = await db.collection('webhook_deliveries').find({ subscriptionId: slowSub._id }).toArray()
     return r.length > 0 && r
   })
-  t.ok(rows.every((r) => r.status === 'success' && /^slow: answered in \d+ ms, over the 5000 ms latency budget$/.test(r.error)), 'slow successes are delivered and marked slow')
-  const sub = (await app.inject({ method: 'GET', url: `/api/v1/webhooks/${slowSub._id}`, headers: attacker.headers })).json()
+  t.ok(
+    rows.every(
+      (r) => r.status === 'success' && /^slow: answered in \d+ ms, over the 5000 ms latency budget$/.test(r.error)
+    ),
+    'slow successes are delivered and marked slow'
+  )
+  const sub = (
+    await app.inject({ method: 'GET', url: `/api/v1/webhooks/${slowSub._id}`, headers: attacker.headers })
+  ).json()
   t.ok(sub.failureCount >= 1, `they count against the subscription (failureCount ${sub.failureCount})`)
   t.not(sub.lastDeliveryAt, null, 'yet each was a delivery')
   t.ok(slow.count() < 20, `the attack got a trickle, not the workers (${slow.count()} attempts started)`)

@@ -18,7 +18,11 @@ export function schemas (extra: Record<string, unknown> = {}): unknown[] {
       fields: [
         { name: 'name', type: String, required: true },
         { name: 'salary', type: Number, acl: { read: ['hr'] } },
-        { name: 'stage', type: String, stateMachine: { initial: 'lead', states: ['lead', 'won', 'lost'], transitions: { lead: ['won', 'lost'] } } }
+        {
+          name: 'stage',
+          type: String,
+          stateMachine: { initial: 'lead', states: ['lead', 'won', 'lost'], transitions: { lead: ['won', 'lost'] } }
+        }
       ],
       ...extra
     },
@@ -35,12 +39,25 @@ export interface BuildOptions {
 }
 
 /** core + softdelete + webhooks on a fresh database (or `db`, to share one event log). Fast retries, fast polling. */
-export async function buildApp (t: Test, opts: BuildOptions = {}): Promise<{ app: FastifyInstance, db: Db }> {
+export async function buildApp (t: Test, opts: BuildOptions = {}): Promise<{ app: FastifyInstance; db: Db }> {
   const db = opts.db ?? (await getTestDb(t)).db
   const app = Fastify({ logger: false })
-  await app.register(svcCore, { db, jwtSecret: JWT_SECRET, bcryptRounds: 4, schemas: opts.schemas ?? schemas(), eventLog: { pollMs: 20, leaseMs: 1500 }, ...opts.core })
+  await app.register(svcCore, {
+    db,
+    jwtSecret: JWT_SECRET,
+    bcryptRounds: 4,
+    schemas: opts.schemas ?? schemas(),
+    eventLog: { pollMs: 20, leaseMs: 1500 },
+    ...opts.core
+  })
   await app.register(softDelete, { sweepIntervalMs: 0 })
-  await app.register(webhooks, { allowPrivateUrls: true, retrySchedule: [0.05, 0.05, 0.05, 0.05, 0.05], pollIntervalMs: 20, leaseMs: 20_000, ...opts.webhooks })
+  await app.register(webhooks, {
+    allowPrivateUrls: true,
+    retrySchedule: [0.05, 0.05, 0.05, 0.05, 0.05],
+    pollIntervalMs: 20,
+    leaseMs: 20_000,
+    ...opts.webhooks
+  })
   t.teardown(async () => await app.close())
   await app.ready()
   return { app, db }
@@ -51,14 +68,27 @@ export function makeUser (claims: Record<string, unknown> = {}): TokenUser {
 }
 
 /** Subscribes `user` and answers the created subscription (with its secret). */
-export async function subscribe (app: FastifyInstance, user: TokenUser, url: string, events: string[] = ['*']): Promise<{ _id: string, secret: string, [k: string]: unknown }> {
-  const res = await app.inject({ method: 'POST', url: '/api/v1/webhooks', headers: user.headers, payload: { events, url } })
+export async function subscribe (
+  app: FastifyInstance,
+  user: TokenUser,
+  url: string,
+  events: string[] = ['*']
+): Promise<{ _id: string; secret: string; [k: string]: unknown }> {
+  const res = await app.inject({
+    method: 'POST',
+    url: '/api/v1/webhooks',
+    headers: user.headers,
+    payload: { events, url }
+  })
   if (res.statusCode !== 201) throw new Error(`subscribe: ${res.statusCode} ${res.body}`)
   return res.json()
 }
 
 /** Polls until `check` holds (deliveries are asynchronous). */
-export async function eventually<T> (check: () => Promise<T | undefined | null | false>, timeoutMs = 15_000): Promise<T> {
+export async function eventually<T> (
+  check: () => Promise<T | undefined | null | false>,
+  timeoutMs = 15_000
+): Promise<T> {
   const deadline = Date.now() + timeoutMs
   for (;;) {
     const v = await check()

@@ -7,10 +7,22 @@ const bob = makeUser()
 const URL_A = 'http://127.0.0.1:9/hook'
 
 t.test('create answers the record with its secret once; reads omit it', async (t) => {
-  const res = await app.inject({ method: 'POST', url: '/api/v1/webhooks', headers: alice.headers, payload: { events: ['contacts.created', 'logs.*'], url: URL_A } })
+  const res = await app.inject({
+    method: 'POST',
+    url: '/api/v1/webhooks',
+    headers: alice.headers,
+    payload: { events: ['contacts.created', 'logs.*'], url: URL_A }
+  })
   t.equal(res.statusCode, 201, 'POST /webhooks')
   const sub = res.json()
-  t.match(sub, { userId: alice.userId, events: ['contacts.created', 'logs.*'], url: URL_A, active: true, failureCount: 0, lastDeliveryAt: null })
+  t.match(sub, {
+    userId: alice.userId,
+    events: ['contacts.created', 'logs.*'],
+    url: URL_A,
+    active: true,
+    failureCount: 0,
+    lastDeliveryAt: null
+  })
   t.match(sub.secret, /^[0-9a-f]{64}$/, '32 random bytes, hex')
   t.match(sub.createdAt, /^\d{4}-\d\d-\d\dT/, 'ISO date')
   {
@@ -50,20 +62,37 @@ t.test('tenant isolation: another tenant sees, changes, tests and deletes nothin
 
 t.test('patch changes events and url, re-enables and resets failureCount; delete removes', async (t) => {
   const sub = await subscribe(app, alice, URL_A)
-  await db.collection('webhook_subscriptions').updateOne({ _id: sub._id as any }, { $set: { active: false, failureCount: 10 } })
+  await db
+    .collection('webhook_subscriptions')
+    .updateOne({ _id: sub._id as any }, { $set: { active: false, failureCount: 10 } })
   {
-    const res = await app.inject({ method: 'PATCH', url: `/api/v1/webhooks/${sub._id}`, headers: alice.headers, payload: { active: true, events: ['logs.deleted', 'logs.deleted'], url: 'http://127.0.0.1:10/x' } })
+    const res = await app.inject({
+      method: 'PATCH',
+      url: `/api/v1/webhooks/${sub._id}`,
+      headers: alice.headers,
+      payload: { active: true, events: ['logs.deleted', 'logs.deleted'], url: 'http://127.0.0.1:10/x' }
+    })
     t.equal(res.statusCode, 200, 'PATCH')
     t.match(res.json(), { active: true, failureCount: 0, events: ['logs.deleted'], url: 'http://127.0.0.1:10/x' })
     t.equal(res.json().secret, undefined)
   }
   {
-    const res = await app.inject({ method: 'PATCH', url: `/api/v1/webhooks/${sub._id}`, headers: alice.headers, payload: {} })
+    const res = await app.inject({
+      method: 'PATCH',
+      url: `/api/v1/webhooks/${sub._id}`,
+      headers: alice.headers,
+      payload: {}
+    })
     t.equal(res.statusCode, 400, 'empty patch')
     t.equal(res.json().error.code, 'VALIDATION')
   }
   {
-    const res = await app.inject({ method: 'PATCH', url: `/api/v1/webhooks/${sub._id}`, headers: alice.headers, payload: { active: false } })
+    const res = await app.inject({
+      method: 'PATCH',
+      url: `/api/v1/webhooks/${sub._id}`,
+      headers: alice.headers,
+      payload: { active: false }
+    })
     t.equal(res.json().active, false, 'a subscription can be paused')
   }
   {
@@ -88,13 +117,28 @@ t.test('bad input: clear 400s, nothing stored', async (t) => {
     ['ftp url', { events: ['*'], url: 'ftp://example.com/x' }]
   ]
   for (const [name, payload] of cases) {
-    const res = await app.inject({ method: 'POST', url: '/api/v1/webhooks', headers: alice.headers, payload: payload as object })
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/v1/webhooks',
+      headers: alice.headers,
+      payload: payload as object
+    })
     t.equal(res.statusCode, 400, name)
     t.equal(res.json().error.code, 'VALIDATION', name)
   }
-  const res = await app.inject({ method: 'POST', url: '/api/v1/webhooks', headers: alice.headers, payload: { events: ['*'], url: 'ftp://example.com/x' } })
+  const res = await app.inject({
+    method: 'POST',
+    url: '/api/v1/webhooks',
+    headers: alice.headers,
+    payload: { events: ['*'], url: 'ftp://example.com/x' }
+  })
   t.equal(res.json().error.details.reason, 'SCHEME', 'CONTRACT reason for a scheme')
-  const bad = await app.inject({ method: 'POST', url: '/api/v1/webhooks', headers: alice.headers, payload: { events: ['contacts'], url: URL_A } })
+  const bad = await app.inject({
+    method: 'POST',
+    url: '/api/v1/webhooks',
+    headers: alice.headers,
+    payload: { events: ['contacts'], url: URL_A }
+  })
   t.same(bad.json().error.details.invalid, ['contacts'], 'names the bad pattern')
   t.equal(await db.collection('webhook_subscriptions').countDocuments(), before, 'no partial write')
   const page = await app.inject({ method: 'GET', url: '/api/v1/webhooks?__page=0', headers: alice.headers })
@@ -108,7 +152,12 @@ t.test('authentication: a bearer of a user is required', async (t) => {
     t.equal(res.json().error.code, 'UNAUTHENTICATED')
   }
   {
-    const res = await app.inject({ method: 'POST', url: '/api/v1/webhooks', headers: { authorization: 'Bearer nope' }, payload: { events: ['*'], url: URL_A } })
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/v1/webhooks',
+      headers: { authorization: 'Bearer nope' },
+      payload: { events: ['*'], url: URL_A }
+    })
     t.equal(res.statusCode, 401, 'bad token')
   }
   {

@@ -21,9 +21,17 @@ t.test('a restart in the middle of a retry schedule loses nothing', async (t) =>
   await buildApp(t, { db, webhooks: { retrySchedule: [0.3, 0.3, 0.3] } })
   const got = await rx.waitFor(2)
   t.equal(got[1].headers['x-svc-delivery'], got[0].headers['x-svc-delivery'], 'the same delivery, retried')
-  const done = await eventually(async () => { const j = await db.collection('webhook_jobs').findOne({ subscriptionId: sub._id }); return j?.state === 'delivered' && j })
+  const done = await eventually(async () => {
+    const j = await db.collection('webhook_jobs').findOne({ subscriptionId: sub._id })
+    return j?.state === 'delivered' && j
+  })
   t.equal(done.attempt, 2)
-  t.same((await db.collection('webhook_deliveries').find({ subscriptionId: sub._id }).sort({ attempt: 1 }).toArray()).map((r) => r.status), ['failure', 'success'])
+  t.same(
+    (await db.collection('webhook_deliveries').find({ subscriptionId: sub._id }).sort({ attempt: 1 }).toArray()).map(
+      (r) => r.status
+    ),
+    ['failure', 'success']
+  )
 })
 
 t.test('a lease held by a dead worker is taken over once it runs out', async (t) => {
@@ -34,7 +42,17 @@ t.test('a lease held by a dead worker is taken over once it runs out', async (t)
   const sub = await subscribe(app, user, rx.url)
   // As a worker that claimed the job and died leaves it: lease stamped, due when the lease ends.
   const leaseEnds = Date.now() + 400
-  await db.collection('webhook_jobs').insertOne({ _id: `dead:${sub._id}` as any, deliveryId: randomUUID(), subscriptionId: sub._id, event: { id: 'dead', type: 'webhook.test', version: 'v1', userId: user.userId, subscriptionId: sub._id }, attempt: 0, state: 'pending', lease: 'gone', dueAt: new Date(leaseEnds), createdAt: new Date() })
+  await db.collection('webhook_jobs').insertOne({
+    _id: `dead:${sub._id}` as any,
+    deliveryId: randomUUID(),
+    subscriptionId: sub._id,
+    event: { id: 'dead', type: 'webhook.test', version: 'v1', userId: user.userId, subscriptionId: sub._id },
+    attempt: 0,
+    state: 'pending',
+    lease: 'gone',
+    dueAt: new Date(leaseEnds),
+    createdAt: new Date()
+  })
   await new Promise((resolve) => setTimeout(resolve, 200))
   t.equal(rx.received.length, 0, 'not taken while the lease holds')
   const [got] = await rx.waitFor(1)
@@ -50,8 +68,14 @@ t.test('two workers on one database deliver each attempt once', async (t) => {
   await subscribe(a.app, user, rx.url, ['logs.*'])
   const N = 150
   const ctx: any = { identity: { kind: 'user', userId: user.userId, roles: ['user'] }, surface: 'graphql' }
-  await a.app.svc.services.get('logs').createMany(ctx, Array.from({ length: N / 2 }, (_, i) => ({ line: `a${i}` })))
-  await b.app.svc.services.get('logs').createMany(ctx, Array.from({ length: N / 2 }, (_, i) => ({ line: `b${i}` })))
+  await a.app.svc.services.get('logs').createMany(
+    ctx,
+    Array.from({ length: N / 2 }, (_, i) => ({ line: `a${i}` }))
+  )
+  await b.app.svc.services.get('logs').createMany(
+    ctx,
+    Array.from({ length: N / 2 }, (_, i) => ({ line: `b${i}` }))
+  )
   await rx.waitFor(N, 60_000)
   await new Promise((resolve) => setTimeout(resolve, 300))
   const ids = rx.received.map((r) => r.headers['x-svc-delivery'])

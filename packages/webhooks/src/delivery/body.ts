@@ -7,7 +7,11 @@ import type { EventPayload } from '../jobs/job-store.js'
 export function deliveryBody (ev: EventPayload, deliveredAt: Date): string {
   const head = { id: ev.id, type: ev.type, version: ev.version, userId: ev.userId }
   const at = deliveredAt.toISOString()
-  if (ev.subscriptionId !== undefined) return JSON.stringify({ ...head, subscriptionId: ev.subscriptionId, deliveredAt: at })
-  if (ev.numAffected !== undefined) return JSON.stringify({ ...head, filter: ev.filter ?? {}, numAffected: ev.numAffected, deliveredAt: at })
+  if (ev.subscriptionId !== undefined) {
+    return JSON.stringify({ ...head, subscriptionId: ev.subscriptionId, deliveredAt: at })
+  }
+  if (ev.numAffected !== undefined) {
+    return JSON.stringify({ ...head, filter: ev.filter ?? {}, numAffected: ev.numAffected, deliveredAt: at })
+  }
   return JSON.stringify({ ...head, recordId: ev.recordId, record: ev.record, deliveredAt: at })
 }

@@ -35,7 +35,7 @@ export class DeliveriesLog {
   }
 
   /** Newest first. The caller has checked the subscription is the tenant's. */
-  async page (subscriptionId: string, skip: number, limit: number): Promise<{ rows: DeliveryRow[], total: number }> {
+  async page (subscriptionId: string, skip: number, limit: number): Promise<{ rows: DeliveryRow[]; total: number }> {
     const [rows, total] = await Promise.all([
       this.col.find({ subscriptionId }).sort({ at: -1, attempt: -1 }).skip(skip).limit(limit).toArray(),
       this.col.countDocuments({ subscriptionId })

@@ -20,11 +20,17 @@ export interface Health {
  * adds one. Any 2xx sets `lastDeliveryAt`. Subscriptions that missed are checked against
  * DISABLE_AFTER afterwards.
  */
-export function subscriptionUpdates (outcomes: Health[]): { updates: Array<AnyBulkWriteOperation<SubscriptionDoc>>, disable: string[] } {
-  const bySub = new Map<string, { reset: boolean, missesAfter: number, lastDelivered: Date | null }>()
+export function subscriptionUpdates (outcomes: Health[]): {
+  updates: Array<AnyBulkWriteOperation<SubscriptionDoc>>
+  disable: string[]
+} {
+  const bySub = new Map<string, { reset: boolean; missesAfter: number; lastDelivered: Date | null }>()
   for (const { sub, healthy, delivered, at } of outcomes) {
     const s = bySub.get(sub._id) ?? { reset: false, missesAfter: 0, lastDelivered: null }
-    if (healthy) { s.reset = true; s.missesAfter = 0 } else s.missesAfter++
+    if (healthy) {
+      s.reset = true
+      s.missesAfter = 0
+    } else s.missesAfter++
     if (delivered) s.lastDelivered = at
     bySub.set(sub._id, s)
   }

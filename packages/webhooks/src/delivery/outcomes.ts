@@ -6,7 +6,12 @@ import { DISABLE_AFTER, subscriptionUpdates, type Health } from './failure-count
 import type { SendResult } from './sender.js'
 
 /** A finished job: attempted (`res`), or dropped because its subscription is gone or disabled. */
-export interface Outcome { job: JobDoc, sub?: SubscriptionDoc, res?: SendResult, at: Date }
+export interface Outcome {
+  job: JobDoc
+  sub?: SubscriptionDoc
+  res?: SendResult
+  at: Date
+}
 
 export interface OutcomeDeps {
   jobs: JobStore
@@ -33,7 +38,9 @@ export class OutcomeWriter {
 
   push (outcome: Outcome): void {
     this.#buffer.push(outcome)
-    this.#writing ??= this.#drain().finally(() => { this.#writing = null })
+    this.#writing ??= this.#drain().finally(() => {
+      this.#writing = null
+    })
   }
 
   /** Resolves once everything pushed so far is written. */
@@ -55,7 +62,7 @@ export class OutcomeWriter {
 
   async #write (batch: Outcome[]): Promise<void> {
     const { jobs, subscriptions, deliveries, retrySchedule, latencyBudgetMs } = this.#d
-    const settled: Array<{ job: JobDoc, set: Partial<JobDoc> }> = []
+    const settled: Array<{ job: JobDoc; set: Partial<JobDoc> }> = []
     const rows: DeliveryRow[] = []
     const health: Health[] = []
     for (const { job, sub, res, at } of batch) {
@@ -65,8 +72,21 @@ export class OutcomeWriter {
       }
       const attempt = job.attempt + 1
       const slow = res.ok && res.durationMs > latencyBudgetMs
-      const error = slow ? `slow: answered in ${res.durationMs} ms, over the ${latencyBudgetMs} ms latency budget` : res.error
-      rows.push({ _id: `${job.deliveryId}:${attempt}`, subscriptionId: sub._id, deliveryId: job.deliveryId, event: job.event.type, attempt, status: res.ok ? 'success' : 'failure', responseCode: res.responseCode, durationMs: res.durationMs, error, at })
+      const error = slow
+        ? `slow: answered in ${res.durationMs} ms, over the ${latencyBudgetMs} ms latency budget`
+        : res.error
+      rows.push({
+        _id: `${job.deliveryId}:${attempt}`,
+        subscriptionId: sub._id,
+        deliveryId: job.deliveryId,
+        event: job.event.type,
+        attempt,
+        status: res.ok ? 'success' : 'failure',
+        responseCode: res.responseCode,
+        durationMs: res.durationMs,
+        error,
+        at
+      })
       health.push({ sub, healthy: res.ok && !slow, delivered: res.ok, at })
       const delay = retrySchedule[attempt - 1]
       if (res.ok) settled.push({ job, set: { state: 'delivered', attempt } })
@@ -77,8 +97,11 @@ export class OutcomeWriter {
     // The subscriptions first: a retry becomes due only once its subscription's health (and a disable) is stored.
     const { updates, disable } = subscriptionUpdates(health)
     if (updates.length > 0) await subscriptions.col.bulkWrite(updates, { ordered: false })
-    if (disable.length > 0 && await subscriptions.disableFailing(disable, DISABLE_AFTER) > 0) {
-      this.#d.log.warn({ subscriptionIds: disable }, 'webhook subscription disabled after consecutive failures or slow answers')
+    if (disable.length > 0 && (await subscriptions.disableFailing(disable, DISABLE_AFTER)) > 0) {
+      this.#d.log.warn(
+        { subscriptionIds: disable },
+        'webhook subscription disabled after consecutive failures or slow answers'
+      )
     }
     await jobs.settleJobs(settled)
   }

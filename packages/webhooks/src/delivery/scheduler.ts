@@ -91,8 +91,15 @@ export class DeliveryScheduler {
 
   async #sleep (): Promise<void> {
     await new Promise<void>((resolve) => {
-      const timer = setTimeout(() => { this.#wake = null; resolve() }, this.#d.pollIntervalMs)
-      this.#wake = () => { clearTimeout(timer); this.#wake = null; resolve() }
+      const timer = setTimeout(() => {
+        this.#wake = null
+        resolve()
+      }, this.#d.pollIntervalMs)
+      this.#wake = () => {
+        clearTimeout(timer)
+        this.#wake = null
+        resolve()
+      }
     })
   }
 
@@ -117,7 +124,10 @@ export class DeliveryScheduler {
     }
     this.#backlog = this.#due.length > 0
     if (picked.length === 0) return false
-    const claimed = await this.#d.jobs.claim(picked.map((p) => p.job), this.#d.leaseMs)
+    const claimed = await this.#d.jobs.claim(
+      picked.map((p) => p.job),
+      this.#d.leaseMs
+    )
     const subs = new Map(picked.map((p) => [p.job._id, p.sub]))
     for (const job of claimed) this.#start(job, subs.get(job._id))
     return claimed.length > 0 && this.#due.length > 0 && this.#inFlight.size < this.#d.concurrency
@@ -133,22 +143,31 @@ export class DeliveryScheduler {
   }
 
   /** Takes from `#due`, in order, what fits in `free` slots and the subscriptions' and tenants' limits. */
-  async #pick (free: number): Promise<Array<{ job: JobDoc, sub: SubscriptionDoc | undefined }>> {
+  async #pick (free: number): Promise<Array<{ job: JobDoc; sub: SubscriptionDoc | undefined }>> {
     if (this.#due.length === 0) return []
     const subs = await this.#d.subscriptions.byIds([...new Set(this.#due.map((j) => j.subscriptionId))])
     for (const [id, sub] of subs) if (this.#busy.has(id)) this.#busy.set(id, sub)
     const bySub = new Map(this.#bySub)
     const byTenant = new Map(this.#byTenant)
-    const picked: Array<{ job: JobDoc, sub: SubscriptionDoc | undefined }> = []
+    const picked: Array<{ job: JobDoc; sub: SubscriptionDoc | undefined }> = []
     const kept: JobDoc[] = []
     for (const job of this.#due) {
       const sub = subs.get(job.subscriptionId)
-      if (picked.length >= free) { kept.push(job); continue }
+      if (picked.length >= free) {
+        kept.push(job)
+        continue
+      }
       // A job of a removed or disabled subscription is dropped without a request: it needs no share.
-      if (sub === undefined || !sub.active) { picked.push({ job, sub }); continue }
+      if (sub === undefined || !sub.active) {
+        picked.push({ job, sub })
+        continue
+      }
       const tenant = job.tenant ?? tenantOf(sub)
       const limit = sub.failureCount > 0 ? 1 : this.#d.perSubscription
-      if ((bySub.get(sub._id) ?? 0) >= limit || (byTenant.get(tenant) ?? 0) >= this.#d.perTenant) { kept.push(job); continue }
+      if ((bySub.get(sub._id) ?? 0) >= limit || (byTenant.get(tenant) ?? 0) >= this.#d.perTenant) {
+        kept.push(job)
+        continue
+      }
       bySub.set(sub._id, (bySub.get(sub._id) ?? 0) + 1)
       byTenant.set(tenant, (byTenant.get(tenant) ?? 0) + 1)
       picked.push({ job, sub })
@@ -159,7 +178,7 @@ export class DeliveryScheduler {
 
   #start (job: JobDoc, sub: SubscriptionDoc | undefined): void {
     const live = sub !== undefined && sub.active ? sub : undefined
-    const tenant = live === undefined ? null : job.tenant ?? tenantOf(live)
+    const tenant = live === undefined ? null : (job.tenant ?? tenantOf(live))
     if (live !== undefined && tenant !== null) {
       this.#busy.set(live._id, live)
       this.#bySub.set(live._id, (this.#bySub.get(live._id) ?? 0) + 1)
@@ -167,8 +186,22 @@ export class DeliveryScheduler {
     }
     const attempt = (async () => {
       const at = new Date()
-      const res = live === undefined ? undefined : await this.#d.sender.send({ url: live.url, secret: live.secret, type: job.event.type, deliveryId: job.deliveryId, body: deliveryBody(job.event, at) })
-      this.#d.outcomes.push({ job, ...(live !== undefined ? { sub: live } : {}), ...(res !== undefined ? { res } : {}), at })
+      const res =
+        live === undefined
+          ? undefined
+          : await this.#d.sender.send({
+            url: live.url,
+            secret: live.secret,
+            type: job.event.type,
+            deliveryId: job.deliveryId,
+            body: deliveryBody(job.event, at)
+          })
+      this.#d.outcomes.push({
+        job,
+        ...(live !== undefined ? { sub: live } : {}),
+        ...(res !== undefined ? { res } : {}),
+        at
+      })
     })().finally(() => {
       this.#inFlight.delete(attempt)
       if (live !== undefined && tenant !== null) {

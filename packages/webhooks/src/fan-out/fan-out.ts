@@ -40,8 +40,11 @@ export async function fanOut (events: readonly FanOutEvent[], d: FanOutDeps): Pr
   const jobs: JobDoc[] = []
   for (const ev of events) {
     for (const sub of subs) {
-      const mine = sub.declaredBy !== undefined ? sub.declaredBy === `${ev.version}/${ev.path}` : sub.userId === ev.userId
-      if (mine && eventTypeMatches(sub.events, ev.type)) jobs.push(newJob(ev.id, sub._id, tenantOf(sub), payload(ev, d.project(ev, sub)), now))
+      const mine =
+        sub.declaredBy !== undefined ? sub.declaredBy === `${ev.version}/${ev.path}` : sub.userId === ev.userId
+      if (mine && eventTypeMatches(sub.events, ev.type)) {
+        jobs.push(newJob(ev.id, sub._id, tenantOf(sub), payload(ev, d.project(ev, sub)), now))
+      }
     }
   }
   const fresh = await d.jobs.addJobs(jobs)

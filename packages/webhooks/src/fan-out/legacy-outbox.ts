@@ -33,10 +33,15 @@ export class LegacyOutbox {
     for (;;) {
       const now = new Date()
       const due = { dueAt: { $lte: now } }
-      const ids = (await this.#rows.find(due, { projection: { _id: 1 }, sort: { dueAt: 1 }, limit: batch }).toArray()).map((r) => r._id)
+      const ids = (
+        await this.#rows.find(due, { projection: { _id: 1 }, sort: { dueAt: 1 }, limit: batch }).toArray()
+      ).map((r) => r._id)
       if (ids.length === 0) return total
       const lease = randomUUID()
-      await this.#rows.updateMany({ ...due, _id: { $in: ids } }, { $set: { dueAt: new Date(now.getTime() + this.#leaseMs), lease } })
+      await this.#rows.updateMany(
+        { ...due, _id: { $in: ids } },
+        { $set: { dueAt: new Date(now.getTime() + this.#leaseMs), lease } }
+      )
       const rows = await this.#rows.find({ _id: { $in: ids }, lease }).toArray()
       await fan(rows)
       await this.#rows.deleteMany({ _id: { $in: rows.map((r) => r._id) }, lease })

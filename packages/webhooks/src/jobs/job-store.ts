@@ -91,14 +91,33 @@ export class JobStore {
   }
 
   /** Settles claimed jobs (next attempt or final state); a job whose lease was lost is left alone. */
-  async settleJobs (settled: Array<{ job: JobDoc, set: Partial<JobDoc> }>): Promise<void> {
+  async settleJobs (settled: Array<{ job: JobDoc; set: Partial<JobDoc> }>): Promise<void> {
     if (settled.length === 0) return
-    await this.jobs.bulkWrite(settled.map(({ job, set }) => ({
-      updateOne: { filter: { _id: job._id, lease: job.lease }, update: { $set: set, $unset: { lease: '' } } }
-    })), { ordered: false })
+    await this.jobs.bulkWrite(
+      settled.map(({ job, set }) => ({
+        updateOne: { filter: { _id: job._id, lease: job.lease }, update: { $set: set, $unset: { lease: '' } } }
+      })),
+      { ordered: false }
+    )
   }
 }
 
-export function newJob (eventId: string, subscriptionId: string, tenant: string, event: EventPayload, now: Date): JobDoc {
-  return { _id: `${eventId}:${subscriptionId}`, deliveryId: randomUUID(), subscriptionId, tenant, event, attempt: 0, state: 'pending', dueAt: now, createdAt: now }
+export function newJob (
+  eventId: string,
+  subscriptionId: string,
+  tenant: string,
+  event: EventPayload,
+  now: Date
+): JobDoc {
+  return {
+    _id: `${eventId}:${subscriptionId}`,
+    deliveryId: randomUUID(),
+    subscriptionId,
+    tenant,
+    event,
+    attempt: 0,
+    state: 'pending',
+    dueAt: now,
+    createdAt: now
+  }
 }

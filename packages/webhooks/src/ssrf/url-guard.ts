@@ -3,13 +3,20 @@ import { ValidationError } from '@svc/core'
 import { ipLiteral, isPublicAddress } from './address-policy.js'
 
 /** `dns.lookup` with `{ all: true }` semantics; tests pass a local resolver. */
-export type Lookup = (hostname: string, options: { all: true }, callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void
+export type Lookup = (
+  hostname: string,
+  options: { all: true },
+  callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void
+) => void
 
 /** CONTRACT: a refused URL is 400 VALIDATION with one of these `details.reason`s. */
 export type RefusalReason = 'PRIVATE_ADDRESS' | 'SCHEME' | 'UNRESOLVABLE'
 
 export class UrlRefusedError extends ValidationError {
-  constructor (readonly reason: RefusalReason, message: string) {
+  constructor (
+    readonly reason: RefusalReason,
+    message: string
+  ) {
     super(message, { field: 'url', reason })
   }
 }
@@ -21,7 +28,9 @@ function parseHttpUrl (raw: string): URL {
   } catch {
     throw new UrlRefusedError('SCHEME', 'url must be an absolute http(s) URL')
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UrlRefusedError('SCHEME', `url scheme ${url.protocol} is not allowed (http or https)`)
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new UrlRefusedError('SCHEME', `url scheme ${url.protocol} is not allowed (http or https)`)
+  }
   return url
 }
 
@@ -57,26 +66,33 @@ export class UrlGuard {
   precheck (raw: string): void {
     const { hostname } = parseHttpUrl(raw)
     const literal = ipLiteral(hostname)
-    if (literal !== null && !this.#allowPrivate && !isPublicAddress(literal)) throw new UrlRefusedError('PRIVATE_ADDRESS', `url host ${hostname} is a non-public address`)
+    if (literal !== null && !this.#allowPrivate && !isPublicAddress(literal)) {
+      throw new UrlRefusedError('PRIVATE_ADDRESS', `url host ${hostname} is a non-public address`)
+    }
   }
 
   /** Addresses of a host (an IP literal stands for itself), each one checked. */
   async resolve (hostname: string): Promise<LookupAddress[]> {
     const literal = ipLiteral(hostname)
-    const addresses = literal !== null
-      ? [{ address: literal, family: literal.includes(':') ? 6 : 4 }]
-      : await this.#resolveName(hostname)
+    const addresses =
+      literal !== null
+        ? [{ address: literal, family: literal.includes(':') ? 6 : 4 }]
+        : await this.#resolveName(hostname)
     if (!this.#allowPrivate) {
       const bad = addresses.some((a) => !isPublicAddress(a.address))
       // Never the address itself: a refusal must not tell a caller what an internal name resolves to.
-      if (bad) throw new UrlRefusedError('PRIVATE_ADDRESS', `url host ${hostname} is or resolves to a non-public address`)
+      if (bad) {
+        throw new UrlRefusedError('PRIVATE_ADDRESS', `url host ${hostname} is or resolves to a non-public address`)
+      }
     }
     return addresses
   }
 
   async #resolveName (hostname: string): Promise<LookupAddress[]> {
     const addresses = await new Promise<LookupAddress[]>((resolve) => {
-      this.#lookup(hostname, { all: true }, (err, list) => { resolve(err != null || !Array.isArray(list) ? [] : list) })
+      this.#lookup(hostname, { all: true }, (err, list) => {
+        resolve(err != null || !Array.isArray(list) ? [] : list)
+      })
     })
     if (addresses.length === 0) throw new UrlRefusedError('UNRESOLVABLE', `url host ${hostname} does not resolve`)
     return addresses
@@ -87,9 +103,14 @@ export class UrlGuard {
    * only to those (undici passes it through `connect.lookup`).
    */
   readonly connectLookup = (hostname: string, options: { all?: boolean }, callback: (...args: any[]) => void): void => {
-    this.resolve(hostname).then((list) => {
-      if (options.all === true) callback(null, list)
-      else callback(null, list[0].address, list[0].family)
-    }, (err: unknown) => { callback(err) })
+    this.resolve(hostname).then(
+      (list) => {
+        if (options.all === true) callback(null, list)
+        else callback(null, list[0].address, list[0].family)
+      },
+      (err: unknown) => {
+        callback(err)
+      }
+    )
   }
 }

@@ -23,7 +23,12 @@ export async function syncDeclared (store: SubscriptionStore, models: ResourceMo
     if (endpoints.length > 0) checkEventPatterns(events)
     const ids: string[] = []
     for (const [i, ep] of endpoints.entries()) {
-      if (typeof ep?.url !== 'string' || !/^https?:\/\//.test(ep.url) || typeof ep.secret !== 'string' || ep.secret === '') {
+      if (
+        typeof ep?.url !== 'string' ||
+        !/^https?:\/\//.test(ep.url) ||
+        typeof ep.secret !== 'string' ||
+        ep.secret === ''
+      ) {
         throw new Error(`@svc/webhooks: ${model.source} webhooks.endpoints[${i}] needs an http(s) url and a secret`)
       }
       await store.upsertDeclared(declaredBy, i, events, ep.url, ep.secret)

@@ -88,7 +88,7 @@ export class SubscriptionStore {
     return doc
   }
 
-  async list (userId: string, skip: number, limit: number): Promise<{ docs: SubscriptionDoc[], total: number }> {
+  async list (userId: string, skip: number, limit: number): Promise<{ docs: SubscriptionDoc[]; total: number }> {
     const [docs, total] = await Promise.all([
       this.col.find({ userId }).sort({ createdAt: -1, _id: 1 }).skip(skip).limit(limit).toArray(),
       this.col.countDocuments({ userId })
@@ -101,7 +101,11 @@ export class SubscriptionStore {
   }
 
   /** `active: true` re-enables and resets `failureCount` (CONTRACT). */
-  async update (userId: string, id: string, patch: { events?: string[], url?: string, active?: boolean }): Promise<SubscriptionDoc | null> {
+  async update (
+    userId: string,
+    id: string,
+    patch: { events?: string[]; url?: string; active?: boolean }
+  ): Promise<SubscriptionDoc | null> {
     const set: Partial<SubscriptionDoc> = { ...patch, updatedAt: new Date() }
     if (patch.active === true) set.failureCount = 0
     return await this.col.findOneAndUpdate({ _id: id, userId }, { $set: set }, { returnDocument: 'after' })
@@ -113,7 +117,9 @@ export class SubscriptionStore {
 
   /** Active subscriptions that may see events of these tenants or of these schemas (declared endpoints). */
   async candidates (userIds: string[], declaredBy: string[]): Promise<SubscriptionDoc[]> {
-    return await this.col.find({ active: true, $or: [{ userId: { $in: userIds } }, { declaredBy: { $in: declaredBy } }] }).toArray()
+    return await this.col
+      .find({ active: true, $or: [{ userId: { $in: userIds } }, { declaredBy: { $in: declaredBy } }] })
+      .toArray()
   }
 
   async byIds (ids: string[]): Promise<Map<string, SubscriptionDoc>> {
@@ -123,12 +129,21 @@ export class SubscriptionStore {
 
   /** Turns off the given subscriptions that reached `threshold` consecutive failures; answers how many. */
   async disableFailing (ids: string[], threshold: number): Promise<number> {
-    const res = await this.col.updateMany({ _id: { $in: ids }, active: true, failureCount: { $gte: threshold } }, { $set: { active: false, updatedAt: new Date() } })
+    const res = await this.col.updateMany(
+      { _id: { $in: ids }, active: true, failureCount: { $gte: threshold } },
+      { $set: { active: false, updatedAt: new Date() } }
+    )
     return res.modifiedCount
   }
 
   /** Schema-declared endpoints are kept as subscriptions (delivery state, attempt rows); ids are stable across boots. */
-  async upsertDeclared (declaredBy: string, index: number, events: string[], url: string, secret: string): Promise<void> {
+  async upsertDeclared (
+    declaredBy: string,
+    index: number,
+    events: string[],
+    url: string,
+    secret: string
+  ): Promise<void> {
     const now = new Date()
     await this.col.updateOne(
       { _id: `declared:${declaredBy}:${index}` },
