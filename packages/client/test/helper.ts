@@ -26,21 +26,29 @@ export interface LiveServer {
 
 async function freePort (): Promise<number> {
   return await new Promise((resolve, reject) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number }
-      s.close(() => resolve(port))
-    }).on('error', reject)
+    const s = createServer()
+      .listen(0, '127.0.0.1', () => {
+        const { port } = s.address() as { port: number }
+        s.close(() => resolve(port))
+      })
+      .on('error', reject)
   })
 }
 
 /** The reference plugin set (core, soft delete, audit, files) listening on an ephemeral port. */
-export async function startServer (t: Test, schemas: unknown[], extraRoutes?: (app: FastifyInstance) => void): Promise<LiveServer> {
+export async function startServer (
+  t: Test,
+  schemas: unknown[],
+  extraRoutes?: (app: FastifyInstance) => void
+): Promise<LiveServer> {
   const { db } = await getTestDb(t)
   const port = await freePort()
   const url = `http://127.0.0.1:${port}`
   // As the reference server does: a UUID per request, answered in `x-request-id`.
   const app = Fastify({ ...svcServerOptions, logger: false, genReqId: () => randomUUID() })
-  app.addHook('onSend', async (request, reply) => { reply.header('x-request-id', request.id) })
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id)
+  })
   await app.register(svcCore, { db, jwtSecret: JWT_SECRET, bcryptRounds: 4, schemas, publicBaseUrl: url })
   await app.register(softDelete, { sweepIntervalMs: 0 })
   await app.register(audit)
@@ -64,7 +72,10 @@ export function writeClient (t: Test, name: string, describe: DescribeDocument, 
 }
 
 /** A 1×1 PNG's signature and IHDR: enough for the type sniffer. */
-export const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108000000003a7e9b55' + '00'.repeat(64), 'hex')
+export const PNG = Buffer.from(
+  '89504e470d0a1a0a0000000d49484452000000010000000108000000003a7e9b55' + '00'.repeat(64),
+  'hex'
+)
 
 let seq = 0
 /** A unique e-mail for `register`. */

@@ -12,9 +12,15 @@ import { isSvcError, type RecordEvent } from '../src/index.js'
 import { crm } from './fixtures/schemas.js'
 import { JWT_SECRET } from './helper.js'
 
-async function serve (t: Test, db: Db, port = 0): Promise<{ app: FastifyInstance, url: string }> {
+async function serve (t: Test, db: Db, port = 0): Promise<{ app: FastifyInstance; url: string }> {
   const app = Fastify({ logger: false })
-  await app.register(svcCore, { db, jwtSecret: JWT_SECRET, bcryptRounds: 4, schemas: crm, eventLog: { pollMs: 20, leaseMs: 1500 } })
+  await app.register(svcCore, {
+    db,
+    jwtSecret: JWT_SECRET,
+    bcryptRounds: 4,
+    schemas: crm,
+    eventLog: { pollMs: 20, leaseMs: 1500 }
+  })
   await app.register(softDelete, { sweepIntervalMs: 0 })
   await app.register(realtime)
   t.teardown(async () => await app.close())
@@ -40,12 +46,23 @@ t.test('subscribe: typed events of the caller, resumed exactly once and in order
   const bobApi: Api = createClient({ baseUrl: first.url, accessToken: bob.headers.authorization.slice(7) })
   const seen: Array<RecordEvent<{ name?: string }>> = []
   const disconnects: unknown[] = []
-  const sub = api.companies.subscribe(async (e) => {
-    // Handlers run one at a time: a slow one holds the next event back, never reorders it.
-    await new Promise((resolve) => setTimeout(resolve, 5))
-    seen.push(e)
-  }, { types: ['created', 'companies.updated'], retryDelayMs: 50, onDisconnect: (err) => { disconnects.push(err) } })
-  t.teardown(() => { sub.close() })
+  const sub = api.companies.subscribe(
+    async (e) => {
+      // Handlers run one at a time: a slow one holds the next event back, never reorders it.
+      await new Promise((resolve) => setTimeout(resolve, 5))
+      seen.push(e)
+    },
+    {
+      types: ['created', 'companies.updated'],
+      retryDelayMs: 50,
+      onDisconnect: (err) => {
+        disconnects.push(err)
+      }
+    }
+  )
+  t.teardown(() => {
+    sub.close()
+  })
   await sub.ready
   const acme = await api.companies.create({ name: 'Acme' })
   await bobApi.companies.create({ name: 'Bob Inc' })
@@ -53,7 +70,15 @@ t.test('subscribe: typed events of the caller, resumed exactly once and in order
   await api.companies.delete(acme._id)
   await api.companies.create({ name: 'last before restart' })
   await until(() => seen.length === 3)
-  t.same(seen.map((e) => [e.type, e.record?.name]), [['companies.created', 'Acme'], ['companies.updated', 'Acme 2'], ['companies.created', 'last before restart']], 'typed, filtered, alice\'s only')
+  t.same(
+    seen.map((e) => [e.type, e.record?.name]),
+    [
+      ['companies.created', 'Acme'],
+      ['companies.updated', 'Acme 2'],
+      ['companies.created', 'last before restart']
+    ],
+    "typed, filtered, alice's only"
+  )
   t.equal(sub.lastEventId, seen[2].cursor, 'the cursor of the last event handled')
 
   await first.app.close()
@@ -64,27 +89,46 @@ t.test('subscribe: typed events of the caller, resumed exactly once and in order
   await api2.companies.create({ name: 'live again' })
   await until(() => seen.length === 9)
   await new Promise((resolve) => setTimeout(resolve, 200))
-  t.same(seen.slice(3).map((e) => e.record?.name), ['while away 0', 'while away 1', 'while away 2', 'while away 3', 'while away 4', 'live again'], 'resumed once, in order')
+  t.same(
+    seen.slice(3).map((e) => e.record?.name),
+    ['while away 0', 'while away 1', 'while away 2', 'while away 3', 'while away 4', 'live again'],
+    'resumed once, in order'
+  )
   t.equal(new Set(seen.map((e) => e.id)).size, 9, 'no event twice')
   t.ok(disconnects.length >= 1, 'the restart was seen as a disconnect')
   sub.close()
   await sub.done
 })
 
-t.test('subscribe: fatal answers stop it; another resource\'s type is refused at once', async (t) => {
+t.test("subscribe: fatal answers stop it; another resource's type is refused at once", async (t) => {
   const { db } = await getTestDb(t)
   const { url } = await serve(t, db)
   const api: Api = createClient({ baseUrl: url, accessToken: tokenUser(JWT_SECRET).headers.authorization.slice(7) })
   const bad = api.deals.subscribe(() => {}, { lastEventId: 'not-a-cursor' })
-  await bad.done.then(() => t.fail('resolved'), (err) => {
-    t.ok(isSvcError(err, 'VALIDATION'), 'an altered cursor is fatal, not retried')
-  })
+  await bad.done.then(
+    () => t.fail('resolved'),
+    (err) => {
+      t.ok(isSvcError(err, 'VALIDATION'), 'an altered cursor is fatal, not retried')
+    }
+  )
   const anon: Api = createClient({ baseUrl: url })
   const refused = anon.deals.subscribe(() => {})
-  await refused.done.then(() => t.fail('resolved'), (err) => { t.ok(isSvcError(err, 'UNAUTHENTICATED')) })
+  await refused.done.then(
+    () => t.fail('resolved'),
+    (err) => {
+      t.ok(isSvcError(err, 'UNAUTHENTICATED'))
+    }
+  )
   t.throws(() => api.deals.subscribe(() => {}, { types: ['contacts.created' as never] }), /not an event of deals/)
-  const failing = api.deals.subscribe(() => { throw new Error('handler bug') })
+  const failing = api.deals.subscribe(() => {
+    throw new Error('handler bug')
+  })
   await failing.ready
   await api.deals.create({ title: 'x', amount: 1 })
-  await failing.done.then(() => t.fail('resolved'), (err) => { t.match(err, { message: 'handler bug' }, 'a throwing handler ends the subscription with its error') })
+  await failing.done.then(
+    () => t.fail('resolved'),
+    (err) => {
+      t.match(err, { message: 'handler bug' }, 'a throwing handler ends the subscription with its error')
+    }
+  )
 })

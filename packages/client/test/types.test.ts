@@ -10,34 +10,131 @@ import { generateClient, type DescribeDocument } from '../src/generate/index.js'
 import { crm, extra } from './fixtures/schemas.js'
 import { startServer } from './helper.js'
 
-const HEAD = "import { createClient } from './index.js'\nconst api = createClient({ baseUrl: 'http://127.0.0.1:3000' })\nexport async function f (id: string): Promise<unknown> {\n"
+const HEAD =
+  "import { createClient } from './index.js'\nconst api = createClient({ baseUrl: 'http://127.0.0.1:3000' })\nexport async function f (id: string): Promise<unknown> {\n"
 
 // Each body must fail on its line (the first of the body) with a message matching `error`.
-const MUST_FAIL: Array<{ name: string, body: string, error: RegExp }> = [
-  { name: 'a wrong field name in a filter', body: 'return await api.deals.list({ filter: { amout: 1 } })', error: /'amout' does not exist in type 'DealsFilter'/ },
-  { name: 'an operator the field type does not allow', body: "return await api.deals.list({ filter: { amount: { $regex: '^1' } } })", error: /'\$regex' does not exist in type 'NumberOps'/ },
-  { name: 'an operator outside the allow-list', body: "return await api.contacts.list({ filter: { email: { $where: 'x' } } })", error: /'\$where' does not exist in type 'StringOps'/ },
-  { name: 'restore on a schema without soft delete', body: 'return await api.logs.restore(id)', error: /Property 'restore' does not exist on type 'LogsClient'/ },
-  { name: 'history on a schema without audit', body: 'return await api.logs.history(id)', error: /Property 'history' does not exist on type 'LogsClient'/ },
-  { name: 'a value outside an enum', body: "return await api.deals.list({ filter: { stage: 'wonn' } })", error: /'"wonn"' is not assignable/ },
-  { name: 'an unknown sort key', body: "return await api.deals.list({ sort: ['amout:desc'] })", error: /'"amout:desc"' is not assignable to type 'SortSpec<DealsSortKey>'/ },
-  { name: 'an unknown relation in include', body: "return await api.deals.get(id, { include: ['compnay'] })", error: /'"compnay"' is not assignable/ },
-  { name: 'a relation that was not included', body: 'return (await api.deals.get(id)).company', error: /Property 'company' does not exist/ },
-  { name: 'an illegal move from a narrowed state', body: "const d = await api.deals.get(id); if (d.approval === 'draft') await api.deals.transitionApproval(d, 'approved'); return d", error: /'"approved"' is not assignable to parameter of type '"submitted"'/ },
-  { name: 'an illegal move from the state create answers', body: "return await api.deals.transitionApproval(await api.deals.create({ title: 't', amount: 1 }), 'rejected')", error: /'"rejected"' is not assignable to parameter of type '"submitted"'/ },
-  { name: 'a move from a final state', body: "const d = await api.deals.get(id); if (d.approval === 'approved') await api.deals.transitionApproval(d, 'draft'); return d", error: /'"draft"' is not assignable to parameter of type 'never'/ },
-  { name: 'a state outside the machine, by id', body: "return await api.supportTickets.transitionReview(id, 'maybe')", error: /'"maybe"' is not assignable/ },
-  { name: 'a computed field in a create', body: "return await api.contacts.create({ firstName: 'a', lastName: 'b', email: 'c@d.e', fullName: 'x' })", error: /'fullName' does not exist in type 'ContactsCreate'/ },
-  { name: 'a file field in an update', body: 'return await api.contacts.update(id, { avatar: null })', error: /'avatar' does not exist in type 'ContactsUpdate'/ },
-  { name: 'a missing required field', body: "return await api.deals.create({ title: 't' })", error: /Property 'amount' is missing/ },
-  { name: 'null on a required field', body: 'return await api.deals.update(id, { title: null })', error: /'null' is not assignable to type 'string/ },
-  { name: 'a file method of a schema without that file', body: 'return await api.tasks.uploadAvatar(id, new Blob([]))', error: /Property 'uploadAvatar' does not exist on type 'TasksClient'/ },
-  { name: 'an unknown aggregation parameter', body: 'return await api.deals.aggregations.byStage({ minAmout: 1 })', error: /'minAmout' does not exist/ },
-  { name: 'a required aggregation parameter left out', body: 'return await api.specimens.aggregations.byGrade({})', error: /Property 'since' is missing/ },
-  { name: 'a number outside a numeric enum', body: 'return await api.specimens.create({ grade: 5 })', error: /Type '5' is not assignable to type '1 \| 2 \| 3 \| undefined'/ },
-  { name: 'a nested path that does not exist', body: "return await api.specimens.list({ filter: { 'parts.size.corners': 4 } })", error: /'parts\.size\.corners'' does not exist in type 'SpecimensFilter'/ },
-  { name: 'deletedAt on a schema without soft delete', body: "return await api.logs.list({ filter: { deletedAt: { $gte: '1970-01-01' } } })", error: /'deletedAt' does not exist in type 'LogsFilter'/ },
-  { name: 'a create asking for a later state', body: "return await api.deals.create({ title: 't', amount: 1, approval: 'approved' })", error: /'"approved"' is not assignable to type '"draft"'/ }
+const MUST_FAIL: Array<{ name: string; body: string; error: RegExp }> = [
+  {
+    name: 'a wrong field name in a filter',
+    body: 'return await api.deals.list({ filter: { amout: 1 } })',
+    error: /'amout' does not exist in type 'DealsFilter'/
+  },
+  {
+    name: 'an operator the field type does not allow',
+    body: "return await api.deals.list({ filter: { amount: { $regex: '^1' } } })",
+    error: /'\$regex' does not exist in type 'NumberOps'/
+  },
+  {
+    name: 'an operator outside the allow-list',
+    body: "return await api.contacts.list({ filter: { email: { $where: 'x' } } })",
+    error: /'\$where' does not exist in type 'StringOps'/
+  },
+  {
+    name: 'restore on a schema without soft delete',
+    body: 'return await api.logs.restore(id)',
+    error: /Property 'restore' does not exist on type 'LogsClient'/
+  },
+  {
+    name: 'history on a schema without audit',
+    body: 'return await api.logs.history(id)',
+    error: /Property 'history' does not exist on type 'LogsClient'/
+  },
+  {
+    name: 'a value outside an enum',
+    body: "return await api.deals.list({ filter: { stage: 'wonn' } })",
+    error: /'"wonn"' is not assignable/
+  },
+  {
+    name: 'an unknown sort key',
+    body: "return await api.deals.list({ sort: ['amout:desc'] })",
+    error: /'"amout:desc"' is not assignable to type 'SortSpec<DealsSortKey>'/
+  },
+  {
+    name: 'an unknown relation in include',
+    body: "return await api.deals.get(id, { include: ['compnay'] })",
+    error: /'"compnay"' is not assignable/
+  },
+  {
+    name: 'a relation that was not included',
+    body: 'return (await api.deals.get(id)).company',
+    error: /Property 'company' does not exist/
+  },
+  {
+    name: 'an illegal move from a narrowed state',
+    body: "const d = await api.deals.get(id); if (d.approval === 'draft') await api.deals.transitionApproval(d, 'approved'); return d",
+    error: /'"approved"' is not assignable to parameter of type '"submitted"'/
+  },
+  {
+    name: 'an illegal move from the state create answers',
+    body: "return await api.deals.transitionApproval(await api.deals.create({ title: 't', amount: 1 }), 'rejected')",
+    error: /'"rejected"' is not assignable to parameter of type '"submitted"'/
+  },
+  {
+    name: 'a move from a final state',
+    body: "const d = await api.deals.get(id); if (d.approval === 'approved') await api.deals.transitionApproval(d, 'draft'); return d",
+    error: /'"draft"' is not assignable to parameter of type 'never'/
+  },
+  {
+    name: 'a state outside the machine, by id',
+    body: "return await api.supportTickets.transitionReview(id, 'maybe')",
+    error: /'"maybe"' is not assignable/
+  },
+  {
+    name: 'a computed field in a create',
+    body: "return await api.contacts.create({ firstName: 'a', lastName: 'b', email: 'c@d.e', fullName: 'x' })",
+    error: /'fullName' does not exist in type 'ContactsCreate'/
+  },
+  {
+    name: 'a file field in an update',
+    body: 'return await api.contacts.update(id, { avatar: null })',
+    error: /'avatar' does not exist in type 'ContactsUpdate'/
+  },
+  {
+    name: 'a missing required field',
+    body: "return await api.deals.create({ title: 't' })",
+    error: /Property 'amount' is missing/
+  },
+  {
+    name: 'null on a required field',
+    body: 'return await api.deals.update(id, { title: null })',
+    error: /'null' is not assignable to type 'string/
+  },
+  {
+    name: 'a file method of a schema without that file',
+    body: 'return await api.tasks.uploadAvatar(id, new Blob([]))',
+    error: /Property 'uploadAvatar' does not exist on type 'TasksClient'/
+  },
+  {
+    name: 'an unknown aggregation parameter',
+    body: 'return await api.deals.aggregations.byStage({ minAmout: 1 })',
+    error: /'minAmout' does not exist/
+  },
+  {
+    name: 'a required aggregation parameter left out',
+    body: 'return await api.specimens.aggregations.byGrade({})',
+    error: /Property 'since' is missing/
+  },
+  {
+    name: 'a number outside a numeric enum',
+    body: 'return await api.specimens.create({ grade: 5 })',
+    error: /Type '5' is not assignable to type '1 \| 2 \| 3 \| undefined'/
+  },
+  {
+    name: 'a nested path that does not exist',
+    body: "return await api.specimens.list({ filter: { 'parts.size.corners': 4 } })",
+    error: /'parts\.size\.corners'' does not exist in type 'SpecimensFilter'/
+  },
+  {
+    name: 'deletedAt on a schema without soft delete',
+    body: "return await api.logs.list({ filter: { deletedAt: { $gte: '1970-01-01' } } })",
+    error: /'deletedAt' does not exist in type 'LogsFilter'/
+  },
+  {
+    name: 'a create asking for a later state',
+    body: "return await api.deals.create({ title: 't', amount: 1, approval: 'approved' })",
+    error: /'"approved"' is not assignable to type '"draft"'/
+  }
 ]
 
 const MUST_COMPILE = `${HEAD}  type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends (<T>() => T extends B ? 1 : 2) ? true : false
@@ -89,20 +186,31 @@ t.test('the generated client compiles, and every misuse fails on its line', asyn
   writeFileSync(join(dir, 'valid.ts'), MUST_COMPILE)
   MUST_FAIL.forEach((c, i) => writeFileSync(join(dir, `fail-${i}.ts`), `${HEAD}  ${c.body}\n}\n`))
 
-  const config = ts.getParsedCommandLineOfConfigFile(fileURLToPath(new URL('../tsconfig.json', import.meta.url)), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} })
+  const config = ts.getParsedCommandLineOfConfigFile(
+    fileURLToPath(new URL('../tsconfig.json', import.meta.url)),
+    {},
+    { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} }
+  )
   if (config == null) throw new Error('tsconfig.json did not parse')
   const roots = ['index.ts', 'valid.ts', ...MUST_FAIL.map((_c, i) => `fail-${i}.ts`)].map((f) => join(dir, f))
   const program = ts.createProgram(roots, { ...config.options, noEmit: true })
-  const messages = (file: string): Array<{ line: number, text: string }> => ts.getPreEmitDiagnostics(program, program.getSourceFile(join(dir, file))).map((d) => ({
-    line: d.file !== undefined && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start).line + 1 : 0,
-    text: ts.flattenDiagnosticMessageText(d.messageText, '\n')
-  }))
+  const messages = (file: string): Array<{ line: number; text: string }> =>
+    ts.getPreEmitDiagnostics(program, program.getSourceFile(join(dir, file))).map((d) => ({
+      line: d.file !== undefined && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start).line + 1 : 0,
+      text: ts.flattenDiagnosticMessageText(d.messageText, '\n')
+    }))
 
   t.same(messages('index.ts'), [], 'the generated file compiles')
   t.same(messages('valid.ts'), [], 'correct uses compile, with the types asserted')
   MUST_FAIL.forEach((c, i) => {
     const found = messages(`fail-${i}.ts`)
-    t.ok(found.length > 0 && found.every((m) => m.line === 4), `${c.name}: fails on its line (${JSON.stringify(found)})`)
-    t.ok(found.some((m) => c.error.test(m.text)), `${c.name}: ${c.error} (${found.map((m) => m.text).join(' | ')})`)
+    t.ok(
+      found.length > 0 && found.every((m) => m.line === 4),
+      `${c.name}: fails on its line (${JSON.stringify(found)})`
+    )
+    t.ok(
+      found.some((m) => c.error.test(m.text)),
+      `${c.name}: ${c.error} (${found.map((m) => m.text).join(' | ')})`
+    )
   })
 })

@@ -8,7 +8,7 @@ export interface DescribedField {
   default?: unknown
   computed?: boolean
   stamped?: boolean
-  acl?: { read?: string[], create?: string[], update?: string[] }
+  acl?: { read?: string[]; create?: string[]; update?: string[] }
   fields?: DescribedField[]
 }
 
@@ -18,12 +18,16 @@ export interface DescribedSchema {
   softDelete: boolean
   audit: boolean
   fields: DescribedField[]
-  relations: Record<string, { kind: 'belongsTo' | 'hasOne' | 'hasMany', target: string, fk: string }>
-  aggregations: Array<{ name: string, description?: string, params: Array<{ name: string, type: string, required: boolean }> }>
-  stateMachines: Record<string, { initial: string, states: string[], transitions: Record<string, string[]> }>
+  relations: Record<string, { kind: 'belongsTo' | 'hasOne' | 'hasMany'; target: string; fk: string }>
+  aggregations: Array<{
+    name: string
+    description?: string
+    params: Array<{ name: string; type: string; required: boolean }>
+  }>
+  stateMachines: Record<string, { initial: string; states: string[]; transitions: Record<string, string[]> }>
   fileFields: string[]
   /** `realtime`: the schema's events on the realtime feed (`@svc/realtime`). */
-  endpoints: { rest: Array<{ method: string, path: string }>, realtime?: { events: string[], stream: string } }
+  endpoints: { rest: Array<{ method: string; path: string }>; realtime?: { events: string[]; stream: string } }
 }
 
 export interface DescribeDocument {

@@ -4,7 +4,7 @@ import { key, union } from './names.js'
 /** read: what the service answers; create/update: what a body may carry (dates also as `Date`). */
 export type Mode = 'read' | 'create' | 'update'
 
-const SCALARS: Record<string, { read: string, input: string, filter: string }> = {
+const SCALARS: Record<string, { read: string; input: string; filter: string }> = {
   String: { read: 'string', input: 'string', filter: 'StringFilter' },
   Number: { read: 'number', input: 'number', filter: 'NumberFilter' },
   Boolean: { read: 'boolean', input: 'boolean', filter: 'BooleanFilter' },
@@ -23,13 +23,16 @@ function hasEnum (f: DescribedField): f is DescribedField & { enum: unknown[] } 
 /** The TypeScript type of one field's value. */
 export function valueType (f: DescribedField, mode: Mode): string {
   const scalar = SCALARS[f.type]
-  if (scalar !== undefined) return hasEnum(f) ? union(f.enum) : (mode === 'read' ? scalar.read : scalar.input)
+  if (scalar !== undefined) return hasEnum(f) ? union(f.enum) : mode === 'read' ? scalar.read : scalar.input
   if (f.type === 'Mixed') return 'unknown'
   if (f.type === 'File') return 'FileMeta'
   if (f.type === 'Object') return objectType(f.fields ?? [], mode === 'update' ? 'create' : mode)
   const item = elementType(f.type)
   if (item !== null) {
-    const inner = item === 'Object' ? objectType(f.fields ?? [], mode === 'update' ? 'create' : mode) : valueType({ ...f, type: item, enum: undefined }, mode)
+    const inner =
+      item === 'Object'
+        ? objectType(f.fields ?? [], mode === 'update' ? 'create' : mode)
+        : valueType({ ...f, type: item, enum: undefined }, mode)
     return `Array<${inner}>`
   }
   return 'unknown'

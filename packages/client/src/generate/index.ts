@@ -18,7 +18,29 @@ export interface GenerateOptions {
 /** The generated files by name (one today: `index.ts`). */
 export type GeneratedFiles = Record<string, string>
 
-const RUNTIME_TYPES = ['BaseClient', 'CallOptions', 'ClientOptions', 'CreateOptions', 'DateInput', 'EnumFilter', 'FileMeta', 'FileMetaWithUrl', 'GetOptions', 'HistoryEntry', 'ListPage', 'ListQuery', 'NumberFilter', 'PageOptions', 'RelationOptions', 'StringFilter', 'BooleanFilter', 'DateFilter', 'SystemFilter', 'UploadOptions', 'WithIncluded'].sort()
+const RUNTIME_TYPES = [
+  'BaseClient',
+  'CallOptions',
+  'ClientOptions',
+  'CreateOptions',
+  'DateInput',
+  'EnumFilter',
+  'FileMeta',
+  'FileMetaWithUrl',
+  'GetOptions',
+  'HistoryEntry',
+  'ListPage',
+  'ListQuery',
+  'NumberFilter',
+  'PageOptions',
+  'RelationOptions',
+  'StringFilter',
+  'BooleanFilter',
+  'DateFilter',
+  'SystemFilter',
+  'UploadOptions',
+  'WithIncluded'
+].sort()
 /** Imported only by a client whose service serves the realtime feed (older outputs stay byte-identical). */
 const EVENT_TYPES = ['Awaitable', 'EventSubscription', 'RecordEvent', 'SubscribeOptions']
 
@@ -28,7 +50,9 @@ const EVENT_TYPES = ['Awaitable', 'EventSubscription', 'RecordEvent', 'Subscribe
  * same schemas give byte-identical output.
  */
 export function generateClient (doc: DescribeDocument, opts: GenerateOptions = {}): GeneratedFiles {
-  if (opts.baseUrl !== undefined && !/^https?:\/\/\S+$/.test(opts.baseUrl)) throw new Error('@svc/client: baseUrl must be an http(s) URL')
+  if (opts.baseUrl !== undefined && !/^https?:\/\/\S+$/.test(opts.baseUrl)) {
+    throw new Error('@svc/client: baseUrl must be an http(s) URL')
+  }
   const version = opts.version ?? doc.version
   const schemas = doc.schemas.filter((s) => s.version === version).sort((a, b) => byCode(a.path, b.path))
   if (schemas.length === 0) throw new Error(`@svc/client: no schema of version '${version}' to generate a client for`)
@@ -36,9 +60,13 @@ export function generateClient (doc: DescribeDocument, opts: GenerateOptions = {
   const props = new Map<string, string>()
   for (const s of schemas) {
     const prop = camel(s.path)
-    if (prop === 'http' || prop === 'auth') throw new Error(`@svc/client: schema path '${s.path}' clashes with the client's own '${prop}'`)
+    if (prop === 'http' || prop === 'auth') {
+      throw new Error(`@svc/client: schema path '${s.path}' clashes with the client's own '${prop}'`)
+    }
     const other = props.get(prop)
-    if (other !== undefined) throw new Error(`@svc/client: schemas '${other}' and '${s.path}' would both be 'api.${prop}'`)
+    if (other !== undefined) {
+      throw new Error(`@svc/client: schemas '${other}' and '${s.path}' would both be 'api.${prop}'`)
+    }
     props.set(prop, s.path)
   }
   const descriptors = schemas.map((s) => {

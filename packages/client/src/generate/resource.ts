@@ -34,10 +34,14 @@ export function descriptorOf (s: DescribedSchema): ResourceDescriptor {
 export function checkNames (s: DescribedSchema, d: ResourceDescriptor): void {
   const seen = new Set<string>()
   for (const name of methodNames(d)) {
-    if (seen.has(name)) throw new Error(`@svc/client: ${s.path}: '${name}' would name two methods (rename the relation or field)`)
+    if (seen.has(name)) {
+      throw new Error(`@svc/client: ${s.path}: '${name}' would name two methods (rename the relation or field)`)
+    }
     seen.add(name)
   }
-  for (const r of d.relations) if (RESERVED.has(r)) throw new Error(`@svc/client: ${s.path}: relation '${r}' clashes with the client's own '${r}'`)
+  for (const r of d.relations) {
+    if (RESERVED.has(r)) throw new Error(`@svc/client: ${s.path}: relation '${r}' clashes with the client's own '${r}'`)
+  }
 }
 
 /** The types and the client interface of one schema. `known` maps schema paths to their type prefix. */
@@ -52,28 +56,63 @@ export function resourceSource (s: DescribedSchema, d: ResourceDescriptor, known
     const N = `${T}${capitalize(field)}`
     const aclRead = s.fields.find((f) => f.name === field)?.acl?.read !== undefined
     out.push(`export type ${N} = ${union(sm.states)}`)
-    out.push(block(`/** Legal moves of \`${field}\`: from each state, the states it may go to. */\nexport interface ${N}Next`, sm.states.map((st) => `${key(st)}: ${union(sm.transitions[st] ?? [])}`)))
+    out.push(
+      block(
+        `/** Legal moves of \`${field}\`: from each state, the states it may go to. */\nexport interface ${N}Next`,
+        sm.states.map((st) => `${key(st)}: ${union(sm.transitions[st] ?? [])}`)
+      )
+    )
     const transitions = machines.length === 1 ? `, availableTransitions${aclRead ? '?' : ''}: Array<${N}Next[S]>` : ''
     out.push(`export type ${N}State = { [S in ${N}]: { ${key(field)}${aclRead ? '?' : ''}: S${transitions} } }[${N}]`)
   }
-  const multi = machines.length > 1 ? [`availableTransitions?: { ${machines.map(([f]) => `${key(f)}?: Array<${T}${capitalize(f)}>`).join(', ')} }`] : []
+  const multi =
+    machines.length > 1
+      ? [`availableTransitions?: { ${machines.map(([f]) => `${key(f)}?: Array<${T}${capitalize(f)}>`).join(', ')} }`]
+      : []
   out.push(block(`export interface ${T}Fields`, [...fields.map((f) => member(f, 'read')), ...multi]))
-  out.push(`export type ${T}Record = ${[`${T}Fields`, ...machines.map(([f]) => `${T}${capitalize(f)}State`)].join(' & ')}`)
+  out.push(
+    `export type ${T}Record = ${[`${T}Fields`, ...machines.map(([f]) => `${T}${capitalize(f)}State`)].join(' & ')}`
+  )
   const initial = machines.map(([f, sm]) => `${key(f)}?: ${literal(sm.initial)}`)
-  out.push(block(`export interface ${T}Create`, [...fields.filter(writable).map((f) => member(f, 'create')), ...initial]))
-  out.push(block(`export interface ${T}Update`, [...fields.filter(writable).map((f) => member(f, 'update')), ...machines.map(([f]) => `${key(f)}?: ${T}${capitalize(f)}`)]))
+  out.push(
+    block(`export interface ${T}Create`, [...fields.filter(writable).map((f) => member(f, 'create')), ...initial])
+  )
+  out.push(
+    block(`export interface ${T}Update`, [
+      ...fields.filter(writable).map((f) => member(f, 'update')),
+      ...machines.map(([f]) => `${key(f)}?: ${T}${capitalize(f)}`)
+    ])
+  )
   // Soft delete: the tombstone stamp filters and sorts too (a trash: `includeDeleted` with a `deletedAt` range).
-  const paths: Array<[string, string]> = [...(s.softDelete ? [['deletedAt', 'DateFilter'] as [string, string]] : []), ...filterPaths(s.fields)]
-  out.push(block(`export interface ${T}Filter extends SystemFilter`, paths.map(([p, t]) => `${key(p)}?: ${t}`)))
-  out.push(`export type ${T}SortKey = ${union(['_id', 'userId', 'accountId', 'createdAt', 'updatedAt', ...paths.map(([p]) => p)])}`)
+  const paths: Array<[string, string]> = [
+    ...(s.softDelete ? [['deletedAt', 'DateFilter'] as [string, string]] : []),
+    ...filterPaths(s.fields)
+  ]
+  out.push(
+    block(
+      `export interface ${T}Filter extends SystemFilter`,
+      paths.map(([p, t]) => `${key(p)}?: ${t}`)
+    )
+  )
+  out.push(
+    `export type ${T}SortKey = ${union(['_id', 'userId', 'accountId', 'createdAt', 'updatedAt', ...paths.map(([p]) => p)])}`
+  )
   const rels = Object.keys(s.relations).sort()
-  out.push(block(`export interface ${T}Relations`, rels.map((r) => {
-    const rel = s.relations[r]
-    const target = known.has(rel.target) ? `${known.get(rel.target)!}Record` : 'Record<string, unknown>'
-    return `${key(r)}: ${rel.kind === 'hasMany' ? `${target}[]` : `${target} | null`}`
-  })))
+  out.push(
+    block(
+      `export interface ${T}Relations`,
+      rels.map((r) => {
+        const rel = s.relations[r]
+        const target = known.has(rel.target) ? `${known.get(rel.target)!}Record` : 'Record<string, unknown>'
+        return `${key(r)}: ${rel.kind === 'hasMany' ? `${target}[]` : `${target} | null`}`
+      })
+    )
+  )
   out.push(`export type ${T}RelationName = ${rels.length === 0 ? 'never' : `keyof ${T}Relations`}`)
-  const created = machines.length === 0 ? `${T}Record` : `${T}Record & { ${machines.map(([f, sm]) => `${key(f)}: ${literal(sm.initial)}`).join(', ')} }`
+  const created =
+    machines.length === 0
+      ? `${T}Record`
+      : `${T}Record & { ${machines.map(([f, sm]) => `${key(f)}: ${literal(sm.initial)}`).join(', ')} }`
   const rec = `${T}Record`
   const page = `ListPage<WithIncluded<${rec}, ${T}Relations, K>>`
   const lq = `ListQuery<${T}Filter, ${T}SortKey, K>`
@@ -88,17 +127,27 @@ export function resourceSource (s: DescribedSchema, d: ResourceDescriptor, known
   ]
   if (d.softDelete) methods.push(`restore (id: string, options?: CallOptions): Promise<${rec}>`)
   if (d.audit) methods.push(`history (id: string, options?: PageOptions): Promise<ListPage<HistoryEntry<${rec}>>>`)
-  if (d.search) methods.push(`/** \`q\` in MongoDB \`$text\` syntax over the searchable fields; relevance order unless \`sort\` says otherwise. */\n  search${gen} (q: string, query?: ${lq}): Promise<${page}>`)
-  for (const r of d.relations) methods.push(`${key(r)} (id: string, options?: RelationOptions): Promise<${T}Relations[${literal(r)}]>`)
+  if (d.search) {
+    methods.push(
+      `/** \`q\` in MongoDB \`$text\` syntax over the searchable fields; relevance order unless \`sort\` says otherwise. */\n  search${gen} (q: string, query?: ${lq}): Promise<${page}>`
+    )
+  }
+  for (const r of d.relations) {
+    methods.push(`${key(r)} (id: string, options?: RelationOptions): Promise<${T}Relations[${literal(r)}]>`)
+  }
   for (const f of d.files) {
     const F = capitalize(f)
     methods.push(`upload${F} (id: string, file: Blob, options?: UploadOptions): Promise<FileMeta>`)
-    methods.push(`/** The file's metadata with its download \`url\` (private files: signed, valid for minutes). */\n  fetch${F}Url (id: string, options?: CallOptions): Promise<FileMetaWithUrl>`)
+    methods.push(
+      `/** The file's metadata with its download \`url\` (private files: signed, valid for minutes). */\n  fetch${F}Url (id: string, options?: CallOptions): Promise<FileMetaWithUrl>`
+    )
     methods.push(`delete${F} (id: string, options?: CallOptions): Promise<{ ok: true }>`)
   }
   for (const [field] of machines) {
     const N = `${T}${capitalize(field)}`
-    methods.push(`/** Only the states legal from the record's current \`${field}\` type-check (narrow it first); an id alone accepts any state. */\n  transition${capitalize(field)}<R extends { _id: string, ${key(field)}?: ${N} }> (record: R, to: ${N}Next[NonNullable<R[${literal(field)}]>], options?: CallOptions): Promise<${rec}>`)
+    methods.push(
+      `/** Only the states legal from the record's current \`${field}\` type-check (narrow it first); an id alone accepts any state. */\n  transition${capitalize(field)}<R extends { _id: string, ${key(field)}?: ${N} }> (record: R, to: ${N}Next[NonNullable<R[${literal(field)}]>], options?: CallOptions): Promise<${rec}>`
+    )
     methods.push(`transition${capitalize(field)} (id: string, to: ${N}, options?: CallOptions): Promise<${rec}>`)
   }
   const feed = s.endpoints.realtime
@@ -106,15 +155,21 @@ export function resourceSource (s: DescribedSchema, d: ResourceDescriptor, known
     const actions = feed.events.map((e) => e.slice(e.lastIndexOf('.') + 1))
     out.push(`export type ${T}EventType = ${union([...feed.events].sort(byCode))}`)
     out.push(`export type ${T}EventPattern = ${T}EventType | ${union([...actions.sort(byCode), `${s.path}.*`, '*'])}`)
-    methods.push(`/** Live ${s.path} events of your scope (the realtime feed), each once and in order; reconnects with the last cursor. */\n  subscribe (handler: (event: RecordEvent<${rec}, ${T}EventType>) => Awaitable<void>, options?: SubscribeOptions<${T}EventPattern>): EventSubscription`)
+    methods.push(
+      `/** Live ${s.path} events of your scope (the realtime feed), each once and in order; reconnects with the last cursor. */\n  subscribe (handler: (event: RecordEvent<${rec}, ${T}EventType>) => Awaitable<void>, options?: SubscribeOptions<${T}EventPattern>): EventSubscription`
+    )
   }
-  const aggs = [...s.aggregations].sort((a, b) => byCode(a.name, b.name)).map((a) => {
-    const params = a.params.map((p) => `${key(p.name)}${p.required ? '' : '?'}: ${AGG_TYPES[p.type] ?? 'string'}`)
-    const optional = a.params.every((p) => !p.required)
-    const doc = a.description !== undefined ? `/** ${a.description.replace(/\*\//g, '*\\/')} */\n    ` : ''
-    return `${doc}${key(a.name)} (params${optional ? '?' : ''}: ${params.length === 0 ? 'Record<string, never>' : `{ ${params.join(', ')} }`}, options?: CallOptions): Promise<{ results: Array<Record<string, unknown>> }>`
-  })
-  methods.push(aggs.length === 0 ? 'aggregations: {}' : `aggregations: {\n${aggs.map((l) => `    ${l}`).join('\n')}\n  }`)
+  const aggs = [...s.aggregations]
+    .sort((a, b) => byCode(a.name, b.name))
+    .map((a) => {
+      const params = a.params.map((p) => `${key(p.name)}${p.required ? '' : '?'}: ${AGG_TYPES[p.type] ?? 'string'}`)
+      const optional = a.params.every((p) => !p.required)
+      const doc = a.description !== undefined ? `/** ${a.description.replace(/\*\//g, '*\\/')} */\n    ` : ''
+      return `${doc}${key(a.name)} (params${optional ? '?' : ''}: ${params.length === 0 ? 'Record<string, never>' : `{ ${params.join(', ')} }`}, options?: CallOptions): Promise<{ results: Array<Record<string, unknown>> }>`
+    })
+  methods.push(
+    aggs.length === 0 ? 'aggregations: {}' : `aggregations: {\n${aggs.map((l) => `    ${l}`).join('\n')}\n  }`
+  )
   out.push(block(`export interface ${T}Client`, methods))
   return out.join('\n\n')
 }
@@ -125,4 +180,3 @@ export function descriptorSource (d: ResourceDescriptor): string {
   const events = d.events !== undefined ? `, events: ${literal(d.events)}` : ''
   return `{ version: ${literal(d.version)}, path: ${literal(d.path)}, softDelete: ${String(d.softDelete)}, audit: ${String(d.audit)}, search: ${String(d.search)}, relations: ${list(d.relations)}, files: ${list(d.files)}, aggregations: ${list(d.aggregations)}, stateFields: ${list(d.stateFields)}${events} }`
 }
-

@@ -40,7 +40,10 @@ export interface BaseClient {
  * The runtime behind a generated client: one transport shared by every resource. Generated
  * code calls it with its descriptors and casts the result to its typed interface.
  */
-export function createBaseClient (opts: ClientOptions, resources: Record<string, ResourceDescriptor>): BaseClient & Record<string, unknown> {
+export function createBaseClient (
+  opts: ClientOptions,
+  resources: Record<string, ResourceDescriptor>
+): BaseClient & Record<string, unknown> {
   const http = new Transport(opts)
   const session = async (answer: Promise<Session>): Promise<Session> => {
     const s = await answer
@@ -50,9 +53,15 @@ export function createBaseClient (opts: ClientOptions, resources: Record<string,
   const client: BaseClient & Record<string, unknown> = {
     http,
     auth: {
-      login: async (email, password, o = {}) => await session(http.request({ method: 'POST', path: '/login', json: { email, password }, auth: false, signal: o.signal })),
-      register: async (input, o = {}) => await session(http.request({ method: 'POST', path: '/register', json: input, auth: false, signal: o.signal })),
-      logout: async () => { await http.setSession(null) }
+      login: async (email, password, o = {}) =>
+        await session(
+          http.request({ method: 'POST', path: '/login', json: { email, password }, auth: false, signal: o.signal })
+        ),
+      register: async (input, o = {}) =>
+        await session(http.request({ method: 'POST', path: '/register', json: input, auth: false, signal: o.signal })),
+      logout: async () => {
+        await http.setSession(null)
+      }
     }
   }
   for (const [name, d] of Object.entries(resources)) client[name] = createResource(http, d)

@@ -49,7 +49,10 @@ export interface EventSubscription {
   close: () => void
 }
 
-interface Target { stream: string, path: string }
+interface Target {
+  stream: string
+  path: string
+}
 
 const ACTIONS = ['created', 'updated', 'deleted', 'transitioned']
 const MAX_DELAY_MS = 30_000
@@ -59,7 +62,9 @@ export function qualifyTypes (path: string, types: readonly string[] | undefined
   if (types === undefined || types.length === 0) return [`${path}.*`]
   return types.map((p) => {
     const full = p === '*' ? `${path}.*` : p.includes('.') ? p : `${path}.${p}`
-    if (full.slice(0, full.lastIndexOf('.')) !== path) throw new TypeError(`@svc/client: '${p}' is not an event of ${path}`)
+    if (full.slice(0, full.lastIndexOf('.')) !== path) {
+      throw new TypeError(`@svc/client: '${p}' is not an event of ${path}`)
+    }
     return full
   })
 }
@@ -72,7 +77,11 @@ function fatal (err: unknown): boolean {
 async function pause (ms: number, signal: AbortSignal): Promise<void> {
   await new Promise<void>((resolve) => {
     const timer = setTimeout(done, ms)
-    function done (): void { clearTimeout(timer); signal.removeEventListener('abort', done); resolve() }
+    function done (): void {
+      clearTimeout(timer)
+      signal.removeEventListener('abort', done)
+      resolve()
+    }
     signal.addEventListener('abort', done, { once: true })
   })
 }
@@ -82,18 +91,39 @@ async function pause (ms: number, signal: AbortSignal): Promise<void> {
  * reconnects after any interruption with the cursor of the last event handled — so every event
  * is handled once, in order, across service restarts and replicas (within the retention window).
  */
-export function subscribeEvents (http: Transport, target: Target, handler: (event: RecordEvent) => unknown, options: SubscribeOptions = {}): EventSubscription {
+export function subscribeEvents (
+  http: Transport,
+  target: Target,
+  handler: (event: RecordEvent) => unknown,
+  options: SubscribeOptions = {}
+): EventSubscription {
   const types = qualifyTypes(target.path, options.types)
   const stop = new AbortController()
-  options.signal?.addEventListener('abort', () => { stop.abort() }, { once: true })
-  const useEventSource = options.transport === 'eventsource' || (options.transport === undefined && typeof (globalThis as { EventSource?: unknown }).EventSource === 'function')
+  options.signal?.addEventListener(
+    'abort',
+    () => {
+      stop.abort()
+    },
+    { once: true }
+  )
+  const useEventSource =
+    options.transport === 'eventsource' ||
+    (options.transport === undefined && typeof (globalThis as { EventSource?: unknown }).EventSource === 'function')
   let last = options.lastEventId
   let opened!: () => void
-  const ready = new Promise<void>((resolve) => { opened = resolve })
-  const query = (): URLSearchParams => new URLSearchParams({ types: types.join(','), ...(last !== undefined ? { lastEventId: last } : {}) })
+  const ready = new Promise<void>((resolve) => {
+    opened = resolve
+  })
+  const query = (): URLSearchParams =>
+    new URLSearchParams({ types: types.join(','), ...(last !== undefined ? { lastEventId: last } : {}) })
   const open = useEventSource
-    ? async (): Promise<AsyncIterable<SseMessage>> => await eventSourceMessages(http, target, types, query(), stop.signal)
-    : async (): Promise<AsyncIterable<SseMessage>> => readSse((await http.stream({ path: target.stream, query: query(), signal: stop.signal })).body as ReadableStream<Uint8Array>)
+    ? async (): Promise<AsyncIterable<SseMessage>> =>
+      await eventSourceMessages(http, target, types, query(), stop.signal)
+    : async (): Promise<AsyncIterable<SseMessage>> =>
+      readSse(
+        (await http.stream({ path: target.stream, query: query(), signal: stop.signal }))
+          .body as ReadableStream<Uint8Array>
+      )
 
   const run = async (): Promise<void> => {
     let delay = options.retryDelayMs ?? 1000
@@ -130,18 +160,27 @@ export function subscribeEvents (http: Transport, target: Target, handler: (even
     }
     last = msg.id
   }
-  const done = run().finally(() => { stop.abort(); opened() })
+  const done = run().finally(() => {
+    stop.abort()
+    opened()
+  })
   done.catch(() => {})
   return {
-    get lastEventId () { return last },
+    get lastEventId () {
+      return last
+    },
     ready,
     done,
-    close: () => { stop.abort() }
+    close: () => {
+      stop.abort()
+    }
   }
 }
 
 class HandlerError extends Error {
-  constructor (readonly cause: unknown) { super('subscription handler failed') }
+  constructor (readonly cause: unknown) {
+    super('subscription handler failed')
+  }
 }
 
 interface EventSourceLike {
@@ -156,31 +195,70 @@ interface EventSourceLike {
  * with the cursor. Its own reconnect would reuse the spent ticket, so a lost connection ends the
  * messages here and the subscription reconnects with a fresh ticket.
  */
-async function eventSourceMessages (http: Transport, target: Target, types: string[], query: URLSearchParams, signal: AbortSignal): Promise<AsyncIterable<SseMessage>> {
-  const { ticket } = await http.request<{ ticket: string }>({ method: 'POST', path: `${target.stream}/tickets`, signal })
+async function eventSourceMessages (
+  http: Transport,
+  target: Target,
+  types: string[],
+  query: URLSearchParams,
+  signal: AbortSignal
+): Promise<AsyncIterable<SseMessage>> {
+  const { ticket } = await http.request<{ ticket: string }>({
+    method: 'POST',
+    path: `${target.stream}/tickets`,
+    signal
+  })
   query.set('ticket', ticket)
   const Source = (globalThis as unknown as { EventSource: new (url: string) => EventSourceLike }).EventSource
   const es = new Source(`${http.baseUrl}${target.stream}?${query.toString()}`)
   const queue: Array<SseMessage | null> = []
   let wake: (() => void) | null = null
-  const push = (m: SseMessage | null): void => { queue.push(m); wake?.(); wake = null }
-  const names = new Set(['reset', ...types.flatMap((p) => p.endsWith('.*') ? ACTIONS.map((a) => `${target.path}.${a}`) : [p])])
+  const push = (m: SseMessage | null): void => {
+    queue.push(m)
+    wake?.()
+    wake = null
+  }
+  const names = new Set([
+    'reset',
+    ...types.flatMap((p) => (p.endsWith('.*') ? ACTIONS.map((a) => `${target.path}.${a}`) : [p]))
+  ])
   for (const name of names) {
-    es.addEventListener(name, (e) => { push({ event: name, data: String(e.data), id: (e as { lastEventId?: string }).lastEventId }) })
+    es.addEventListener(name, (e) => {
+      push({ event: name, data: String(e.data), id: (e as { lastEventId?: string }).lastEventId })
+    })
   }
   await new Promise<void>((resolve, reject) => {
-    es.onopen = () => { resolve() }
-    es.onerror = () => { es.close(); reject(new SvcError({ code: 'NETWORK', status: 0, message: 'the event stream could not be opened' })) }
+    es.onopen = () => {
+      resolve()
+    }
+    es.onerror = () => {
+      es.close()
+      reject(new SvcError({ code: 'NETWORK', status: 0, message: 'the event stream could not be opened' }))
+    }
   })
-  es.onerror = () => { es.close(); push(null) }
-  signal.addEventListener('abort', () => { es.close(); push(null) }, { once: true })
+  es.onerror = () => {
+    es.close()
+    push(null)
+  }
+  signal.addEventListener(
+    'abort',
+    () => {
+      es.close()
+      push(null)
+    },
+    { once: true }
+  )
   return {
     async * [Symbol.asyncIterator] () {
       for (;;) {
         const m = queue.shift()
         if (m === null) return
-        if (m !== undefined) { yield m; continue }
-        await new Promise<void>((resolve) => { wake = resolve })
+        if (m !== undefined) {
+          yield m
+          continue
+        }
+        await new Promise<void>((resolve) => {
+          wake = resolve
+        })
       }
     }
   }

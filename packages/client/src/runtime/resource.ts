@@ -26,7 +26,13 @@ export function capitalize (name: string): string {
 /** The method names a descriptor yields (the generator checks them for collisions). */
 export function methodNames (d: ResourceDescriptor): string[] {
   return [
-    'list', 'get', 'create', 'update', 'bulkUpdate', 'delete', 'aggregations',
+    'list',
+    'get',
+    'create',
+    'update',
+    'bulkUpdate',
+    'delete',
+    'aggregations',
     ...(d.softDelete ? ['restore'] : []),
     ...(d.audit ? ['history'] : []),
     ...(d.search ? ['search'] : []),
@@ -41,7 +47,9 @@ type Fn = (...args: any[]) => Promise<unknown>
 
 function idOf (recordOrId: unknown): string {
   const id = typeof recordOrId === 'string' ? recordOrId : (recordOrId as { _id?: unknown } | null)?._id
-  if (typeof id !== 'string' || id === '') throw new TypeError('@svc/client: expected a record id or a record with `_id`')
+  if (typeof id !== 'string' || id === '') {
+    throw new TypeError('@svc/client: expected a record id or a record with `_id`')
+  }
   return id
 }
 
@@ -58,7 +66,15 @@ export function createResource (http: Transport, d: ResourceDescriptor): Record<
   const base = `/api/${d.version}/${d.path}`
   const one = (id: string): string => `${base}/${encodeURIComponent(id)}`
   const get = async (id: string, opts: GetOptions<string> = {}): Promise<Record<string, unknown>> =>
-    await http.request({ method: 'GET', path: one(id), query: listParams({ ...(opts.include !== undefined ? { include: opts.include } : {}), ...(opts.includeDeleted !== undefined ? { includeDeleted: opts.includeDeleted } : {}) }), signal: opts.signal })
+    await http.request({
+      method: 'GET',
+      path: one(id),
+      query: listParams({
+        ...(opts.include !== undefined ? { include: opts.include } : {}),
+        ...(opts.includeDeleted !== undefined ? { includeDeleted: opts.includeDeleted } : {})
+      }),
+      signal: opts.signal
+    })
   const list = async (query: RawListQuery & CallOptions = {}): Promise<unknown> =>
     await http.request({ method: 'GET', path: base, query: listParams(listQuery(query)), signal: query.signal })
 
@@ -68,35 +84,72 @@ export function createResource (http: Transport, d: ResourceDescriptor): Record<
     create: async (input: unknown, opts: CreateOptions = {}) => {
       // One key for every attempt of this call: that is what makes its retries safe.
       const key = opts.idempotencyKey === true ? globalThis.crypto.randomUUID() : opts.idempotencyKey
-      return await http.request({ method: 'POST', path: base, json: input, signal: opts.signal, ...(key !== undefined ? { idempotencyKey: key } : {}) })
+      return await http.request({
+        method: 'POST',
+        path: base,
+        json: input,
+        signal: opts.signal,
+        ...(key !== undefined ? { idempotencyKey: key } : {})
+      })
     },
-    update: async (id: string, patch: unknown, opts: CallOptions = {}) => await http.request({ method: 'PUT', path: one(id), json: patch, signal: opts.signal }),
-    bulkUpdate: async (filter: unknown, record: unknown, opts: CallOptions = {}) => await http.request({ method: 'PUT', path: base, json: { filter, record }, signal: opts.signal }),
-    delete: async (id: string, opts: CallOptions = {}) => await http.request({ method: 'DELETE', path: one(id), signal: opts.signal }),
-    aggregations: Object.fromEntries(d.aggregations.map((name): [string, Fn] => [name, async (params?: Record<string, unknown>, opts: CallOptions = {}) =>
-      await http.request({ method: 'GET', path: `${base}/aggregations/${encodeURIComponent(name)}`, query: paramsOf(params), signal: opts.signal })]))
+    update: async (id: string, patch: unknown, opts: CallOptions = {}) =>
+      await http.request({ method: 'PUT', path: one(id), json: patch, signal: opts.signal }),
+    bulkUpdate: async (filter: unknown, record: unknown, opts: CallOptions = {}) =>
+      await http.request({ method: 'PUT', path: base, json: { filter, record }, signal: opts.signal }),
+    delete: async (id: string, opts: CallOptions = {}) =>
+      await http.request({ method: 'DELETE', path: one(id), signal: opts.signal }),
+    aggregations: Object.fromEntries(
+      d.aggregations.map((name): [string, Fn] => [
+        name,
+        async (params?: Record<string, unknown>, opts: CallOptions = {}) =>
+          await http.request({
+            method: 'GET',
+            path: `${base}/aggregations/${encodeURIComponent(name)}`,
+            query: paramsOf(params),
+            signal: opts.signal
+          })
+      ])
+    )
   }
-  if (d.softDelete) methods.restore = async (id: string, opts: CallOptions = {}) => await http.request({ method: 'POST', path: `${one(id)}/restore`, signal: opts.signal })
+  if (d.softDelete) {
+    methods.restore = async (id: string, opts: CallOptions = {}) =>
+      await http.request({ method: 'POST', path: `${one(id)}/restore`, signal: opts.signal })
+  }
   if (d.audit) {
     methods.history = async (id: string, opts: PageOptions = {}) =>
-      await http.request({ method: 'GET', path: `${one(id)}/history`, query: listParams({ ...(opts.page !== undefined ? { page: opts.page } : {}), ...(opts.perPage !== undefined ? { perPage: opts.perPage } : {}) }), signal: opts.signal })
+      await http.request({
+        method: 'GET',
+        path: `${one(id)}/history`,
+        query: listParams({
+          ...(opts.page !== undefined ? { page: opts.page } : {}),
+          ...(opts.perPage !== undefined ? { perPage: opts.perPage } : {})
+        }),
+        signal: opts.signal
+      })
   }
-  if (d.search) methods.search = async (q: string, query: RawListQuery & CallOptions = {}) => await list({ ...query, q })
+  if (d.search) {
+    methods.search = async (q: string, query: RawListQuery & CallOptions = {}) => await list({ ...query, q })
+  }
   for (const rel of d.relations) {
     // REST has no relation routes: the related record rides on `__include` of the owner.
-    methods[rel] = async (id: string, opts: Omit<GetOptions<string>, 'include'> = {}) => (await get(id, { ...opts, include: [rel] }))[rel]
+    methods[rel] = async (id: string, opts: Omit<GetOptions<string>, 'include'> = {}) =>
+      (await get(id, { ...opts, include: [rel] }))[rel]
   }
   for (const field of d.files) {
     const name = capitalize(field)
     const at = (id: string): string => `${one(id)}/${encodeURIComponent(field)}`
     methods[`upload${name}`] = async (id: string, blob: Blob, opts: UploadOptions = {}) => {
       const form = new FormData()
-      const filename = opts.filename ?? (typeof (blob as File).name === 'string' && (blob as File).name !== '' ? (blob as File).name : field)
+      const filename =
+        opts.filename ??
+        (typeof (blob as File).name === 'string' && (blob as File).name !== '' ? (blob as File).name : field)
       form.set('file', blob, filename)
       return await http.request({ method: 'POST', path: at(id), form, signal: opts.signal })
     }
-    methods[`fetch${name}Url`] = async (id: string, opts: CallOptions = {}) => await http.request({ method: 'GET', path: at(id), signal: opts.signal })
-    methods[`delete${name}`] = async (id: string, opts: CallOptions = {}) => await http.request({ method: 'DELETE', path: at(id), signal: opts.signal })
+    methods[`fetch${name}Url`] = async (id: string, opts: CallOptions = {}) =>
+      await http.request({ method: 'GET', path: at(id), signal: opts.signal })
+    methods[`delete${name}`] = async (id: string, opts: CallOptions = {}) =>
+      await http.request({ method: 'DELETE', path: at(id), signal: opts.signal })
   }
   for (const field of d.stateFields) {
     methods[`transition${capitalize(field)}`] = async (recordOrId: unknown, to: string, opts: CallOptions = {}) =>
@@ -104,7 +157,8 @@ export function createResource (http: Transport, d: ResourceDescriptor): Record<
   }
   const stream = d.events
   if (stream !== undefined) {
-    methods.subscribe = (handler: (event: RecordEvent) => unknown, opts: SubscribeOptions = {}) => subscribeEvents(http, { stream, path: d.path }, handler, opts)
+    methods.subscribe = (handler: (event: RecordEvent) => unknown, opts: SubscribeOptions = {}) =>
+      subscribeEvents(http, { stream, path: d.path }, handler, opts)
   }
   return methods
 }

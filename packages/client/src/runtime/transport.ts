@@ -41,9 +41,18 @@ const MAX_RETRY_AFTER_MS = 10_000
 
 function sleep (ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
-    if (signal?.aborted === true) { reject(signal.reason); return }
-    const onAbort = (): void => { clearTimeout(timer); reject(signal!.reason) }
-    const timer = setTimeout(() => { signal?.removeEventListener('abort', onAbort); resolve() }, ms)
+    if (signal?.aborted === true) {
+      reject(signal.reason)
+      return
+    }
+    const onAbort = (): void => {
+      clearTimeout(timer)
+      reject(signal!.reason)
+    }
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort)
+      resolve()
+    }, ms)
     signal?.addEventListener('abort', onAbort, { once: true })
   })
 }
@@ -70,7 +79,9 @@ export class Transport {
   #refreshing: Promise<boolean> | null = null
 
   constructor (opts: ClientOptions) {
-    if (typeof opts.baseUrl !== 'string' || !/^https?:\/\/\S+$/.test(opts.baseUrl)) throw new TypeError('@svc/client: baseUrl must be an http(s) URL')
+    if (typeof opts.baseUrl !== 'string' || !/^https?:\/\/\S+$/.test(opts.baseUrl)) {
+      throw new TypeError('@svc/client: baseUrl must be an http(s) URL')
+    }
     this.baseUrl = opts.baseUrl.replace(/\/+$/, '')
     this.tokens = opts.tokens ?? new MemoryTokenStore()
     this.#opts = opts
@@ -78,7 +89,7 @@ export class Transport {
     this.#fetch = opts.fetch ?? globalThis.fetch.bind(globalThis)
   }
 
-  async request<T> (spec: RequestSpec): Promise<T> {
+  async request<T>(spec: RequestSpec): Promise<T> {
     const retryable = spec.method === 'GET' || (spec.method === 'POST' && spec.idempotencyKey !== undefined)
     const retries = retryable ? (this.#opts.retries ?? 2) : 0
     let refreshed = false
@@ -86,25 +97,57 @@ export class Transport {
       const sentToken = spec.auth === false ? undefined : await this.#bearer()
       let res: Response
       try {
-        res = await this.#fetch(this.#url(spec), { method: spec.method, headers: this.#headers(spec, sentToken), body: this.#body(spec), signal: spec.signal })
+        res = await this.#fetch(this.#url(spec), {
+          method: spec.method,
+          headers: this.#headers(spec, sentToken),
+          body: this.#body(spec),
+          signal: spec.signal
+        })
       } catch (err) {
         if (spec.signal?.aborted === true) throw spec.signal.reason
-        if (attempt < retries) { await this.#backoff(attempt, null, spec.signal); continue }
-        throw new SvcError({ code: 'NETWORK', status: 0, message: `${spec.method} ${spec.path}: ${err instanceof Error ? err.message : String(err)}`, cause: err })
+        if (attempt < retries) {
+          await this.#backoff(attempt, null, spec.signal)
+          continue
+        }
+        throw new SvcError({
+          code: 'NETWORK',
+          status: 0,
+          message: `${spec.method} ${spec.path}: ${err instanceof Error ? err.message : String(err)}`,
+          cause: err
+        })
       }
       const requestId = res.headers.get('x-request-id') ?? undefined
       const body = await readBody(res)
       if (res.ok) {
-        if (typeof body === 'string') throw new SvcError({ code: 'BAD_RESPONSE', status: res.status, message: `${spec.method} ${spec.path}: the answer is not JSON`, ...(requestId !== undefined ? { requestId } : {}) })
+        if (typeof body === 'string') {
+          throw new SvcError({
+            code: 'BAD_RESPONSE',
+            status: res.status,
+            message: `${spec.method} ${spec.path}: the answer is not JSON`,
+            ...(requestId !== undefined ? { requestId } : {})
+          })
+        }
         return body as T
       }
       const error = errorFromResponse(res.status, body, requestId)
-      if (res.status === 401 && error.code === 'UNAUTHENTICATED' && sentToken !== undefined && !refreshed && this.#opts.accessToken === undefined) {
+      if (
+        res.status === 401 &&
+        error.code === 'UNAUTHENTICATED' &&
+        sentToken !== undefined &&
+        !refreshed &&
+        this.#opts.accessToken === undefined
+      ) {
         refreshed = true
-        if (await this.#refresh(sentToken)) { attempt--; continue }
+        if (await this.#refresh(sentToken)) {
+          attempt--
+          continue
+        }
       }
       const transient = RETRY_STATUSES.has(res.status) && error.code !== 'QUERY_TIMEOUT'
-      if (transient && attempt < retries) { await this.#backoff(attempt, res.headers.get('retry-after'), spec.signal); continue }
+      if (transient && attempt < retries) {
+        await this.#backoff(attempt, res.headers.get('retry-after'), spec.signal)
+        continue
+      }
       throw error
     }
   }
@@ -113,7 +156,7 @@ export class Transport {
    * A `text/event-stream` GET: the response once the service answered 200, with the same
    * credentials and refresh as `request` (not retried: a subscription reconnects itself).
    */
-  async stream (spec: { path: string, query?: URLSearchParams, signal?: AbortSignal }): Promise<Response> {
+  async stream (spec: { path: string; query?: URLSearchParams; signal?: AbortSignal }): Promise<Response> {
     for (let refreshed = false; ; refreshed = true) {
       const sentToken = await this.#bearer()
       const headers = { ...this.#headers({ method: 'GET', path: spec.path }, sentToken), accept: 'text/event-stream' }
@@ -122,18 +165,31 @@ export class Transport {
         res = await this.#fetch(this.#url({ method: 'GET', ...spec }), { headers, signal: spec.signal })
       } catch (err) {
         if (spec.signal?.aborted === true) throw spec.signal.reason
-        throw new SvcError({ code: 'NETWORK', status: 0, message: `GET ${spec.path}: ${err instanceof Error ? err.message : String(err)}`, cause: err })
+        throw new SvcError({
+          code: 'NETWORK',
+          status: 0,
+          message: `GET ${spec.path}: ${err instanceof Error ? err.message : String(err)}`,
+          cause: err
+        })
       }
       if (res.status === 200) return res
       const error = errorFromResponse(res.status, await readBody(res), res.headers.get('x-request-id') ?? undefined)
-      const canRefresh = res.status === 401 && sentToken !== undefined && !refreshed && this.#opts.accessToken === undefined
+      const canRefresh =
+        res.status === 401 && sentToken !== undefined && !refreshed && this.#opts.accessToken === undefined
       if (!canRefresh || !(await this.#refresh(sentToken))) throw error
     }
   }
 
   /** Saves a session's tokens (the answer of `POST /login` or `POST /register`). */
   async setSession (tokens: Tokens | null): Promise<void> {
-    await this.tokens.set(tokens === null ? null : { accessToken: tokens.accessToken, ...(tokens.refreshToken !== undefined ? { refreshToken: tokens.refreshToken } : {}) })
+    await this.tokens.set(
+      tokens === null
+        ? null
+        : {
+            accessToken: tokens.accessToken,
+            ...(tokens.refreshToken !== undefined ? { refreshToken: tokens.refreshToken } : {})
+          }
+    )
   }
 
   async #bearer (): Promise<string | undefined> {
@@ -152,11 +208,19 @@ export class Transport {
     if (current.refreshToken === undefined) return false
     this.#refreshing ??= (async () => {
       try {
-        const next = await this.request<Tokens>({ method: 'POST', path: '/auth/refresh', json: { refreshToken: current.refreshToken }, auth: false })
+        const next = await this.request<Tokens>({
+          method: 'POST',
+          path: '/auth/refresh',
+          json: { refreshToken: current.refreshToken },
+          auth: false
+        })
         await this.setSession(next)
         return true
       } catch (err) {
-        if (err instanceof SvcError && err.status === 401) { await this.setSession(null); return false }
+        if (err instanceof SvcError && err.status === 401) {
+          await this.setSession(null)
+          return false
+        }
         throw err
       } finally {
         this.#refreshing = null

@@ -8,7 +8,12 @@ export type DateInput = string | Date
 
 /** Operators of a free-text String field (and of array-of-String elements). */
 export interface StringOps {
-  $gt?: string, $gte?: string, $lt?: string, $lte?: string, $ne?: string, $in?: string[]
+  $gt?: string
+  $gte?: string
+  $lt?: string
+  $lte?: string
+  $ne?: string
+  $in?: string[]
   /** At most 256 characters, no nested quantifiers. */
   $regex?: string
   /** Only with `$regex`: any of `i m s x`. */
@@ -16,13 +21,44 @@ export interface StringOps {
 }
 /** Operators of an enum String field: exact values are checked against the enum. */
 export interface EnumOps<E extends string> {
-  $ne?: E, $in?: E[], $gt?: string, $gte?: string, $lt?: string, $lte?: string, $regex?: string, $options?: string
+  $ne?: E
+  $in?: E[]
+  $gt?: string
+  $gte?: string
+  $lt?: string
+  $lte?: string
+  $regex?: string
+  $options?: string
 }
-export interface NumberOps { $gt?: number, $gte?: number, $lt?: number, $lte?: number, $ne?: number, $in?: number[] }
-export interface DateOps { $gt?: DateInput, $gte?: DateInput, $lt?: DateInput, $lte?: DateInput, $ne?: DateInput, $in?: DateInput[] }
-export interface BooleanOps { $ne?: boolean, $in?: boolean[] }
+export interface NumberOps {
+  $gt?: number
+  $gte?: number
+  $lt?: number
+  $lte?: number
+  $ne?: number
+  $in?: number[]
+}
+export interface DateOps {
+  $gt?: DateInput
+  $gte?: DateInput
+  $lt?: DateInput
+  $lte?: DateInput
+  $ne?: DateInput
+  $in?: DateInput[]
+}
+export interface BooleanOps {
+  $ne?: boolean
+  $in?: boolean[]
+}
 /** `_id`: 24 hex characters; ordered like the ObjectIds they are. */
-export interface IdOps { $gt?: string, $gte?: string, $lt?: string, $lte?: string, $ne?: string, $in?: string[] }
+export interface IdOps {
+  $gt?: string
+  $gte?: string
+  $lt?: string
+  $lte?: string
+  $ne?: string
+  $in?: string[]
+}
 
 export type StringFilter = string | StringOps
 export type EnumFilter<E extends string> = E | EnumOps<E>
@@ -127,7 +163,7 @@ export interface HistoryEntry<T> {
   actor: AuditActor
   before: Partial<T> | null
   after: Partial<T> | null
-  diff: Record<string, { from: unknown, to: unknown }>
+  diff: Record<string, { from: unknown; to: unknown }>
   at: string
 }
 

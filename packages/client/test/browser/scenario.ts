@@ -16,7 +16,11 @@ async function code (p: Promise<unknown>): Promise<string> {
   }
 }
 
-export async function scenario (baseUrl: string, email: string, expiredToken: (userId: string) => Promise<string>): Promise<Log> {
+export async function scenario (
+  baseUrl: string,
+  email: string,
+  expiredToken: (userId: string) => Promise<string>
+): Promise<Log> {
   const log: Log = []
   const tokens = new MemoryTokenStore()
   const api = createClient({ baseUrl, tokens })
@@ -26,13 +30,29 @@ export async function scenario (baseUrl: string, email: string, expiredToken: (u
   await api.auth.login(email, 'in-the-browser')
 
   const company = await api.companies.create({ name: 'Browserco' }, { idempotencyKey: 'browser-1' })
-  log.push(['idempotent replay', (await api.companies.create({ name: 'Browserco' }, { idempotencyKey: 'browser-1' }))._id === company._id])
-  log.push(['key reused with another body', await code(api.companies.create({ name: 'Other' }, { idempotencyKey: 'browser-1' }))])
-  const contact = await api.contacts.create({ firstName: 'Tim', lastName: 'Berners-Lee', email: 'TIM@w3.org', companyId: company._id })
+  log.push([
+    'idempotent replay',
+    (await api.companies.create({ name: 'Browserco' }, { idempotencyKey: 'browser-1' }))._id === company._id
+  ])
+  log.push([
+    'key reused with another body',
+    await code(api.companies.create({ name: 'Other' }, { idempotencyKey: 'browser-1' }))
+  ])
+  const contact = await api.contacts.create({
+    firstName: 'Tim',
+    lastName: 'Berners-Lee',
+    email: 'TIM@w3.org',
+    companyId: company._id
+  })
   log.push(['create', contact.email])
   log.push(['get', (await api.contacts.get(contact._id)).fullName])
   log.push(['update', (await api.contacts.update(contact._id, { title: 'Sir' })).title])
-  log.push(['list', (await api.contacts.list({ filter: { lastName: { $regex: '^Bern' } }, sort: 'lastName:asc', include: ['company'] })).results.map((c) => c.company?.name)])
+  log.push([
+    'list',
+    (
+      await api.contacts.list({ filter: { lastName: { $regex: '^Bern' } }, sort: 'lastName:asc', include: ['company'] })
+    ).results.map((c) => c.company?.name)
+  ])
   log.push(['search', (await api.contacts.search('tim')).totalResults])
   log.push(['bulkUpdate', await api.contacts.bulkUpdate({ email: 'tim@w3.org' }, { status: 'customer' })])
   log.push(['relation', (await api.contacts.company(contact._id))?.name])
@@ -48,18 +68,61 @@ export async function scenario (baseUrl: string, email: string, expiredToken: (u
   log.push(['illegal transition', await code(api.deals.transitionApproval(deal._id, 'draft'))])
   log.push(['aggregation', (await api.deals.aggregations.byStage({ minAmount: 1000 })).results])
 
-  const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d, 0x49, 0x48, 0x44, 0x52, 0, 0, 0, 1, 0, 0, 0, 1, 8, 0, 0, 0, 0, 0x3a, 0x7e, 0x9b, 0x55, ...new Array(64).fill(0)])
+  const png = new Uint8Array([
+    0x89,
+    0x50,
+    0x4e,
+    0x47,
+    0x0d,
+    0x0a,
+    0x1a,
+    0x0a,
+    0,
+    0,
+    0,
+    0x0d,
+    0x49,
+    0x48,
+    0x44,
+    0x52,
+    0,
+    0,
+    0,
+    1,
+    0,
+    0,
+    0,
+    1,
+    8,
+    0,
+    0,
+    0,
+    0,
+    0x3a,
+    0x7e,
+    0x9b,
+    0x55,
+    ...new Array(64).fill(0)
+  ])
   const meta = await api.contacts.uploadAvatar(contact._id, new File([png], 'tim.png', { type: 'image/png' }))
   log.push(['upload', [meta.contentType, meta.originalName, meta.size]])
   const { url } = await api.contacts.fetchAvatarUrl(contact._id)
   log.push(['download', new Uint8Array(await (await fetch(url)).arrayBuffer()).length])
-  log.push(['refused upload', await code(api.contacts.uploadAvatar(contact._id, new Blob(['plain text'], { type: 'text/plain' })))])
+  log.push([
+    'refused upload',
+    await code(api.contacts.uploadAvatar(contact._id, new Blob(['plain text'], { type: 'text/plain' })))
+  ])
   log.push(['deleteFile', await api.contacts.deleteAvatar(contact._id)])
   log.push(['fetch empty file', await code(api.contacts.fetchAvatarUrl(contact._id))])
 
   // Live events: EventSource with a single-use ticket, the browser default.
   const events: string[] = []
-  const sub = api.companies.subscribe((e) => { events.push(`${e.type} ${e.record?.name ?? ''}`) }, { types: ['created'] })
+  const sub = api.companies.subscribe(
+    (e) => {
+      events.push(`${e.type} ${e.record?.name ?? ''}`)
+    },
+    { types: ['created'] }
+  )
   await sub.ready
   await api.companies.create({ name: 'Live co' })
   for (let i = 0; i < 400 && events.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 25))
