@@ -19,7 +19,12 @@ function precompress (): Plugin {
         const file = join(dir, name)
         if (statSync(file).size < 1024) continue
         const body = readFileSync(file)
-        writeFileSync(`${file}.br`, brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: body.length } }))
+        writeFileSync(
+          `${file}.br`,
+          brotliCompressSync(body, {
+            params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: body.length }
+          })
+        )
         writeFileSync(`${file}.gz`, gzipSync(body, { level: 9 }))
       }
     }

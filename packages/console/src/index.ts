@@ -25,7 +25,9 @@ const DEFAULT_APP_DIR = fileURLToPath(new URL('../dist/app/', import.meta.url))
 
 function normalizePrefix (prefix: string): string {
   const p = `/${prefix.replace(/^\/+|\/+$/g, '')}`
-  if (p === '/' || !/^\/[A-Za-z0-9._~\-/]+$/.test(p)) throw new Error(`@svc/console: prefix '${prefix}' must be a non-root URL path such as '/console'`)
+  if (p === '/' || !/^\/[A-Za-z0-9._~\-/]+$/.test(p)) {
+    throw new Error(`@svc/console: prefix '${prefix}' must be a non-root URL path such as '/console'`)
+  }
   return p
 }
 
@@ -33,17 +35,22 @@ async function svcConsole (app: FastifyInstance, opts: ConsoleOptions): Promise<
   const prefix = normalizePrefix(opts.prefix ?? '/console')
   const appDir = opts.appDir ?? DEFAULT_APP_DIR
   if (!existsSync(join(appDir, 'index.html'))) {
-    throw new Error(`@svc/console: no built app in ${appDir} (run \`npm run build\` in @svc/console; \`pnpm install\` does it through prepare)`)
+    throw new Error(
+      `@svc/console: no built app in ${appDir} (run \`npm run build\` in @svc/console; \`pnpm install\` does it through prepare)`
+    )
   }
   const page = renderIndex(appDir, prefix)
-  const sendPage = async (reply: FastifyReply): Promise<FastifyReply> => await reply.headers({
-    'content-type': 'text/html; charset=utf-8',
-    'content-security-policy': PAGE_CSP,
-    // The page names hashed assets: always revalidate it, cache those forever.
-    'cache-control': 'no-cache',
-    'referrer-policy': 'no-referrer',
-    'x-content-type-options': 'nosniff'
-  }).send(page)
+  const sendPage = async (reply: FastifyReply): Promise<FastifyReply> =>
+    await reply
+      .headers({
+        'content-type': 'text/html; charset=utf-8',
+        'content-security-policy': PAGE_CSP,
+        // The page names hashed assets: always revalidate it, cache those forever.
+        'cache-control': 'no-cache',
+        'referrer-policy': 'no-referrer',
+        'x-content-type-options': 'nosniff'
+      })
+      .send(page)
 
   // Pages, not API: left out of the API description (@fastify/swagger reads `hide`).
   const schema = { hide: true } as FastifySchema
@@ -69,7 +76,9 @@ async function svcConsole (app: FastifyInstance, opts: ConsoleOptions): Promise<
     }
     // Every other path under the prefix is a route of the app (history API): the same page.
     scope.get(`${prefix}/*`, { schema }, async (req, reply) => {
-      if (req.url.startsWith(`${prefix}/assets/`)) return await reply.code(404).send({ error: { code: 'NOT_FOUND', message: `no asset ${req.url}` } })
+      if (req.url.startsWith(`${prefix}/assets/`)) {
+        return await reply.code(404).send({ error: { code: 'NOT_FOUND', message: `no asset ${req.url}` } })
+      }
       return await sendPage(reply)
     })
   })

@@ -23,16 +23,43 @@ const inject = async (method: 'POST' | 'PUT', url: string, payload: unknown): Pr
   return res.json()
 }
 const acme = await inject('POST', '/api/v1/companies', { name: 'Acme', industry: 'software' })
-const grace = await inject('POST', '/api/v1/contacts', { firstName: 'Grace', lastName: 'Hopper', email: 'grace@example.com', companyId: acme._id, status: 'customer', tags: ['vip'] })
+const grace = await inject('POST', '/api/v1/contacts', {
+  firstName: 'Grace',
+  lastName: 'Hopper',
+  email: 'grace@example.com',
+  companyId: acme._id,
+  status: 'customer',
+  tags: ['vip']
+})
 const deals: Record<string, any> = {}
-for (const [title, amount, stage] of [['Pilot', 1200, 'qualified'], ['Rollout', 54000, 'proposal'], ['Renewal', 8000, 'won'], ['Expansion', 22000, 'won']] as const) {
-  deals[title] = await inject('POST', '/api/v1/deals', { title, amount, stage, companyId: acme._id, contactId: grace._id, lineItems: [{ sku: 'SEAT', quantity: 5, unitPrice: amount / 5 }] })
+for (const [title, amount, stage] of [
+  ['Pilot', 1200, 'qualified'],
+  ['Rollout', 54000, 'proposal'],
+  ['Renewal', 8000, 'won'],
+  ['Expansion', 22000, 'won']
+] as const) {
+  deals[title] = await inject('POST', '/api/v1/deals', {
+    title,
+    amount,
+    stage,
+    companyId: acme._id,
+    contactId: grace._id,
+    lineItems: [{ sku: 'SEAT', quantity: 5, unitPrice: amount / 5 }]
+  })
 }
 
 const received: string[] = []
-const receiver = createServer((req, res) => { req.resume(); req.on('end', () => { received.push(String(req.headers['x-svc-event'])); res.end('ok') }) })
+const receiver = createServer((req, res) => {
+  req.resume()
+  req.on('end', () => {
+    received.push(String(req.headers['x-svc-event']))
+    res.end('ok')
+  })
+})
 await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve))
-t.teardown(() => { receiver.close() })
+t.teardown(() => {
+  receiver.close()
+})
 const receiverUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`
 
 const browser = await launch(t)
@@ -59,7 +86,11 @@ t.test('sign in: a wrong password is refused, the right one opens the console', 
   t.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'Deals', 'lands on the page asked for')
   t.match(await page.locator('.who').textContent(), ada.user.email)
   t.equal(await page.evaluate(() => Object.keys(localStorage).length), 0, 'nothing in localStorage')
-  t.same(await page.evaluate(() => Object.keys(sessionStorage)), ['svc-console.refreshToken'], 'only the refresh token, in this tab')
+  t.same(
+    await page.evaluate(() => Object.keys(sessionStorage)),
+    ['svc-console.refreshToken'],
+    'only the refresh token, in this tab'
+  )
 })
 
 t.test('browse, sort, filter, search, include', async (t) => {
@@ -119,7 +150,11 @@ t.test('edit: the VALIDATION envelope shows at the field, then the change saves'
   await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor()
   const row = page.locator('.history tr', { hasText: '1,500' }).first()
   await row.waitFor()
-  t.same(await row.locator('td').allTextContents(), ['1,200', '1,500'], 'the history shows the change as before and after')
+  t.same(
+    await row.locator('td').allTextContents(),
+    ['1,200', '1,500'],
+    'the history shows the change as before and after'
+  )
 })
 
 t.test('transitions: buttons from availableTransitions, INVALID_TRANSITION shown', async (t) => {
@@ -141,7 +176,10 @@ t.test('delete, find it in the trash, restore', async (t) => {
   await page.goto(`${base}/console/data/deals/${deals.Renewal._id}`)
   await page.getByRole('button', { name: 'Delete…' }).click()
   await page.getByRole('button', { name: 'Delete record' }).click()
-  await page.getByRole('status').filter({ hasText: /^Deleted / }).waitFor()
+  await page
+    .getByRole('status')
+    .filter({ hasText: /^Deleted / })
+    .waitFor()
   await page.goto(`${base}/console/data/deals`)
   await rows.first().waitFor()
   t.notOk((await rowLabels()).includes('Renewal'), 'gone from the list')
@@ -152,20 +190,31 @@ t.test('delete, find it in the trash, restore', async (t) => {
   await page.getByText('No deleted record.').waitFor()
   await page.goto(`${base}/console/data/deals/${deals.Renewal._id}`)
   await page.locator('.history li').nth(2).waitFor()
-  t.match(await page.locator('.history > li > p').allTextContents(), [/restored it/, /deleted it/, /created it/], 'history, newest first')
+  t.match(
+    await page.locator('.history > li > p').allTextContents(),
+    [/restored it/, /deleted it/, /created it/],
+    'history, newest first'
+  )
   t.equal(await page.locator('p.notice.warn').count(), 0, 'live again')
 })
 
 t.test('files: upload, preview, a refused type', async (t) => {
   await page.goto(`${base}/console/data/contacts/${grace._id}`)
-  await page.getByLabel('Upload a file').setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('plain text, not an image') })
+  await page
+    .getByLabel('Upload a file')
+    .setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('plain text, not an image') })
   await page.getByRole('button', { name: 'Upload', exact: true }).click()
-  await page.getByRole('alert').filter({ hasText: /VALIDATION/ }).waitFor()
+  await page
+    .getByRole('alert')
+    .filter({ hasText: /VALIDATION/ })
+    .waitFor()
   await page.getByLabel('Upload a file').setInputFiles({ name: 'grace.png', mimeType: 'image/png', buffer: png() })
   await page.getByRole('button', { name: 'Upload', exact: true }).click()
   const img = page.getByRole('img', { name: 'Avatar: grace.png' })
   await img.waitFor()
-  await page.waitForFunction(() => (document.querySelector('img.preview') as HTMLImageElement | null)?.naturalWidth === 4)
+  await page.waitForFunction(
+    () => (document.querySelector('img.preview') as HTMLImageElement | null)?.naturalWidth === 4
+  )
   t.pass('the image preview loads (4×4 PNG)')
   t.ok(await page.getByRole('button', { name: 'Download' }).isVisible())
   t.ok(await page.getByLabel('Replace the file').isVisible())
@@ -196,11 +245,15 @@ t.test('webhooks: subscribe, test, pause and re-enable, deliveries', async (t) =
   await page.getByRole('link', { name: 'Open the subscription' }).click()
   await page.getByRole('button', { name: 'Send a test event' }).click()
   await page.getByText('A signed webhook.test event is on its way.').waitFor()
-  for (let i = 0; i < 40 && await page.locator('main table tbody tr').count() === 0; i++) {
+  for (let i = 0; i < 40 && (await page.locator('main table tbody tr').count()) === 0; i++) {
     await page.waitForTimeout(250)
     await page.getByRole('button', { name: 'Refresh' }).click()
   }
-  t.match(await page.locator('main table tbody tr').first().textContent(), /webhook\.test/, 'the delivery attempt is listed')
+  t.match(
+    await page.locator('main table tbody tr').first().textContent(),
+    /webhook\.test/,
+    'the delivery attempt is listed'
+  )
   t.ok(received.includes('webhook.test'), 'and it reached the receiver')
   await page.getByRole('button', { name: 'Pause' }).click()
   await page.locator('dl.meta .badge.warn').waitFor()
@@ -211,10 +264,10 @@ t.test('webhooks: subscribe, test, pause and re-enable, deliveries', async (t) =
   axe.webhook = await axeViolations(page)
 })
 
-t.test('every request was a public API call with the signed-in person\'s token', async (t) => {
+t.test("every request was a public API call with the signed-in person's token", async (t) => {
   const report = await checkRequests(server, seen.requests, ada.user._id)
-  t.same(report.unknown, [], 'no request outside the public API and the console\'s own files')
-  t.same(report.foreignBearer, [], 'API calls carry the person\'s own bearer')
+  t.same(report.unknown, [], "no request outside the public API and the console's own files")
+  t.same(report.foreignBearer, [], "API calls carry the person's own bearer")
   t.same(report.clientIds, [], 'never an api client id')
   t.ok(report.apiCalls > 20, `${report.apiCalls} API calls checked`)
   t.ok(report.streams > 0, `${report.streams} realtime streams opened with a ticket, no bearer in a URL`)
@@ -234,7 +287,12 @@ t.test('axe-core finds no violation', async (t) => {
 
 t.test('at 390 px: no sideways scrolling', async (t) => {
   await page.setViewportSize({ width: 390, height: 844 })
-  for (const path of ['/console/data/deals', `/console/data/deals/${deals.Pilot._id}`, '/console/data/deals/aggregations/byStage', '/console/webhooks']) {
+  for (const path of [
+    '/console/data/deals',
+    `/console/data/deals/${deals.Pilot._id}`,
+    '/console/data/deals/aggregations/byStage',
+    '/console/webhooks'
+  ]) {
     await page.goto(`${base}${path}`)
     await page.locator('main h1').waitFor()
     // The table holds its realtime stream open: "network idle" never comes there.

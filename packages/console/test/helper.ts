@@ -19,9 +19,15 @@ export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 /** The repository's example CRM schemas: every field feature the console renders. */
 export const SCHEMA_DIR = join(import.meta.dirname, '..', '..', '..', 'schema')
 
-interface Tap { teardown: (fn: () => unknown) => void }
+interface Tap {
+  teardown: (fn: () => unknown) => void
+}
 
-export interface ConsoleServer { app: FastifyInstance, url: string, db: Db }
+export interface ConsoleServer {
+  app: FastifyInstance
+  url: string
+  db: Db
+}
 
 async function freePort (): Promise<number> {
   return await new Promise((resolve, reject) => {
@@ -29,7 +35,9 @@ async function freePort (): Promise<number> {
     s.once('error', reject)
     s.listen(0, '127.0.0.1', () => {
       const { port } = s.address() as { port: number }
-      s.close(() => { resolve(port) })
+      s.close(() => {
+        resolve(port)
+      })
     })
   })
 }
@@ -39,12 +47,18 @@ async function freePort (): Promise<number> {
  * webhooks, realtime unless `realtime: false`) plus the console, listening on 127.0.0.1 for a
  * browser. File URLs need the address up front: a free port is picked first.
  */
-export async function startConsoleServer (t: Tap, opts: ConsoleOptions = {}, { realtime = true } = {}): Promise<ConsoleServer> {
+export async function startConsoleServer (
+  t: Tap,
+  opts: ConsoleOptions = {},
+  { realtime = true } = {}
+): Promise<ConsoleServer> {
   const { db } = await getTestDb(t)
   const port = await freePort()
   const url = `http://127.0.0.1:${port}`
   const uploads = mkdtempSync(join(tmpdir(), 'svc-console-'))
-  t.teardown(() => { rmSync(uploads, { recursive: true, force: true }) })
+  t.teardown(() => {
+    rmSync(uploads, { recursive: true, force: true })
+  })
   const app = Fastify({ ...svcServerOptions, logger: false })
   await app.register(svcSurface, { rateLimit: false, metrics: false, docs: false, cors: false })
   await app.register(svcCore, { db, schemaDir: SCHEMA_DIR, jwtSecret: JWT_SECRET, publicBaseUrl: url })
@@ -64,14 +78,20 @@ export async function userWithRoles (server: ConsoleServer, roles: string[]): Pr
   const u = await registerUser(server.app)
   await server.db.collection('users').updateOne({ email: u.user.email }, { $set: { roles } })
   // Roles reach tokens at the next login.
-  const res = await server.app.inject({ method: 'POST', url: '/login', payload: { email: u.user.email, password: u.password } })
-  const session = res.json() as { accessToken: string, refreshToken: string }
+  const res = await server.app.inject({
+    method: 'POST',
+    url: '/login',
+    payload: { email: u.user.email, password: u.password }
+  })
+  const session = res.json() as { accessToken: string; refreshToken: string }
   return { ...u, ...session, headers: { authorization: `Bearer ${session.accessToken}` } }
 }
 
 export function chromiumOrSkip (t: { plan: (n: number, why: string) => void }, what: string): boolean {
   if (existsSync(CHROMIUM)) return true
-  process.stderr.write(`\n!!! @svc/console ${what} SKIPPED: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH) !!!\n\n`)
+  process.stderr.write(
+    `\n!!! @svc/console ${what} SKIPPED: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH) !!!\n\n`
+  )
   t.plan(0, `no Chromium at ${CHROMIUM} (set CHROMIUM_PATH)`)
   return false
 }

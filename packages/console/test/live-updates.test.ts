@@ -16,22 +16,40 @@ const server = await startConsoleServer(t)
 const base = server.url
 const ada = await registerUser(server.app, { first_name: 'Ada', last_name: 'Lovelace' })
 const bob = await registerUser(server.app, { first_name: 'Bob', last_name: 'Other' })
-async function call (who: RegisteredUser, method: 'POST' | 'PUT' | 'DELETE', url: string, payload?: unknown): Promise<any> {
-  const res = await server.app.inject({ method, url, headers: who.headers, ...(payload !== undefined ? { payload: payload as any } : {}) })
+async function call (
+  who: RegisteredUser,
+  method: 'POST' | 'PUT' | 'DELETE',
+  url: string,
+  payload?: unknown
+): Promise<any> {
+  const res = await server.app.inject({
+    method,
+    url,
+    headers: who.headers,
+    ...(payload !== undefined ? { payload: payload as any } : {})
+  })
   if (res.statusCode >= 300) throw new Error(`${method} ${url}: ${res.statusCode} ${res.body}`)
   return res.json()
 }
 const deals: Record<string, any> = {}
-for (const [title, amount] of [['Pilot', 1200], ['Rollout', 54000], ['Renewal', 8000], ['Expansion', 22000]] as const) {
+for (const [title, amount] of [
+  ['Pilot', 1200],
+  ['Rollout', 54000],
+  ['Renewal', 8000],
+  ['Expansion', 22000]
+] as const) {
   deals[title] = await call(ada, 'POST', '/api/v1/deals', { title, amount, stage: 'won' })
 }
 
 // Every connection to the server, to cut them all as a network failure would.
 const sockets = new Set<import('node:net').Socket>()
-server.app.server.on('connection', (s) => { sockets.add(s); s.on('close', () => sockets.delete(s)) })
+server.app.server.on('connection', (s) => {
+  sockets.add(s)
+  s.on('close', () => sockets.delete(s))
+})
 const browser = await launch(t)
 const axe: Record<string, string[]> = {}
-async function tab (who: RegisteredUser, path: string): Promise<{ page: Page, seen: ReturnType<typeof watch> }> {
+async function tab (who: RegisteredUser, path: string): Promise<{ page: Page; seen: ReturnType<typeof watch> }> {
   const context = await browser.newContext({ viewport: { width: 1200, height: 900 } })
   t.teardown(async () => await context.close())
   const page = await context.newPage()
@@ -39,8 +57,10 @@ async function tab (who: RegisteredUser, path: string): Promise<{ page: Page, se
   await signIn(page, base, who.user.email, who.password, path)
   return { page, seen }
 }
-const labels = async (page: Page): Promise<string[]> => await page.locator('main tbody th[scope=row] a').allTextContents()
-const listCalls = (seen: ReturnType<typeof watch>): number => seen.requests.filter((r) => r.method === 'GET' && r.url.pathname === '/api/v1/deals').length
+const labels = async (page: Page): Promise<string[]> =>
+  await page.locator('main tbody th[scope=row] a').allTextContents()
+const listCalls = (seen: ReturnType<typeof watch>): number =>
+  seen.requests.filter((r) => r.method === 'GET' && r.url.pathname === '/api/v1/deals').length
 
 // Ada watches won deals of 5000 or more, most valuable first.
 const filtered = '/console/data/deals?amount=%7B%22%24gte%22%3A5000%7D&__sort=amount%3Adesc'
@@ -63,13 +83,18 @@ t.test('an edit in another tab changes the row in place', async (t) => {
   t.equal(await page.locator('[role=status]', { hasText: 'A record was updated' }).count(), 1, 'announced politely')
 })
 
-t.test('a create through the API is offered as a refresh; another tenant\'s never is', async (t) => {
+t.test("a create through the API is offered as a refresh; another tenant's never is", async (t) => {
   await call(bob, 'POST', '/api/v1/deals', { title: 'Bob secret deal', amount: 99000, stage: 'won' })
-  await call(bob, 'PUT', `/api/v1/deals/${(await call(bob, 'POST', '/api/v1/deals', { title: 'Bob other', amount: 7000 }))._id as string}`, { amount: 7001 })
+  await call(
+    bob,
+    'PUT',
+    `/api/v1/deals/${(await call(bob, 'POST', '/api/v1/deals', { title: 'Bob other', amount: 7000 }))._id as string}`,
+    { amount: 7001 }
+  )
   await call(ada, 'POST', '/api/v1/deals', { title: 'Big one', amount: 70000, stage: 'won' })
   const bar = page.locator('.notice.live')
   await bar.waitFor()
-  t.match(await bar.textContent(), /^1 new record\.\s*Refresh$/, 'Ada\'s create only: Bob\'s two writes are not counted')
+  t.match(await bar.textContent(), /^1 new record\.\s*Refresh$/, "Ada's create only: Bob's two writes are not counted")
   t.same(await labels(page), ['Rollout', 'Expansion', 'Renewal'], 'the rows stay put until asked')
   axe.newRecords = await axeViolations(page)
   if (process.env.SCREENSHOTS === '1') {
@@ -81,7 +106,7 @@ t.test('a create through the API is offered as a refresh; another tenant\'s neve
   await page.waitForFunction(() => document.querySelector('main tbody th[scope=row] a')?.textContent === 'Big one')
   t.same(await labels(page), ['Big one', 'Rollout', 'Expansion', 'Renewal'], 'read again with the same filter and sort')
   t.equal(await bar.count(), 0, 'the bar is gone')
-  t.notMatch(await page.locator('main').textContent(), /Bob/, 'nothing of Bob\'s tenant')
+  t.notMatch(await page.locator('main').textContent(), /Bob/, "nothing of Bob's tenant")
 })
 
 t.test('a delete marks the row; a restore clears the mark', async (t) => {
@@ -92,13 +117,17 @@ t.test('a delete marks the row; a restore clears the mark', async (t) => {
   t.match(await row.locator('th').textContent(), /deleted just now/)
   axe.deleted = await axeViolations(page)
   await row.getByRole('button', { name: 'Restore Renewal' }).click()
-  await row.getByText(/restored just now|^Renewal$/).first().waitFor()
+  await row
+    .getByText(/restored just now|^Renewal$/)
+    .first()
+    .waitFor()
   await page.waitForFunction(() => document.querySelector('main tbody tr.deleted') === null)
   t.pass('live again, in place')
 })
 
 t.test('a lost connection resumes from the last cursor: a change made meanwhile still arrives', async (t) => {
-  const streams = (): string[] => watcher.seen.requests.filter((r) => r.url.pathname === '/api/v1/_events').map((r) => r.url.search)
+  const streams = (): string[] =>
+    watcher.seen.requests.filter((r) => r.url.pathname === '/api/v1/_events').map((r) => r.url.search)
   const before = streams().length
   const reads = listCalls(watcher.seen)
   for (const socket of sockets) socket.destroy()
@@ -111,7 +140,7 @@ t.test('a lost connection resumes from the last cursor: a change made meanwhile 
   t.equal(listCalls(watcher.seen), reads, 'the change came from the feed, not from reading the list again')
 })
 
-t.test('a second tenant\'s console sees only its own live changes', async (t) => {
+t.test("a second tenant's console sees only its own live changes", async (t) => {
   const other = await tab(bob, '/console/data/deals')
   await other.page.locator('.badge', { hasText: 'Live' }).waitFor()
   await call(ada, 'POST', '/api/v1/deals', { title: 'Ada again', amount: 6000, stage: 'won' })
@@ -120,13 +149,17 @@ t.test('a second tenant\'s console sees only its own live changes', async (t) =>
   await page.locator('.notice.live', { hasText: '1 new record' }).waitFor()
   await other.page.getByRole('button', { name: 'Refresh' }).click()
   await other.page.getByRole('link', { name: 'Bob again' }).waitFor()
-  t.notMatch(await other.page.locator('main').textContent(), /Ada again|Big one|Pilot/, 'Bob never sees Ada\'s records')
+  t.notMatch(await other.page.locator('main').textContent(), /Ada again|Big one|Pilot/, "Bob never sees Ada's records")
 })
 
 t.test('paging: forward by nextCursor where lists have it, back by page number', async (t) => {
-  const probe = (await server.app.inject({ method: 'GET', url: '/api/v1/deals?__perPage=1', headers: ada.headers })).json()
+  const probe = (
+    await server.app.inject({ method: 'GET', url: '/api/v1/deals?__perPage=1', headers: ada.headers })
+  ).json()
   const cursors = typeof probe.nextCursor === 'string'
-  t.comment(cursors ? 'lists answer nextCursor: the pager walks with it' : 'lists have no nextCursor here: page numbers')
+  t.comment(
+    cursors ? 'lists answer nextCursor: the pager walks with it' : 'lists have no nextCursor here: page numbers'
+  )
   await page.goto(`${base}/console/data/deals?__sort=amount%3Aasc&__perPage=2`)
   await page.waitForFunction(() => document.querySelectorAll('main tbody tr').length === 2)
   const first = await labels(page)
@@ -135,7 +168,10 @@ t.test('paging: forward by nextCursor where lists have it, back by page number',
   await page.waitForFunction((f) => document.querySelector('main tbody th[scope=row] a')?.textContent !== f, first[0])
   const second = await labels(page)
   t.equal(second.length, 2)
-  t.notOk(second.some((l) => first.includes(l)), `page 2 (${second.join(', ')}) follows page 1 (${first.join(', ')})`)
+  t.notOk(
+    second.some((l) => first.includes(l)),
+    `page 2 (${second.join(', ')}) follows page 1 (${first.join(', ')})`
+  )
   t.match(await page.locator('.pager').textContent(), /Page 2 of \d+/)
   await page.getByRole('button', { name: '‹ Previous' }).click()
   await page.waitForURL((u) => !u.search.includes('__cursor'))
@@ -143,12 +179,16 @@ t.test('paging: forward by nextCursor where lists have it, back by page number',
   t.same(await labels(page), first, 'back to page 1')
 })
 
-t.test('every request was public API with the person\'s own credentials', async (t) => {
+t.test("every request was public API with the person's own credentials", async (t) => {
   const report = await checkRequests(server, watcher.seen.requests, ada.user._id)
   t.same(report.unknown, [])
   t.same(report.foreignBearer, [], 'bearer on API calls, a ticket (not a bearer) on the stream')
   t.ok(report.streams >= 1, `${report.streams} stream(s)`)
   // The cut connection is the one failure the browser reports (the stream it ended mid-way).
-  t.same(watcher.seen.problems.filter((p) => !p.includes('ERR_INCOMPLETE_CHUNKED_ENCODING')), [], 'no script error, no CSP violation')
+  t.same(
+    watcher.seen.problems.filter((p) => !p.includes('ERR_INCOMPLETE_CHUNKED_ENCODING')),
+    [],
+    'no script error, no CSP violation'
+  )
   for (const [name, v] of Object.entries(axe)) t.same(v, [], `${name}: no axe violation`)
 })

@@ -11,7 +11,10 @@ import { JWT_SECRET, SCHEMA_DIR } from './helper.js'
 // The plugin alone, through app.inject(): the page under its prefix, the built assets, refusals.
 const APP_DIR = join(import.meta.dirname, '..', 'dist', 'app')
 
-async function appWith (t: { teardown: (fn: () => unknown) => void }, opts: ConsoleOptions = {}): Promise<FastifyInstance> {
+async function appWith (
+  t: { teardown: (fn: () => unknown) => void },
+  opts: ConsoleOptions = {}
+): Promise<FastifyInstance> {
   const { db } = await getTestDb(t)
   const app = Fastify({ logger: false })
   await app.register(svcCore, { db, schemaDir: SCHEMA_DIR, jwtSecret: JWT_SECRET })
@@ -28,7 +31,12 @@ t.test('the page, its client routes and its assets', async (t) => {
     t.equal(res.statusCode, 302, 'GET /console')
     t.equal(res.headers.location, '/console/')
   }
-  for (const url of ['/console/', '/console/data/deals', '/console/data/deals/65f000000000000000000001?x=1', '/console/webhooks']) {
+  for (const url of [
+    '/console/',
+    '/console/data/deals',
+    '/console/data/deals/65f000000000000000000001?x=1',
+    '/console/webhooks'
+  ]) {
     const res = await app.inject(url)
     t.equal(res.statusCode, 200, `GET ${url}`)
     t.match(res.headers['content-type'], /^text\/html/)
@@ -52,7 +60,10 @@ t.test('the page, its client routes and its assets', async (t) => {
     const res = await app.inject({ url: `/console/assets/${main}` })
     t.equal(res.headers['content-encoding'], undefined, 'plain for a client that asks for no encoding')
   }
-  t.ok(assets.some((f) => /^vega-chart-.*\.js$/.test(f)), 'the chart libraries are a chunk of their own (loaded on demand)')
+  t.ok(
+    assets.some((f) => /^vega-chart-.*\.js$/.test(f)),
+    'the chart libraries are a chunk of their own (loaded on demand)'
+  )
   for (const url of ['/console/assets/nothing.js', '/console/assets/sub/x.js', '/console/assets/index.html']) {
     const res = await app.inject(url)
     t.equal(res.statusCode, 404, `GET ${url}`)
@@ -69,7 +80,7 @@ t.test('another prefix', async (t) => {
   t.equal((await app.inject('/console/')).statusCode, 404)
 })
 
-t.test('the reset link of core\'s mails leads to the console\'s reset form when asked', async (t) => {
+t.test("the reset link of core's mails leads to the console's reset form when asked", async (t) => {
   const off = await appWith(t)
   t.equal((await off.inject('/reset-password?token=abc')).statusCode, 404, 'off by default')
   const on = await appWith(t, { resetPasswordPage: true })
@@ -81,7 +92,11 @@ t.test('the reset link of core\'s mails leads to the console\'s reset form when 
 
 t.test('refusals at registration', async (t) => {
   for (const prefix of ['/', '', '/con sole', '/a?b']) {
-    await t.rejects(appWith(t, { prefix }), { message: /must be a non-root URL path/ }, `prefix ${JSON.stringify(prefix)}`)
+    await t.rejects(
+      appWith(t, { prefix }),
+      { message: /must be a non-root URL path/ },
+      `prefix ${JSON.stringify(prefix)}`
+    )
   }
   const empty = mkdtempSync(join(tmpdir(), 'svc-console-empty-'))
   await t.rejects(appWith(t, { appDir: empty }), { message: /no built app in .* \(run `npm run build`/ })
@@ -90,5 +105,12 @@ t.test('refusals at registration', async (t) => {
   await t.rejects(appWith(t, { appDir: noHead }), { message: /has no <head>/ })
   const bare = Fastify({ logger: false })
   t.teardown(async () => await bare.close())
-  await t.rejects(async () => { await bare.register(svcConsole); await bare.ready() }, { message: /@svc\/core/ }, 'needs @svc/core (the API it talks to)')
+  await t.rejects(
+    async () => {
+      await bare.register(svcConsole)
+      await bare.ready()
+    },
+    { message: /@svc\/core/ },
+    'needs @svc/core (the API it talks to)'
+  )
 })

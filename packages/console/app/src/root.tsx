@@ -37,27 +37,61 @@ export function Root (): preact.JSX.Element {
   const [identity, setIdentity] = useState<Identity | null>(null)
   const [ended, setEnded] = useState(false)
 
-  useEffect(() => tokens.subscribe((t) => {
-    const next = t === null ? null : identityOf(t.accessToken)
-    setIdentity((prev) => {
-      if (prev !== null && next === null) setEnded(true)
-      return next
-    })
-  }), [])
+  useEffect(
+    () =>
+      tokens.subscribe((t) => {
+        const next = t === null ? null : identityOf(t.accessToken)
+        setIdentity((prev) => {
+          if (prev !== null && next === null) setEnded(true)
+          return next
+        })
+      }),
+    []
+  )
   useEffect(() => {
-    Promise.all([fetchDescribe(), resumeSession()]).then(([d]) => { setDescribe(d) }, setError)
+    Promise.all([fetchDescribe(), resumeSession()]).then(([d]) => {
+      setDescribe(d)
+    }, setError)
   }, [])
 
-  const state = useMemo<ConsoleState | null>(() => describe === null || identity === null
-    ? null
-    : { describe, identity, resources: resourcesOf(describe), signOut: () => { setEnded(false); void client.auth.logout() } }, [describe, identity])
+  const state = useMemo<ConsoleState | null>(
+    () =>
+      describe === null || identity === null
+        ? null
+        : {
+            describe,
+            identity,
+            resources: resourcesOf(describe),
+            signOut: () => {
+              setEnded(false)
+              void client.auth.logout()
+            }
+          },
+    [describe, identity]
+  )
 
-  if (error !== null) return <main id='main' class='boot'><h1>svc console</h1><ErrorNotice error={error} title='The service could not be reached' /></main>
-  if (describe === null) return <main id='main' class='boot'><h1>svc console</h1><Loading label='Connecting' /></main>
+  if (error !== null) {
+    return (
+      <main id='main' class='boot'>
+        <h1>svc console</h1>
+        <ErrorNotice error={error} title='The service could not be reached' />
+      </main>
+    )
+  }
+  if (describe === null) {
+    return (
+      <main id='main' class='boot'>
+        <h1>svc console</h1>
+        <Loading label='Connecting' />
+      </main>
+    )
+  }
   return (
     <Router base={BASE}>
       {state === null
-        ? <AuthPages ended={ended} />
+        ? (
+          <AuthPages ended={ended} />
+          )
         : (
           <ConsoleContext.Provider value={state}>
             <Shell>
@@ -68,9 +102,16 @@ export function Root (): preact.JSX.Element {
                 <Route path='/data/:path'>{(p) => <ResourceTable path={p.path} />}</Route>
                 <Route path='/data/:path/new'>{(p) => <NewRecord path={p.path} />}</Route>
                 <Route path='/data/:path/trash'>{(p) => <Trash path={p.path} />}</Route>
-                <Route path='/data/:path/aggregations/:name'>{(p) => <AggregationView path={p.path} name={p.name} />}</Route>
+                <Route path='/data/:path/aggregations/:name'>
+                  {(p) => <AggregationView path={p.path} name={p.name} />}
+                </Route>
                 <Route path='/data/:path/:id'>{(p) => <RecordPage path={p.path} id={p.id} />}</Route>
-                <Route><h1>Not found</h1><p>No console page here. <a href={`${BASE}/`}>Back to the schemas</a>.</p></Route>
+                <Route>
+                  <h1>Not found</h1>
+                  <p>
+                    No console page here. <a href={`${BASE}/`}>Back to the schemas</a>.
+                  </p>
+                </Route>
               </Switch>
             </Shell>
           </ConsoleContext.Provider>

@@ -23,25 +23,52 @@ interface Props {
 
 function Cell ({ value }: { value: unknown }): preact.JSX.Element {
   const text = formatValue(value)
-  if (text === '') return <span class='muted' aria-label='empty'>—</span>
+  if (text === '') {
+    return (
+      <span class='muted' aria-label='empty'>
+        —
+      </span>
+    )
+  }
   return <span title={typeof value === 'string' ? value : undefined}>{text}</span>
 }
 
-function RelationCell ({ schema, rel, row }: { schema: Schema, rel: string, row: Rec }): preact.JSX.Element {
+function RelationCell ({ schema, rel, row }: { schema: Schema; rel: string; row: Rec }): preact.JSX.Element {
   const { describe, identity } = useConsole()
   const def = schema.relations[rel]
   const target = describe.schemas.find((s) => s.path === def.target)
   const value = row[rel]
   if (def.kind === 'hasMany') {
     const n = Array.isArray(value) ? value.length : 0
-    return <Link href={`/data/${def.target}?${new URLSearchParams({ [def.fk]: row._id }).toString()}`}>{n} {humanize(def.target).toLowerCase()}</Link>
+    return (
+      <Link href={`/data/${def.target}?${new URLSearchParams({ [def.fk]: row._id }).toString()}`}>
+        {n} {humanize(def.target).toLowerCase()}
+      </Link>
+    )
   }
-  if (value === null || typeof value !== 'object' || target === undefined) return <span class='muted' aria-label='none'>—</span>
+  if (value === null || typeof value !== 'object' || target === undefined) {
+    return (
+      <span class='muted' aria-label='none'>
+        —
+      </span>
+    )
+  }
   const r = value as Rec
   return <Link href={`/data/${def.target}/${r._id}`}>{recordLabel(target, identity.roles, r)}</Link>
 }
 
-export function DataTable ({ schema, rows, columns, sortable, sort, include, onSort, onRestore, caption, marks }: Props): preact.JSX.Element {
+export function DataTable ({
+  schema,
+  rows,
+  columns,
+  sortable,
+  sort,
+  include,
+  onSort,
+  onRestore,
+  caption,
+  marks
+}: Props): preact.JSX.Element {
   const { identity } = useConsole()
   const label = labelField(schema, identity.roles)
   const [sortField, sortDir] = (sort ?? '').split(',')[0].split(':')
@@ -49,10 +76,22 @@ export function DataTable ({ schema, rows, columns, sortable, sort, include, onS
   const header = (name: string): preact.JSX.Element => {
     const active = sortField === name
     const dir = active ? (sortDir === 'desc' ? 'descending' : 'ascending') : undefined
-    if (!sortable.has(name)) return <th scope='col' key={name}>{humanize(name)}</th>
+    if (!sortable.has(name)) {
+      return (
+        <th scope='col' key={name}>
+          {humanize(name)}
+        </th>
+      )
+    }
     return (
       <th scope='col' key={name} aria-sort={dir ?? 'none'}>
-        <button type='button' class='sort' onClick={() => { onSort(`${name}:${active && sortDir !== 'desc' ? 'desc' : 'asc'}`) }}>
+        <button
+          type='button'
+          class='sort'
+          onClick={() => {
+            onSort(`${name}:${active && sortDir !== 'desc' ? 'desc' : 'asc'}`)
+          }}
+        >
           {humanize(name)} <span aria-hidden='true'>{active ? (dir === 'descending' ? '▼' : '▲') : '↕'}</span>
         </button>
       </th>
@@ -66,7 +105,11 @@ export function DataTable ({ schema, rows, columns, sortable, sort, include, onS
           <tr>
             {header(label)}
             {columns.map(header)}
-            {include.map((rel) => <th scope='col' key={`rel-${rel}`}>{humanize(rel)}</th>)}
+            {include.map((rel) => (
+              <th scope='col' key={`rel-${rel}`}>
+                {humanize(rel)}
+              </th>
+            ))}
             {anyDeleted && <th scope='col'>Deleted</th>}
           </tr>
         </thead>
@@ -75,16 +118,39 @@ export function DataTable ({ schema, rows, columns, sortable, sort, include, onS
             <tr key={r._id} class={r.deletedAt != null || marks?.get(r._id) === 'deleted' ? 'deleted' : undefined}>
               <th scope='row'>
                 <Link href={`/data/${schema.path}/${r._id}`}>{recordLabel(schema, identity.roles, r)}</Link>
-                {marks?.has(r._id) === true && <> <span class='badge live'>{marks.get(r._id)} just now</span></>}
+                {marks?.has(r._id) === true && (
+                  <>
+                    {' '}
+                    <span class='badge live'>{marks.get(r._id)} just now</span>
+                  </>
+                )}
               </th>
-              {columns.map((c) => <td key={c}><Cell value={r[c]} /></td>)}
-              {include.map((rel) => <td key={`rel-${rel}`}><RelationCell schema={schema} rel={rel} row={r} /></td>)}
+              {columns.map((c) => (
+                <td key={c}>
+                  <Cell value={r[c]} />
+                </td>
+              ))}
+              {include.map((rel) => (
+                <td key={`rel-${rel}`}>
+                  <RelationCell schema={schema} rel={rel} row={r} />
+                </td>
+              ))}
               {anyDeleted && (
                 <td>
                   {r.deletedAt != null && (
                     <>
                       <span class='badge warn'>{formatValue(r.deletedAt)}</span>{' '}
-                      {onRestore !== undefined && <button type='button' onClick={() => { onRestore(r._id) }} aria-label={`Restore ${recordLabel(schema, identity.roles, r)}`}>Restore</button>}
+                      {onRestore !== undefined && (
+                        <button
+                          type='button'
+                          onClick={() => {
+                            onRestore(r._id)
+                          }}
+                          aria-label={`Restore ${recordLabel(schema, identity.roles, r)}`}
+                        >
+                          Restore
+                        </button>
+                      )}
                     </>
                   )}
                 </td>

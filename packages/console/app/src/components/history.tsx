@@ -9,7 +9,13 @@ import { useAsync } from '../lib/use-async.js'
 import { ErrorNotice, Loading } from './notice.js'
 import { Pager } from './pager.js'
 
-const VERBS: Record<string, string> = { create: 'created', update: 'updated', delete: 'deleted', restore: 'restored', transition: 'moved' }
+const VERBS: Record<string, string> = {
+  create: 'created',
+  update: 'updated',
+  delete: 'deleted',
+  restore: 'restored',
+  transition: 'moved'
+}
 const NOISE = new Set(['updatedAt', 'createdAt', '_id', 'userId', 'accountId'])
 
 function Value ({ v }: { v: unknown }): preact.JSX.Element {
@@ -17,7 +23,16 @@ function Value ({ v }: { v: unknown }): preact.JSX.Element {
   return text === '' ? <span class='muted'>(empty)</span> : <span>{text}</span>
 }
 
-export function History ({ resource, id, tick }: { schema: Schema, resource: Resource, id: string, tick: number }): preact.JSX.Element {
+export function History ({
+  resource,
+  id,
+  tick
+}: {
+  schema: Schema
+  resource: Resource
+  id: string
+  tick: number
+}): preact.JSX.Element {
   const [page, setPage] = useState(1)
   const rows = useAsync(async () => await resource.history!(id, { page, perPage: 10 }), [id, page, tick])
   return (
@@ -33,19 +48,32 @@ export function History ({ resource, id, tick }: { schema: Schema, resource: Res
               return (
                 <li key={h._id}>
                   <p>
-                    <strong>{h.actor?.email ?? h.actor?.userId ?? 'the system'}</strong> {VERBS[h.action] ?? h.action} it
-                    {' '}<time dateTime={h.at} title={h.at}>{formatDate(h.at)}</time>
+                    <strong>{h.actor?.email ?? h.actor?.userId ?? 'the system'}</strong> {VERBS[h.action] ?? h.action}{' '}
+                    it{' '}
+                    <time dateTime={h.at} title={h.at}>
+                      {formatDate(h.at)}
+                    </time>
                   </p>
                   {changes.length > 0 && (
                     <table class='diff'>
                       <caption class='visually-hidden'>Changes of {formatDate(h.at)}</caption>
-                      <thead><tr><th scope='col'>Field</th><th scope='col'>Before</th><th scope='col'>After</th></tr></thead>
+                      <thead>
+                        <tr>
+                          <th scope='col'>Field</th>
+                          <th scope='col'>Before</th>
+                          <th scope='col'>After</th>
+                        </tr>
+                      </thead>
                       <tbody>
                         {changes.map(([field, d]) => (
                           <tr key={field}>
                             <th scope='row'>{humanize(field)}</th>
-                            <td class='before'><Value v={d.from} /></td>
-                            <td class='after'><Value v={d.to} /></td>
+                            <td class='before'>
+                              <Value v={d.from} />
+                            </td>
+                            <td class='after'>
+                              <Value v={d.to} />
+                            </td>
                           </tr>
                         ))}
                       </tbody>

@@ -5,13 +5,27 @@ import type { LiveTable } from '../lib/live.js'
 import { ErrorNotice } from './notice.js'
 
 export function LiveBadge ({ live }: { live: LiveTable }): preact.JSX.Element | null {
-  if (live.status === 'live') return <span class='badge ok' title='Changes to these records appear as they happen'>Live</span>
+  if (live.status === 'live') {
+    return (
+      <span class='badge ok' title='Changes to these records appear as they happen'>
+        Live
+      </span>
+    )
+  }
   if (live.status === 'connecting') return <span class='badge'>Connecting…</span>
   if (live.status === 'stopped') return <span class='badge warn'>Live updates stopped</span>
   return null
 }
 
-export function LiveBar ({ live, shown, onRefresh }: { live: LiveTable, shown: Rec[], onRefresh: () => void }): preact.JSX.Element {
+export function LiveBar ({
+  live,
+  shown,
+  onRefresh
+}: {
+  live: LiveTable
+  shown: Rec[]
+  onRefresh: () => void
+}): preact.JSX.Element {
   const ids = new Set(shown.map((r) => r._id))
   const fresh = [...live.created].filter((id) => !ids.has(id)).length
   const what = [
@@ -20,12 +34,18 @@ export function LiveBar ({ live, shown, onRefresh }: { live: LiveTable, shown: R
   ]
   return (
     <>
-      {live.status === 'stopped' && <ErrorNotice error={live.error} title='Live updates stopped: refresh the page to see changes' />}
-      <p class='visually-hidden' role='status' aria-live='polite'>{live.announcement}</p>
+      {live.status === 'stopped' && (
+        <ErrorNotice error={live.error} title='Live updates stopped: refresh the page to see changes' />
+      )}
+      <p class='visually-hidden' role='status' aria-live='polite'>
+        {live.announcement}
+      </p>
       {what.length > 0 && (
         <div class='notice live'>
           <span>{what.join('; ')}.</span>{' '}
-          <button type='button' onClick={onRefresh}>Refresh</button>
+          <button type='button' onClick={onRefresh}>
+            Refresh
+          </button>
         </div>
       )}
     </>

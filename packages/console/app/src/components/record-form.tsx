@@ -23,10 +23,20 @@ export function RecordForm ({ schema, mode, record, onSave }: Props): preact.JSX
   const fields = editableFields(schema.fields, states, identity.roles, mode)
   const editable = new Set(fields.map((f) => f.name))
   // Readable but not writable here: computed fields and fields whose update ACL excludes the role.
-  const readOnly = mode === 'update'
-    ? schema.fields.filter((f) => f.stamped !== true && !editable.has(f.name) && !states.has(f.name) && kindOf(f) !== 'file' && canRead(f, identity.roles))
-    : []
-  const [draft, setDraft] = useState<Record<string, unknown>>(() => record === null ? initialDraft(fields) : { ...record })
+  const readOnly =
+    mode === 'update'
+      ? schema.fields.filter(
+        (f) =>
+          f.stamped !== true &&
+            !editable.has(f.name) &&
+            !states.has(f.name) &&
+            kindOf(f) !== 'file' &&
+            canRead(f, identity.roles)
+      )
+      : []
+  const [draft, setDraft] = useState<Record<string, unknown>>(() =>
+    record === null ? initialDraft(fields) : { ...record }
+  )
   const [error, setError] = useState<unknown>(null)
   const [saved, setSaved] = useState<string | null>(null)
   const [busy, setBusy] = useState(false)
@@ -42,19 +52,41 @@ export function RecordForm ({ schema, mode, record, onSave }: Props): preact.JSX
       setError(err)
       return
     }
-    if (mode === 'update' && Object.keys(payload).length === 0) { setError(null); setSaved('Nothing changed.'); return }
+    if (mode === 'update' && Object.keys(payload).length === 0) {
+      setError(null)
+      setSaved('Nothing changed.')
+      return
+    }
     setBusy(true)
-    onSave(payload).then(() => { setError(null); setSaved(mode === 'create' ? 'Created.' : 'Saved.') }, setError).finally(() => { setBusy(false) })
+    onSave(payload)
+      .then(() => {
+        setError(null)
+        setSaved(mode === 'create' ? 'Created.' : 'Saved.')
+      }, setError)
+      .finally(() => {
+        setBusy(false)
+      })
   }
 
   return (
-    <form class='record-form' onSubmit={submit} noValidate aria-label={mode === 'create' ? 'New record' : 'Edit record'}>
+    <form
+      class='record-form'
+      onSubmit={submit}
+      noValidate
+      aria-label={mode === 'create' ? 'New record' : 'Edit record'}
+    >
       {errors.size > 0 && (
         <div class='notice error' role='alert' aria-labelledby='error-summary-title'>
-          <strong id='error-summary-title'>{error instanceof JsonError ? 'Please fix the JSON' : 'The service refused these values'}</strong>
+          <strong id='error-summary-title'>
+            {error instanceof JsonError ? 'Please fix the JSON' : 'The service refused these values'}
+          </strong>
           <ul>
             {[...errors].map(([path, message]) => (
-              <li key={path}><a href={`#${idOf(path.split('.'))}`}>{humanize(path)}: {message}</a></li>
+              <li key={path}>
+                <a href={`#${idOf(path.split('.'))}`}>
+                  {humanize(path)}: {message}
+                </a>
+              </li>
             ))}
           </ul>
         </div>
@@ -62,21 +94,35 @@ export function RecordForm ({ schema, mode, record, onSave }: Props): preact.JSX
       {errors.size === 0 && <ErrorNotice error={error} />}
       <div class='fields'>
         {fields.map((f) => (
-          <FieldInput key={f.name} field={f} path={[f.name]} draft={draft} errors={errors} onChange={(path, value) => { setDraft((d) => setPath(d, path, value) as Record<string, unknown>) }} />
+          <FieldInput
+            key={f.name}
+            field={f}
+            path={[f.name]}
+            draft={draft}
+            errors={errors}
+            onChange={(path, value) => {
+              setDraft((d) => setPath(d, path, value) as Record<string, unknown>)
+            }}
+          />
         ))}
       </div>
       {readOnly.length > 0 && (
         <dl class='read-only'>
           {readOnly.map((f) => (
             <div key={f.name}>
-              <dt>{humanize(f.name)} <span class='muted small'>({f.computed === true ? 'computed' : 'read-only for your role'})</span></dt>
+              <dt>
+                {humanize(f.name)}{' '}
+                <span class='muted small'>({f.computed === true ? 'computed' : 'read-only for your role'})</span>
+              </dt>
               <dd>{formatValue(record?.[f.name]) || '—'}</dd>
             </div>
           ))}
         </dl>
       )}
       <div class='actions'>
-        <button type='submit' class='primary' disabled={busy}>{busy ? 'Saving…' : mode === 'create' ? 'Create' : 'Save changes'}</button>
+        <button type='submit' class='primary' disabled={busy}>
+          {busy ? 'Saving…' : mode === 'create' ? 'Create' : 'Save changes'}
+        </button>
         {saved !== null && <Success>{saved}</Success>}
       </div>
     </form>

@@ -4,12 +4,17 @@ import type { Rec } from '../lib/api.js'
 import type { Schema } from '../lib/describe.js'
 import { humanize } from '../lib/fields.js'
 
-interface Props { schema: Schema, record: Rec, onMove: (field: string, to: string) => Promise<void> }
+interface Props {
+  schema: Schema
+  record: Rec
+  onMove: (field: string, to: string) => Promise<void>
+}
 
 function reachable (record: Rec, field: string, machines: number): string[] | null {
   const a = record.availableTransitions
   if (machines === 1) return Array.isArray(a) ? a.map(String) : null
-  const byField = a !== null && typeof a === 'object' && !Array.isArray(a) ? (a as Record<string, unknown>)[field] : undefined
+  const byField =
+    a !== null && typeof a === 'object' && !Array.isArray(a) ? (a as Record<string, unknown>)[field] : undefined
   return Array.isArray(byField) ? byField.map(String) : null
 }
 
@@ -26,13 +31,26 @@ export function Transitions ({ schema, record, onMove }: Props): preact.JSX.Elem
         const machine = schema.stateMachines[field]
         return (
           <div key={field} class='state' role='group' aria-label={`${humanize(field)} transitions`}>
-            <p>{humanize(field)}: <span class='badge'>{String(record[field] ?? 'none')}</span></p>
+            <p>
+              {humanize(field)}: <span class='badge'>{String(record[field] ?? 'none')}</span>
+            </p>
             {next.length === 0
-              ? <p class='muted small'>A final state: no transition leaves it.</p>
+              ? (
+                <p class='muted small'>A final state: no transition leaves it.</p>
+                )
               : (
                 <div class='actions'>
                   {next.map((to) => (
-                    <button key={to} type='button' disabled={deleted} onClick={() => { void onMove(field, to) }}>Move to {to}</button>
+                    <button
+                      key={to}
+                      type='button'
+                      disabled={deleted}
+                      onClick={() => {
+                        void onMove(field, to)
+                      }}
+                    >
+                      Move to {to}
+                    </button>
                   ))}
                 </div>
                 )}

@@ -1,7 +1,14 @@
 // The console's one client: @svc/client's runtime (the transport a generated client runs on),
 // with one resource per schema of `_describe`, built at run time instead of generated. Every
 // request the console makes goes through it.
-import { createBaseClient, createResource, type EventSubscription, type RawListQuery, type RecordEvent, type SubscribeOptions } from '@svc/client'
+import {
+  createBaseClient,
+  createResource,
+  type EventSubscription,
+  type RawListQuery,
+  type RecordEvent,
+  type SubscribeOptions
+} from '@svc/client'
 import { descriptorOf } from '@svc/client/generate'
 import type { Describe, Schema } from './describe.js'
 import { ConsoleTokenStore } from './session.js'
@@ -26,15 +33,18 @@ export type Rec = Record<string, unknown> & { _id: string }
 /** The generic face of a generated resource client (its methods exist as the schema allows). */
 export interface Resource {
   list: (q: RawListQuery) => Promise<ListPage>
-  get: (id: string, o?: { include?: string[], includeDeleted?: boolean }) => Promise<Rec>
+  get: (id: string, o?: { include?: string[]; includeDeleted?: boolean }) => Promise<Rec>
   create: (input: Record<string, unknown>, o?: { idempotencyKey?: string | true }) => Promise<Rec>
   update: (id: string, patch: Record<string, unknown>) => Promise<Rec>
   delete: (id: string) => Promise<Rec>
   restore?: (id: string) => Promise<Rec>
-  history?: (id: string, o?: { page?: number, perPage?: number }) => Promise<ListPage<HistoryRow>>
+  history?: (id: string, o?: { page?: number; perPage?: number }) => Promise<ListPage<HistoryRow>>
   /** Present when `_describe` lists the realtime feed for this schema. */
   subscribe?: (handler: (event: RecordEvent) => unknown, options?: SubscribeOptions) => EventSubscription
-  aggregations: Record<string, (params: Record<string, unknown>) => Promise<{ results: Array<Record<string, unknown>> }>>
+  aggregations: Record<
+    string,
+    (params: Record<string, unknown>) => Promise<{ results: Array<Record<string, unknown>> }>
+  >
   [method: string]: unknown
 }
 
@@ -42,8 +52,8 @@ export interface HistoryRow {
   _id: string
   action: string
   recordId: string
-  actor?: { kind?: string, userId?: string, email?: string, roles?: string[] }
-  diff?: Record<string, { from: unknown, to: unknown }>
+  actor?: { kind?: string; userId?: string; email?: string; roles?: string[] }
+  diff?: Record<string, { from: unknown; to: unknown }>
   before?: Record<string, unknown> | null
   after?: Record<string, unknown> | null
   at: string
@@ -65,7 +75,9 @@ export async function fetchDescribe (): Promise<Describe> {
 
 export function resourcesOf (describe: Describe): Map<string, Resource> {
   const out = new Map<string, Resource>()
-  for (const s of describe.schemas) out.set(s.path, createResource(http, descriptorOf(s as never)) as unknown as Resource)
+  for (const s of describe.schemas) {
+    out.set(s.path, createResource(http, descriptorOf(s as never)) as unknown as Resource)
+  }
   return out
 }
 

@@ -20,7 +20,7 @@ export function useConsole (): ConsoleState {
 }
 
 /** The schema and resource client of a route's `:path`, or null for an unknown path. */
-export function useSchema (path: string): { schema: Schema, resource: Resource } | null {
+export function useSchema (path: string): { schema: Schema; resource: Resource } | null {
   const c = useConsole()
   const schema = c.describe.schemas.find((s) => s.path === path)
   const resource = c.resources.get(path)

@@ -5,14 +5,14 @@ export interface Field extends DescribedField {
   min?: number
   lowercase?: boolean
   searchable?: boolean
-  file?: { maxBytes: number, accept?: string[], visibility: 'private' | 'public', storage: string }
+  file?: { maxBytes: number; accept?: string[]; visibility: 'private' | 'public'; storage: string }
   fields?: Field[]
 }
 
 export interface Aggregation {
   name: string
   description?: string
-  params: Array<{ name: string, type: string, required: boolean }>
+  params: Array<{ name: string; type: string; required: boolean }>
   unsafe?: boolean
 }
 
@@ -20,13 +20,12 @@ export interface Schema extends Omit<DescribedSchema, 'fields' | 'aggregations'>
   collection: string
   fields: Field[]
   aggregations: Aggregation[]
-  acl: { list: string[], delete: string[] }
+  acl: { list: string[]; delete: string[] }
 }
 
 export interface Describe {
   version: string
   features: Record<string, boolean>
   schemas: Schema[]
-  auth: { endpoints: Record<string, string>, tokenTtl: number }
+  auth: { endpoints: Record<string, string>; tokenTtl: number }
 }
-

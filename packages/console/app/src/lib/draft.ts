@@ -7,8 +7,14 @@ export type Mode = 'create' | 'update'
 
 /** Fields the form edits: declared, not computed, not files, not state machines, writable by the roles. */
 export function editableFields (fields: Field[], states: Set<string>, roles: readonly string[], mode: Mode): Field[] {
-  return fields.filter((f) => f.stamped !== true && f.computed !== true && kindOf(f) !== 'file' && !states.has(f.name) &&
-    (mode === 'create' ? canCreate(f, roles) : canUpdate(f, roles)))
+  return fields.filter(
+    (f) =>
+      f.stamped !== true &&
+      f.computed !== true &&
+      kindOf(f) !== 'file' &&
+      !states.has(f.name) &&
+      (mode === 'create' ? canCreate(f, roles) : canUpdate(f, roles))
+  )
 }
 
 export function getPath (obj: unknown, path: Array<string | number>): unknown {
@@ -40,7 +46,9 @@ function emptyish (v: unknown): boolean {
 
 /** Mixed fields are edited as JSON text (`{ __json: text }`); a text that does not parse is reported by path. */
 export class JsonError extends Error {
-  constructor (readonly field: string) { super(`${field} is not valid JSON`) }
+  constructor (readonly field: string) {
+    super(`${field} is not valid JSON`)
+  }
 }
 
 function finalValue (f: Field, v: unknown): unknown {
@@ -57,7 +65,11 @@ function finalValue (f: Field, v: unknown): unknown {
 }
 
 /** Create: every non-empty value. Update: the fields whose value changed; emptied ones as null. */
-export function payloadOf (fields: Field[], draft: Record<string, unknown>, original: Record<string, unknown> | null): Record<string, unknown> {
+export function payloadOf (
+  fields: Field[],
+  draft: Record<string, unknown>,
+  original: Record<string, unknown> | null
+): Record<string, unknown> {
   const out: Record<string, unknown> = {}
   for (const f of fields) {
     const v = finalValue(f, draft[f.name])

@@ -9,13 +9,21 @@ export function kindOf (f: Field): Kind {
   const t = f.type
   if (t.startsWith('[')) return 'array'
   switch (t) {
-    case 'String': return 'string'
-    case 'Number': return 'number'
-    case 'Boolean': return 'boolean'
-    case 'date': case 'Date': return 'date'
-    case 'File': return 'file'
-    case 'Object': return 'object'
-    default: return 'mixed'
+    case 'String':
+      return 'string'
+    case 'Number':
+      return 'number'
+    case 'Boolean':
+      return 'boolean'
+    case 'date':
+    case 'Date':
+      return 'date'
+    case 'File':
+      return 'file'
+    case 'Object':
+      return 'object'
+    default:
+      return 'mixed'
   }
 }
 
@@ -42,15 +50,19 @@ export function readableFields (s: Schema, roles: readonly string[]): Field[] {
 }
 
 /** Fields a list can filter and sort on: declared scalars (and arrays of scalars), nested paths, system dates. */
-export function filterableFields (s: Schema, roles: readonly string[]): Array<{ path: string, field: Field }> {
-  const out: Array<{ path: string, field: Field }> = []
+export function filterableFields (s: Schema, roles: readonly string[]): Array<{ path: string; field: Field }> {
+  const out: Array<{ path: string; field: Field }> = []
   const walk = (fields: Field[], prefix: string): void => {
     for (const f of fields) {
       if (f.computed === true || !canRead(f, roles)) continue
       const k = kindOf(f)
       if (k === 'object' && f.fields !== undefined) walk(f.fields, `${prefix}${f.name}.`)
-      else if (k === 'array' && itemKindOf(f) === 'object' && f.fields !== undefined) walk(f.fields, `${prefix}${f.name}.`)
-      else if (['string', 'number', 'boolean', 'date'].includes(k) || (k === 'array' && ['string', 'number', 'boolean', 'date'].includes(itemKindOf(f)))) {
+      else if (k === 'array' && itemKindOf(f) === 'object' && f.fields !== undefined) {
+        walk(f.fields, `${prefix}${f.name}.`)
+      } else if (
+        ['string', 'number', 'boolean', 'date'].includes(k) ||
+        (k === 'array' && ['string', 'number', 'boolean', 'date'].includes(itemKindOf(f)))
+      ) {
         if (f.stamped === true && !['_id', 'createdAt', 'updatedAt'].includes(f.name)) continue
         out.push({ path: `${prefix}${f.name}`, field: f })
       }
@@ -62,8 +74,14 @@ export function filterableFields (s: Schema, roles: readonly string[]): Array<{ 
 
 /** The field that names a record in links and headings: a computed or required text field, else the id. */
 export function labelField (s: Schema, roles: readonly string[]): string {
-  const text = s.fields.filter((f) => kindOf(f) === 'string' && f.stamped !== true && f.enum === undefined && canRead(f, roles))
-  const pick = text.find((f) => f.computed === true) ?? text.find((f) => /^(name|title|label|subject)$/i.test(f.name)) ?? text.find((f) => f.required) ?? text[0]
+  const text = s.fields.filter(
+    (f) => kindOf(f) === 'string' && f.stamped !== true && f.enum === undefined && canRead(f, roles)
+  )
+  const pick =
+    text.find((f) => f.computed === true) ??
+    text.find((f) => /^(name|title|label|subject)$/i.test(f.name)) ??
+    text.find((f) => f.required) ??
+    text[0]
   return pick?.name ?? '_id'
 }
 
@@ -75,12 +93,21 @@ export function recordLabel (s: Schema, roles: readonly string[], r: Record<stri
 /** Default table columns: readable scalar fields (state and computed ones included), then `updatedAt`. */
 export function defaultColumns (s: Schema, roles: readonly string[]): string[] {
   const label = labelField(s, roles)
-  const cols = s.fields.filter((f) => f.stamped !== true && f.name !== label && canRead(f, roles) &&
-    (['string', 'number', 'boolean', 'date', 'file'].includes(kindOf(f)) || (kindOf(f) === 'array' && itemKindOf(f) !== 'object')))
+  const cols = s.fields.filter(
+    (f) =>
+      f.stamped !== true &&
+      f.name !== label &&
+      canRead(f, roles) &&
+      (['string', 'number', 'boolean', 'date', 'file'].includes(kindOf(f)) ||
+        (kindOf(f) === 'array' && itemKindOf(f) !== 'object'))
+  )
   return [...cols.slice(0, 6).map((f) => f.name), 'updatedAt']
 }
 
 export function humanize (name: string): string {
-  const spaced = name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/[_.]+/g, ' ').trim()
+  const spaced = name
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/[_.]+/g, ' ')
+    .trim()
   return spaced.charAt(0).toUpperCase() + spaced.slice(1).toLowerCase()
 }

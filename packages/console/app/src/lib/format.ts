@@ -24,7 +24,9 @@ export function formatValue (v: unknown): string {
   if (typeof v === 'number') return v.toLocaleString()
   if (typeof v === 'boolean') return v ? 'yes' : 'no'
   if (Array.isArray(v) && v.every((x) => typeof x !== 'object' || x === null)) return v.join(', ')
-  const meta = v as { originalName?: unknown, size?: unknown }
-  if (typeof meta.originalName === 'string' && typeof meta.size === 'number') return `${meta.originalName} (${formatBytes(meta.size)})`
+  const meta = v as { originalName?: unknown; size?: unknown }
+  if (typeof meta.originalName === 'string' && typeof meta.size === 'number') {
+    return `${meta.originalName} (${formatBytes(meta.size)})`
+  }
   return JSON.stringify(v)
 }

@@ -37,17 +37,31 @@ export function searchFromQuery (q: RawListQuery): string {
 
 export type Op = 'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte' | 'in' | 'contains' | 'regex'
 
-export interface FilterRow { path: string, op: Op, value: string }
+export interface FilterRow {
+  path: string
+  op: Op
+  value: string
+}
 
 export const OP_LABELS: Record<Op, string> = {
-  eq: 'is', ne: 'is not', gt: '>', gte: '≥', lt: '<', lte: '≤', in: 'is one of', contains: 'contains', regex: 'matches pattern'
+  eq: 'is',
+  ne: 'is not',
+  gt: '>',
+  gte: '≥',
+  lt: '<',
+  lte: '≤',
+  in: 'is one of',
+  contains: 'contains',
+  regex: 'matches pattern'
 }
 
 export function opsFor (f: Field): Op[] {
   const k = kindOf(f) === 'array' ? itemKindOf(f) : kindOf(f)
   if (f.enum !== undefined) return ['eq', 'ne', 'in']
   if (k === 'boolean') return ['eq', 'ne']
-  if (k === 'number' || k === 'date') return ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', ...(k === 'number' ? ['in' as Op] : [])]
+  if (k === 'number' || k === 'date') {
+    return ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', ...(k === 'number' ? ['in' as Op] : [])]
+  }
   return ['contains', 'eq', 'ne', 'in', 'regex', 'gt', 'lt']
 }
 
@@ -64,7 +78,10 @@ function unescapeRegex (s: string): string | null {
 export function rowsOf (filter: Record<string, unknown>): FilterRow[] {
   const rows: FilterRow[] = []
   for (const [path, v] of Object.entries(filter)) {
-    if (v === null || typeof v !== 'object') { rows.push({ path, op: 'eq', value: String(v) }); continue }
+    if (v === null || typeof v !== 'object') {
+      rows.push({ path, op: 'eq', value: String(v) })
+      continue
+    }
     const ops = v as Record<string, unknown>
     for (const [op, val] of Object.entries(ops)) {
       if (op === '$options') continue
@@ -84,12 +101,20 @@ export function filterOf (rows: FilterRow[], fieldOf: (path: string) => Field | 
   for (const r of rows) {
     if (r.path === '' || (r.value.trim() === '' && r.op !== 'eq')) continue
     const f = fieldOf(r.path)
-    const k = f === undefined ? 'string' : (kindOf(f) === 'array' ? itemKindOf(f) : kindOf(f))
-    const typed = (s: string): unknown => (k === 'number' && s.trim() !== '' && !Number.isNaN(Number(s)) ? Number(s) : k === 'boolean' ? s === 'true' : s)
+    const k = f === undefined ? 'string' : kindOf(f) === 'array' ? itemKindOf(f) : kindOf(f)
+    const typed = (s: string): unknown =>
+      k === 'number' && s.trim() !== '' && !Number.isNaN(Number(s)) ? Number(s) : k === 'boolean' ? s === 'true' : s
     const ops = (out[r.path] ??= {})
     if (r.op === 'eq') ops.$eq = typed(r.value)
-    else if (r.op === 'in') ops.$in = r.value.split(',').map((s) => typed(s.trim())).filter((s) => s !== '')
-    else if (r.op === 'contains') { ops.$regex = escapeRegex(r.value); ops.$options = 'i' } else if (r.op === 'regex') ops.$regex = r.value
+    else if (r.op === 'in') {
+      ops.$in = r.value
+        .split(',')
+        .map((s) => typed(s.trim()))
+        .filter((s) => s !== '')
+    } else if (r.op === 'contains') {
+      ops.$regex = escapeRegex(r.value)
+      ops.$options = 'i'
+    } else if (r.op === 'regex') ops.$regex = r.value
     else ops[`$${r.op}`] = typed(r.value)
   }
   const filter: Record<string, unknown> = {}
@@ -97,7 +122,9 @@ export function filterOf (rows: FilterRow[], fieldOf: (path: string) => Field | 
     const { $eq, ...rest } = ops
     if (Object.keys(rest).length === 0) filter[path] = $eq
     // Equality next to other operators on one field: the API has one parameter per field.
-    else filter[path] = $eq === undefined ? rest : { ...rest, $in: [...((rest.$in as unknown[] | undefined) ?? []), $eq] }
+    else {
+      filter[path] = $eq === undefined ? rest : { ...rest, $in: [...((rest.$in as unknown[] | undefined) ?? []), $eq] }
+    }
   }
   return filter
 }

@@ -11,7 +11,10 @@ import type { Rec, Resource } from './api.js'
 export type LiveStatus = 'off' | 'connecting' | 'live' | 'stopped'
 
 /** What happened to a row shown since the list was read: `deleted` without a record is a hard delete. */
-export interface RowChange { kind: 'updated' | 'deleted', record?: Rec }
+export interface RowChange {
+  kind: 'updated' | 'deleted'
+  record?: Rec
+}
 
 export interface LiveTable {
   status: LiveStatus
@@ -30,7 +33,12 @@ export interface LiveTable {
 
 const TYPES = ['created', 'updated', 'deleted']
 
-interface State { created: Set<string>, stale: boolean, changes: Map<string, RowChange>, announcement: string }
+interface State {
+  created: Set<string>
+  stale: boolean
+  changes: Map<string, RowChange>
+  announcement: string
+}
 const EMPTY: State = { created: new Set(), stale: false, changes: new Map(), announcement: '' }
 
 export function useLiveTable (path: string, resource: Resource | undefined): LiveTable {
@@ -43,19 +51,44 @@ export function useLiveTable (path: string, resource: Resource | undefined): Liv
     setState(EMPTY)
     setError(null)
     const subscribe = resource?.subscribe
-    if (subscribe === undefined) { setStatus('off'); return }
+    if (subscribe === undefined) {
+      setStatus('off')
+      return
+    }
     setStatus('connecting')
-    const s = subscribe((event) => { setState((prev) => apply(prev, event)) }, { types: TYPES })
-    sub.current = s
-    s.ready.then(() => { if (sub.current === s) setStatus('live') }, () => {})
-    s.done.then(
-      () => { if (sub.current === s) setStatus('off') },
-      (err: unknown) => { if (sub.current === s) { setError(err); setStatus('stopped') } }
+    const s = subscribe(
+      (event) => {
+        setState((prev) => apply(prev, event))
+      },
+      { types: TYPES }
     )
-    return () => { sub.current = null; s.close() }
+    sub.current = s
+    s.ready.then(
+      () => {
+        if (sub.current === s) setStatus('live')
+      },
+      () => {}
+    )
+    s.done.then(
+      () => {
+        if (sub.current === s) setStatus('off')
+      },
+      (err: unknown) => {
+        if (sub.current === s) {
+          setError(err)
+          setStatus('stopped')
+        }
+      }
+    )
+    return () => {
+      sub.current = null
+      s.close()
+    }
   }, [path, resource])
 
-  const forget = useCallback(() => { setState(EMPTY) }, [])
+  const forget = useCallback(() => {
+    setState(EMPTY)
+  }, [])
   return { status, error, ...state, forget }
 }
 
@@ -64,7 +97,9 @@ export function apply (prev: State, event: RecordEvent): State {
   const id = event.recordId
   const record = event.record as Rec | undefined
   const action = event.type.slice(event.type.lastIndexOf('.') + 1)
-  if (id === undefined) return { ...prev, stale: true, announcement: `${event.numAffected ?? 'Some'} records changed at once` }
+  if (id === undefined) {
+    return { ...prev, stale: true, announcement: `${event.numAffected ?? 'Some'} records changed at once` }
+  }
   if (action === 'created') {
     return { ...prev, created: new Set(prev.created).add(id), announcement: 'A new record was created' }
   }
@@ -84,13 +119,20 @@ export function apply (prev: State, event: RecordEvent): State {
  * carries no included relations, so those stay as read); a soft-deleted one becomes its
  * tombstone (restore button included); a hard-deleted one is kept, marked, until a refresh.
  */
-export function liveRows (rows: Rec[], changes: Map<string, RowChange>): { rows: Rec[], marks: Map<string, string> } {
+export function liveRows (rows: Rec[], changes: Map<string, RowChange>): { rows: Rec[]; marks: Map<string, string> } {
   const marks = new Map<string, string>()
   const out = rows.map((r) => {
     const c = changes.get(r._id)
     if (c === undefined) return r
     const deleted = c.kind === 'deleted'
-    marks.set(r._id, deleted ? 'deleted' : (c.record?.deletedAt === null || c.record?.deletedAt === undefined) && r.deletedAt != null ? 'restored' : 'updated')
+    marks.set(
+      r._id,
+      deleted
+        ? 'deleted'
+        : (c.record?.deletedAt === null || c.record?.deletedAt === undefined) && r.deletedAt != null
+            ? 'restored'
+            : 'updated'
+    )
     if (c.record === undefined) return r
     const next: Rec = { ...r, ...c.record }
     // A restore clears `deletedAt`: the event's record has no key for it.

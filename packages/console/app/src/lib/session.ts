@@ -16,7 +16,7 @@ export function identityOf (accessToken: string): Identity | null {
   try {
     const part = accessToken.split('.')[1] ?? ''
     const json = atob(part.replace(/-/g, '+').replace(/_/g, '/'))
-    const claims = JSON.parse(json) as { user_id?: unknown, email?: unknown, roles?: unknown }
+    const claims = JSON.parse(json) as { user_id?: unknown; email?: unknown; roles?: unknown }
     if (typeof claims.user_id !== 'string') return null
     return {
       userId: claims.user_id,
@@ -53,6 +53,8 @@ export class ConsoleTokenStore implements TokenStore {
   /** Called on every change: sign-in, each refresh, sign-out, and a refused refresh (null). */
   subscribe (l: Listener): () => void {
     this.#listeners.add(l)
-    return () => { this.#listeners.delete(l) }
+    return () => {
+      this.#listeners.delete(l)
+    }
   }
 }

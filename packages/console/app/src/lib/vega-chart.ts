@@ -4,6 +4,15 @@ import embed, { type VisualizationSpec } from 'vega-embed'
 import { expressionInterpreter } from 'vega-interpreter'
 
 export async function drawChart (el: HTMLElement, spec: VisualizationSpec): Promise<() => void> {
-  const result = await embed(el, spec, { actions: false, renderer: 'svg', ast: true, expr: expressionInterpreter, defaultStyle: false, tooltip: false })
-  return () => { result.finalize() }
+  const result = await embed(el, spec, {
+    actions: false,
+    renderer: 'svg',
+    ast: true,
+    expr: expressionInterpreter,
+    defaultStyle: false,
+    tooltip: false
+  })
+  return () => {
+    result.finalize()
+  }
 }

@@ -29,11 +29,23 @@ const BASE = '/api/v1/webhooks'
 const one = (id: string): string => `${BASE}/${encodeURIComponent(id)}`
 
 export const webhooks = {
-  list: async (page = 1) => await http.request<ListPage<Subscription>>({ method: 'GET', path: BASE, query: new URLSearchParams({ __page: String(page) }) }),
+  list: async (page = 1) =>
+    await http.request<ListPage<Subscription>>({
+      method: 'GET',
+      path: BASE,
+      query: new URLSearchParams({ __page: String(page) })
+    }),
   get: async (id: string) => await http.request<Subscription>({ method: 'GET', path: one(id) }),
-  create: async (input: { url: string, events: string[] }) => await http.request<Subscription>({ method: 'POST', path: BASE, json: input }),
-  update: async (id: string, patch: { active?: boolean, url?: string, events?: string[] }) => await http.request<Subscription>({ method: 'PATCH', path: one(id), json: patch }),
+  create: async (input: { url: string; events: string[] }) =>
+    await http.request<Subscription>({ method: 'POST', path: BASE, json: input }),
+  update: async (id: string, patch: { active?: boolean; url?: string; events?: string[] }) =>
+    await http.request<Subscription>({ method: 'PATCH', path: one(id), json: patch }),
   remove: async (id: string) => await http.request<unknown>({ method: 'DELETE', path: one(id) }),
   test: async (id: string) => await http.request<{ deliveryId: string }>({ method: 'POST', path: `${one(id)}/test` }),
-  deliveries: async (id: string, page = 1) => await http.request<ListPage<Delivery>>({ method: 'GET', path: `${one(id)}/deliveries`, query: new URLSearchParams({ __page: String(page), __perPage: '20' }) })
+  deliveries: async (id: string, page = 1) =>
+    await http.request<ListPage<Delivery>>({
+      method: 'GET',
+      path: `${one(id)}/deliveries`,
+      query: new URLSearchParams({ __page: String(page), __perPage: '20' })
+    })
 }
