@@ -8,11 +8,20 @@ import { connect, type Socket } from 'node:net'
  * the process's event loop, as every client of a real server does, so an attack that blocks
  * the loop, or keeps the victim queued, shows there.
  */
-export async function latencyUnderAttack<T> (attack: () => Promise<T>, victim: () => Promise<unknown>, opts: { concurrency?: number } = {}): Promise<{ victimMs: number, victimRuns: number, attacks: T[] }> {
+export async function latencyUnderAttack<T> (
+  attack: () => Promise<T>,
+  victim: () => Promise<unknown>,
+  opts: { concurrency?: number } = {}
+): Promise<{ victimMs: number; victimRuns: number; attacks: T[] }> {
   let last = performance.now()
-  let settled = false
+  // An object, not a `let`: the loop below reads a flag that only the promise's callback sets.
+  const attacks = { settled: false }
   const running = Promise.all(Array.from({ length: opts.concurrency ?? 1 }, async () => await attack()))
-  void running.finally(() => { settled = true }).catch(() => {})
+  void running
+    .finally(() => {
+      attacks.settled = true
+    })
+    .catch(() => {})
   let victimMs = 0
   let victimRuns = 0
   do {
@@ -21,26 +30,40 @@ export async function latencyUnderAttack<T> (attack: () => Promise<T>, victim: (
     victimMs = Math.max(victimMs, now - last)
     last = now
     victimRuns++
-  } while (!settled)
+  } while (!attacks.settled)
   return { victimMs, victimRuns, attacks: await running }
 }
 
-export interface Trickled { status: number, body: string, ms: number }
+export interface Trickled {
+  status: number
+  body: string
+  ms: number
+}
 
 /**
  * A slow client on a raw socket: writes `atOnce`, then one character of `slowly` every
  * `intervalMs` until the server closes the connection. Answers the status the server sent (0:
  * none), its body and how long after connecting the connection closed.
  */
-export async function trickle (host: string, port: number, atOnce: string, slowly: string, intervalMs = 200): Promise<Trickled> {
+export async function trickle (
+  host: string,
+  port: number,
+  atOnce: string,
+  slowly: string,
+  intervalMs = 200
+): Promise<Trickled> {
   return await new Promise((resolve) => {
     const started = performance.now()
     const socket: Socket = connect(port, host)
     let data = ''
     if (atOnce !== '') socket.write(atOnce)
     let i = 0
-    const timer = setInterval(() => { if (!socket.destroyed && i < slowly.length) socket.write(slowly[i++]) }, intervalMs)
-    socket.on('data', (d) => { data += d.toString() })
+    const timer = setInterval(() => {
+      if (!socket.destroyed && i < slowly.length) socket.write(slowly[i++])
+    }, intervalMs)
+    socket.on('data', (d) => {
+      data += d.toString()
+    })
     socket.on('error', () => {})
     socket.on('close', () => {
       clearInterval(timer)

@@ -5,7 +5,7 @@ import { startEmbeddedDevDb, type EmbeddedDevDbOptions } from './devdb.js'
 
 /** The slice of a tap `Test` the helpers need; keeps testkit free of a tap dependency. */
 export interface Teardownable {
-  teardown (fn: () => unknown): void
+  teardown(fn: () => unknown): void
 }
 
 export interface TestDb {

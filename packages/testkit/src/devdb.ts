@@ -2,7 +2,10 @@ import { readdirSync, statSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
-export interface DevDbHandle { uri: string, stop (): Promise<void> }
+export interface DevDbHandle {
+  uri: string
+  stop(): Promise<void>
+}
 
 /** Newest modification time under `dir` (0 when it does not exist). */
 function newestMtime (dir: string): number {
@@ -36,7 +39,10 @@ export function buildIsFresh (root: string): boolean {
   return built > 0 && built >= newestMtime(join(root, 'src'))
 }
 
-export interface EmbeddedDevDbOptions { replSet?: false, enableTestCommands?: true }
+export interface EmbeddedDevDbOptions {
+  replSet?: false
+  enableTestCommands?: true
+}
 
 /**
  * An in-memory devdb on a random port: a single-node replica set, or a standalone with

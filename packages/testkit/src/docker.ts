@@ -4,7 +4,7 @@ import { homedir } from 'node:os'
 import { join } from 'node:path'
 
 /** Where a Docker engine can be reached: a unix socket path, or a TCP host and port. */
-export type DockerEndpoint = { socketPath: string } | { host: string, port: number }
+export type DockerEndpoint = { socketPath: string } | { host: string; port: number }
 
 type Env = Record<string, string | undefined>
 
@@ -12,7 +12,10 @@ type Env = Record<string, string | undefined>
  * The Docker endpoint to probe, or null when none can exist. Without `DOCKER_HOST` only socket
  * files that exist count, so a machine without Docker pays one `existsSync` per path, no I/O wait.
  */
-export function dockerEndpoint (env: Env = process.env, exists: (path: string) => boolean = existsSync): DockerEndpoint | null {
+export function dockerEndpoint (
+  env: Env = process.env,
+  exists: (path: string) => boolean = existsSync
+): DockerEndpoint | null {
   const dockerHost = env.DOCKER_HOST
   if (dockerHost != null && dockerHost !== '') {
     if (dockerHost.startsWith('unix://')) {
@@ -40,8 +43,12 @@ export async function dockerAnswers (endpoint: DockerEndpoint, timeoutMs = 1500)
       res.resume()
       resolve(res.statusCode === 200)
     })
-    req.on('timeout', () => { req.destroy() })
-    req.on('error', () => { resolve(false) })
+    req.on('timeout', () => {
+      req.destroy()
+    })
+    req.on('error', () => {
+      resolve(false)
+    })
     req.end()
   })
 }

@@ -7,8 +7,14 @@ export async function redisAnswers (url: string = TEST_REDIS_URL): Promise<boole
   const { hostname, port } = new URL(url)
   return await new Promise((resolve) => {
     const socket = connect(Number(port === '' ? 6379 : port), hostname, () => socket.write('PING\r\n'))
-    socket.setTimeout(500, () => { socket.destroy(); resolve(false) })
-    socket.on('data', (d) => { socket.end(); resolve(d.toString().startsWith('+PONG')) })
+    socket.setTimeout(500, () => {
+      socket.destroy()
+      resolve(false)
+    })
+    socket.on('data', (d) => {
+      socket.end()
+      resolve(d.toString().startsWith('+PONG'))
+    })
     socket.on('error', () => resolve(false))
   })
 }

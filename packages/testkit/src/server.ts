@@ -21,7 +21,7 @@ export async function chooseServerKind (env: Env = process.env): Promise<TestSer
   if (set(env.MONGODB_URI)) return 'mongodb-uri'
   if (env.SVC_TEST_DOCKER === '0' || env.SVC_TEST_DOCKER === 'false') return 'devdb'
   const endpoint = dockerEndpoint(env)
-  if (endpoint != null && await dockerAnswers(endpoint)) return 'docker'
+  if (endpoint != null && (await dockerAnswers(endpoint))) return 'docker'
   return 'devdb'
 }
 
@@ -45,10 +45,15 @@ async function containerUri (): Promise<string> {
         // rs.initiate() names the member after the container's hostname: connect to it directly.
         return `${started.getConnectionString()}/?directConnection=true`
       } catch (err) {
-        throw new Error(`@svc/testkit: a Docker engine answers but ${MONGO_IMAGE} did not start (set SVC_TEST_DOCKER=0 to test on the embedded devdb instead): ${(err as Error).message}`, { cause: err })
+        throw new Error(
+          `@svc/testkit: a Docker engine answers but ${MONGO_IMAGE} did not start (set SVC_TEST_DOCKER=0 to test on the embedded devdb instead): ${(err as Error).message}`,
+          { cause: err }
+        )
       }
     })()
-    container.catch(() => { container = null })
+    container.catch(() => {
+      container = null
+    })
   }
   return await container
 }
@@ -57,7 +62,9 @@ async function devdbUri (): Promise<string> {
   devdbUsers++
   if (devdb == null) {
     devdb = startEmbeddedDevDb()
-    devdb.catch(() => { devdb = null })
+    devdb.catch(() => {
+      devdb = null
+    })
   }
   try {
     return (await devdb).uri
@@ -68,7 +75,7 @@ async function devdbUri (): Promise<string> {
 }
 
 /** A server URI for one database of this process; pair every call with `releaseServer()`. */
-export async function acquireServer (): Promise<{ uri: string, kind: TestServerKind }> {
+export async function acquireServer (): Promise<{ uri: string; kind: TestServerKind }> {
   kind ??= chooseServerKind()
   const k = await kind
   if (k === 'mongodb-uri') return { uri: process.env.MONGODB_URI as string, kind: k }

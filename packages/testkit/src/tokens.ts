@@ -41,6 +41,9 @@ export interface TokenUser {
  */
 export function tokenUser (secret: string, claims: Record<string, unknown> = {}): TokenUser {
   const userId = typeof claims.user_id === 'string' ? claims.user_id : randomBytes(12).toString('hex')
-  const token = signToken({ user_id: userId, email: `u-${randomBytes(3).toString('hex')}@example.test`, roles: ['user'], ...claims }, secret)
+  const token = signToken(
+    { user_id: userId, email: `u-${randomBytes(3).toString('hex')}@example.test`, roles: ['user'], ...claims },
+    secret
+  )
   return { userId, headers: { authorization: `Bearer ${token}` } }
 }

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 
 export interface RegisteredUser {
-  user: { _id: string, email: string, roles?: string[], [k: string]: unknown }
+  user: { _id: string; email: string; roles?: string[]; [k: string]: unknown }
   accessToken: string
   refreshToken: string
   headers: { authorization: string }
@@ -13,7 +13,10 @@ export interface RegisteredUser {
  * Registers a fresh user through `POST /register` (CONTRACT.md body) and returns the tokens
  * plus ready-made headers. E-mails are unique per call so tests never collide.
  */
-export async function registerUser (app: FastifyInstance, overrides: Record<string, unknown> = {}): Promise<RegisteredUser> {
+export async function registerUser (
+  app: FastifyInstance,
+  overrides: Record<string, unknown> = {}
+): Promise<RegisteredUser> {
   const password = typeof overrides.password === 'string' ? overrides.password : 'correct horse battery staple'
   const payload = {
     first_name: 'Test',

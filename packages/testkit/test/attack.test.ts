@@ -6,25 +6,40 @@ import { latencyUnderAttack, registerUser, trickle } from '../src/index.js'
 
 test('latencyUnderAttack: the victim runs until every attack answered; its longest wait shows a blocked loop', async (t) => {
   const sleep = async (ms: number): Promise<void> => await new Promise((resolve) => setTimeout(resolve, ms))
-  const calm = await latencyUnderAttack(async () => { await sleep(60); return 'a' }, async () => await sleep(5), { concurrency: 3 })
+  const calm = await latencyUnderAttack(
+    async () => {
+      await sleep(60)
+      return 'a'
+    },
+    async () => await sleep(5),
+    { concurrency: 3 }
+  )
   t.same(calm.attacks, ['a', 'a', 'a'], 'every attack answers')
   t.ok(calm.victimRuns >= 5, `the victim kept running (${calm.victimRuns} runs)`)
   t.ok(calm.victimMs < 50, `an attack that yields leaves the victim served (${calm.victimMs.toFixed(1)} ms)`)
 
-  const blocking = await latencyUnderAttack(async () => {
-    await sleep(10)
-    const until = performance.now() + 120
-    while (performance.now() < until); // holds the event loop, as a runaway request would
-    return 1
-  }, async () => await sleep(1))
-  t.ok(blocking.victimMs >= 110, `a loop-blocking attack shows as the victim's wait (${blocking.victimMs.toFixed(1)} ms)`)
+  const blocking = await latencyUnderAttack(
+    async () => {
+      await sleep(10)
+      const until = performance.now() + 120
+      while (performance.now() < until); // holds the event loop, as a runaway request would
+      return 1
+    },
+    async () => await sleep(1)
+  )
+  t.ok(
+    blocking.victimMs >= 110,
+    `a loop-blocking attack shows as the victim's wait (${blocking.victimMs.toFixed(1)} ms)`
+  )
 })
 
 test('trickle: writes slowly until the server closes, answers its status and body', async (t) => {
   const seen: string[] = []
   const server: Server = createServer((req, res) => {
     let body = ''
-    req.on('data', (d) => { body += d.toString() })
+    req.on('data', (d) => {
+      body += d.toString()
+    })
     req.on('end', () => {
       seen.push(body)
       const answer = `got ${body}`
@@ -32,7 +47,9 @@ test('trickle: writes slowly until the server closes, answers its status and bod
     })
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  t.teardown(() => { server.close() })
+  t.teardown(() => {
+    server.close()
+  })
   const { port } = server.address() as AddressInfo
   const head = 'POST / HTTP/1.1\r\nhost: x\r\ncontent-length: 3\r\n\r\n'
   const done = await trickle('127.0.0.1', port, head, 'abc', 20)

@@ -21,7 +21,11 @@ t.test('getTestDb gives a unique database per call and drops it in teardown', as
     names.push(a.db.databaseName, b.db.databaseName)
   })
   const listed = (await observer.client.db().admin().listDatabases()).databases.map((d) => d.name)
-  t.same(names.filter((n) => listed.includes(n)), [], 'both dropped after teardown')
+  t.same(
+    names.filter((n) => listed.includes(n)),
+    [],
+    'both dropped after teardown'
+  )
 })
 
 t.test('getStandaloneTestDb gives a database on a standalone server of its own', async (t) => {
@@ -38,7 +42,9 @@ t.test('getStandaloneTestDb gives a database on a standalone server of its own',
 t.test('getFailPointTestDb gives a replica set of its own that fails commands on request', async (t) => {
   const { db, client } = await getFailPointTestDb(t)
   t.equal((await db.command({ hello: 1 })).setName, 'rs0', 'transactions work there')
-  await client.db('admin').command({ configureFailPoint: 'failCommand', mode: { times: 1 }, data: { failCommands: ['find'], errorCode: 2 } })
+  await client
+    .db('admin')
+    .command({ configureFailPoint: 'failCommand', mode: { times: 1 }, data: { failCommands: ['find'], errorCode: 2 } })
   await t.rejects(db.collection('x').find().toArray(), { code: 2 }, 'the next find fails')
   t.same(await db.collection('x').find().toArray(), [], 'then it is off')
 })

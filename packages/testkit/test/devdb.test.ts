@@ -12,7 +12,9 @@ t.test('a build is fresh only when dist/ is at least as new as every source file
   t.equal(buildIsFresh(root), false, 'never built')
   mkdirSync(join(root, 'dist'))
   writeFileSync(join(root, 'dist', 'index.js'), '')
-  const at = (path: string, seconds: number): void => { utimesSync(path, seconds, seconds) }
+  const at = (path: string, seconds: number): void => {
+    utimesSync(path, seconds, seconds)
+  }
   at(join(root, 'src', 'deep', 'a.ts'), 1_000)
   at(join(root, 'dist', 'index.js'), 2_000)
   t.equal(buildIsFresh(root), true, 'built after the last edit')

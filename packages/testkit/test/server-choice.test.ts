@@ -15,18 +15,27 @@ async function fakeEngine (t: Test, status: number): Promise<string> {
   })
   server.listen(socketPath)
   await once(server, 'listening')
-  t.teardown(() => { server.close() })
+  t.teardown(() => {
+    server.close()
+  })
   return socketPath
 }
 
 t.test('MONGODB_URI wins over everything', async (t) => {
-  t.equal(await chooseServerKind({ MONGODB_URI: 'mongodb://db.example:27017/x', DOCKER_HOST: 'tcp://127.0.0.1:1' }), 'mongodb-uri')
+  t.equal(
+    await chooseServerKind({ MONGODB_URI: 'mongodb://db.example:27017/x', DOCKER_HOST: 'tcp://127.0.0.1:1' }),
+    'mongodb-uri'
+  )
 })
 
 t.test('a Docker engine that answers /_ping selects the container', async (t) => {
   const socketPath = await fakeEngine(t, 200)
   t.equal(await chooseServerKind({ DOCKER_HOST: `unix://${socketPath}` }), 'docker')
-  t.equal(await chooseServerKind({ DOCKER_HOST: `unix://${socketPath}`, SVC_TEST_DOCKER: '0' }), 'devdb', 'SVC_TEST_DOCKER=0 opts out')
+  t.equal(
+    await chooseServerKind({ DOCKER_HOST: `unix://${socketPath}`, SVC_TEST_DOCKER: '0' }),
+    'devdb',
+    'SVC_TEST_DOCKER=0 opts out'
+  )
 })
 
 t.test('an engine that does not answer OK falls back to devdb', async (t) => {
@@ -50,7 +59,13 @@ t.test('dockerEndpoint reads DOCKER_HOST or the usual socket files', async (t) =
   t.same(dockerEndpoint({ DOCKER_HOST: 'unix:///run/x.sock' }, all), { socketPath: '/run/x.sock' })
   t.equal(dockerEndpoint({ DOCKER_HOST: 'unix:///run/x.sock' }, none), null, 'a missing socket file')
   t.equal(dockerEndpoint({ DOCKER_HOST: 'ssh://host' }, all), null, 'unsupported scheme')
-  t.same(dockerEndpoint({}, (p) => p === '/var/run/docker.sock'), { socketPath: '/var/run/docker.sock' })
-  t.same(dockerEndpoint({ XDG_RUNTIME_DIR: '/run/user/1000' }, (p) => p === '/run/user/1000/docker.sock'), { socketPath: '/run/user/1000/docker.sock' })
+  t.same(
+    dockerEndpoint({}, (p) => p === '/var/run/docker.sock'),
+    { socketPath: '/var/run/docker.sock' }
+  )
+  t.same(
+    dockerEndpoint({ XDG_RUNTIME_DIR: '/run/user/1000' }, (p) => p === '/run/user/1000/docker.sock'),
+    { socketPath: '/run/user/1000/docker.sock' }
+  )
   t.equal(dockerEndpoint({}, none), null)
 })
