@@ -15,16 +15,24 @@
     return node
   }
 
-  function scroll () { log.lastElementChild?.scrollIntoView({ block: 'end' }) }
+  function scroll () {
+    log.lastElementChild?.scrollIntoView({ block: 'end' })
+  }
 
   function table (payload) {
     const t = el('table')
     const head = t.createTHead().insertRow()
-    for (const c of payload.columns) { const th = el('th', null, String(c)); th.scope = 'col'; head.appendChild(th) }
+    for (const c of payload.columns) {
+      const th = el('th', null, String(c))
+      th.scope = 'col'
+      head.appendChild(th)
+    }
     const body = t.createTBody()
     for (const row of payload.rows) {
       const tr = body.insertRow()
-      for (const cell of row) tr.insertCell().textContent = cell == null ? '' : typeof cell === 'object' ? JSON.stringify(cell) : String(cell)
+      for (const cell of row) {
+        tr.insertCell().textContent = cell == null ? '' : typeof cell === 'object' ? JSON.stringify(cell) : String(cell)
+      }
     }
     return t
   }
@@ -42,7 +50,9 @@
       // vega-embed would take its options from the spec's usermeta: the page's own options only.
       const spec = Object.assign({}, payload.spec)
       delete spec.usermeta
-      window.vegaEmbed(target, spec, { actions: false, renderer: 'svg', mode: 'vega-lite' }).catch((err) => { holder.textContent = `Chart failed: ${err.message}` })
+      window.vegaEmbed(target, spec, { actions: false, renderer: 'svg', mode: 'vega-lite' }).catch((err) => {
+        holder.textContent = `Chart failed: ${err.message}`
+      })
     }
   }
 
@@ -69,7 +79,12 @@
     scroll()
     let res
     try {
-      res = await fetch('chat', { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream' }, credentials: 'same-origin', body: JSON.stringify({ message }) })
+      res = await fetch('chat', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+        credentials: 'same-origin',
+        body: JSON.stringify({ message })
+      })
     } catch (err) {
       box.appendChild(el('p', 'error', `The agent is unreachable: ${err.message}`))
       return
@@ -108,7 +123,9 @@
           if (d) d.querySelector('summary').textContent = `${event.isError ? 'Failed' : 'Ran'} ${event.name}`
         } else if (event.type === 'render') render(box, event.payload)
         else if (event.type === 'final') text.textContent = event.text
-        else if (event.type === 'done' && !event.ok) box.appendChild(el('p', 'error', event.error?.message ?? 'The answer failed.'))
+        else if (event.type === 'done' && !event.ok) {
+          box.appendChild(el('p', 'error', event.error?.message ?? 'The answer failed.'))
+        }
         scroll()
       }
     }
@@ -120,12 +137,23 @@
     if (message === '') return
     input.value = ''
     send.disabled = true
-    try { await ask(message) } finally { send.disabled = false; input.focus() }
+    try {
+      await ask(message)
+    } finally {
+      send.disabled = false
+      input.focus()
+    }
   })
   for (const example of document.querySelectorAll('.example')) {
-    example.addEventListener('click', () => { input.value = example.textContent; form.requestSubmit() })
+    example.addEventListener('click', () => {
+      input.value = example.textContent
+      form.requestSubmit()
+    })
   }
   input.addEventListener('keydown', (e) => {
-    if (e.key === 'Enter' && !e.shiftKey) { e.preventDefault(); form.requestSubmit() }
+    if (e.key === 'Enter' && !e.shiftKey) {
+      e.preventDefault()
+      form.requestSubmit()
+    }
   })
 })()

@@ -6,7 +6,10 @@ import type { HeaderSource } from './tools/mcp-tools.js'
 export const STORED_MESSAGES = 100
 const PATH = 'agentConversations'
 
-export interface ConversationKey { channel: string, channelUserId: string }
+export interface ConversationKey {
+  channel: string
+  channelUserId: string
+}
 
 /**
  * Conversations live in the service (schema `agentConversations`, owner-scoped), read and written
@@ -16,18 +19,28 @@ export interface ConversationKey { channel: string, channelUserId: string }
 export class Conversations {
   constructor (private readonly records: ServiceRecords) {}
 
-  async load (key: ConversationKey, headers: HeaderSource): Promise<{ id: string | null, history: HistoryMessage[] }> {
-    const [found] = await this.records.list(PATH, { channel: key.channel, channelUserId: key.channelUserId, __perPage: '1' }, headers)
+  async load (key: ConversationKey, headers: HeaderSource): Promise<{ id: string | null; history: HistoryMessage[] }> {
+    const [found] = await this.records.list(
+      PATH,
+      { channel: key.channel, channelUserId: key.channelUserId, __perPage: '1' },
+      headers
+    )
     if (found == null) return { id: null, history: [] }
     return { id: String(found._id), history: Array.isArray(found.messages) ? found.messages.filter(isMessage) : [] }
   }
 
   /** Creates or updates the conversation; returns its id. */
-  async save (key: ConversationKey, id: string | null, history: HistoryMessage[], headers: HeaderSource): Promise<string> {
+  async save (
+    key: ConversationKey,
+    id: string | null,
+    history: HistoryMessage[],
+    headers: HeaderSource
+  ): Promise<string> {
     const messages = history.slice(-STORED_MESSAGES)
-    const saved = id == null
-      ? await this.records.create(PATH, { ...key, messages }, headers)
-      : await this.records.update(PATH, id, { messages }, headers)
+    const saved =
+      id == null
+        ? await this.records.create(PATH, { ...key, messages }, headers)
+        : await this.records.update(PATH, id, { messages }, headers)
     return String(saved._id ?? id)
   }
 }

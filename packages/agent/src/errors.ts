@@ -28,7 +28,11 @@ function define (code: AgentErrorCode, defaultMessage: string) {
     details?: Record<string, unknown>
     /** For the log only (an internal address, an upstream body): never part of the envelope. */
     internal?: string
-    constructor (message: string = defaultMessage, details?: Record<string, unknown>, options?: { cause?: unknown, internal?: string }) {
+    constructor (
+      message: string = defaultMessage,
+      details?: Record<string, unknown>,
+      options?: { cause?: unknown; internal?: string }
+    ) {
       super(message)
       if (details !== undefined) this.details = details
       if (options?.cause !== undefined) (this as { cause?: unknown }).cause = options.cause
@@ -53,13 +57,24 @@ export const ServiceUnavailableError = define('SERVICE_UNAVAILABLE', 'the servic
 /** True for errors the agent raised on purpose (a stable code and a client status). */
 export function isAgentError (err: unknown): err is AgentErrorLike {
   const e = err as Partial<AgentErrorLike> | null
-  return e != null && typeof e.code === 'string' && Object.hasOwn(AgentErrorCodes, e.code) && typeof e.statusCode === 'number'
+  return (
+    e != null &&
+    typeof e.code === 'string' &&
+    Object.hasOwn(AgentErrorCodes, e.code) &&
+    typeof e.statusCode === 'number'
+  )
 }
 
 /** The envelope `{ error: { code, message, details? } }`; anything unexpected is INTERNAL. */
-export function errorEnvelope (err: unknown): { status: number, body: { error: { code: string, message: string, details?: Record<string, unknown> } } } {
+export function errorEnvelope (err: unknown): {
+  status: number
+  body: { error: { code: string; message: string; details?: Record<string, unknown> } }
+} {
   if (isAgentError(err)) {
-    const error: { code: string, message: string, details?: Record<string, unknown> } = { code: err.code, message: err.message }
+    const error: { code: string; message: string; details?: Record<string, unknown> } = {
+      code: err.code,
+      message: err.message
+    }
     if (err.details !== undefined) error.details = err.details
     return { status: err.statusCode, body: { error } }
   }

@@ -14,7 +14,18 @@ export { MemoryStore } from './store/memory-store.js'
 export { RedisStore } from './store/redis-store.js'
 export type { AgentStore, Link, PendingLink, PendingLinks, Limiter } from './store/types.js'
 export { createModel, openaiModel, anthropicModel, OPENAI_DEFAULT_URL, ANTHROPIC_DEFAULT_URL } from './model/index.js'
-export type { Provider, ModelConfig, Model, ModelRequest, ModelReply, ChatMessage, ToolCall, ToolSpec, HttpModelOptions, JsonSchema } from './model/index.js'
+export type {
+  Provider,
+  ModelConfig,
+  Model,
+  ModelRequest,
+  ModelReply,
+  ChatMessage,
+  ToolCall,
+  ToolSpec,
+  HttpModelOptions,
+  JsonSchema
+} from './model/index.js'
 export type { AgentEvent, HistoryMessage, TurnResult } from './runtime/events.js'
 export { runTurn, DEFAULT_SYSTEM_PROMPT } from './runtime/turn.js'
 export { Toolbox } from './runtime/toolbox.js'
@@ -28,7 +39,14 @@ export type { HeaderSource, ToolOutcome, McpToolSpec } from './tools/mcp-tools.j
 export { boundResult, DEFAULT_MAX_RESULT_CHARS } from './tools/bound.js'
 export { renderTools, checkRender, MAX_TABLE_ROWS } from './tools/render.js'
 export type { RenderPayload } from './tools/render.js'
-export { agentConversationsSchema, agentMemorySchema, agentPersonaSchema, skillsSchema, customerProfilesSchema, learningSchemas } from './schemas/index.js'
+export {
+  agentConversationsSchema,
+  agentMemorySchema,
+  agentPersonaSchema,
+  skillsSchema,
+  customerProfilesSchema,
+  learningSchemas
+} from './schemas/index.js'
 export * from './errors.js'
 export { slackChannel, verifySlackSignature, SLACK_API_URL, MAX_SKEW_SECONDS } from './channels/slack.js'
 export type { SlackOptions } from './channels/slack.js'

@@ -75,8 +75,12 @@ export const DEFAULT_MAX_TOOL_ROUNDS = 8
  * cookie parsing, body parsers and error envelope stay inside its own routes.
  */
 export async function svcAgent (app: FastifyInstance, opts: AgentOptions): Promise<void> {
-  if (opts.auth.mode === 'per-user' && (opts.sessionSecret ?? '').length < 32) throw new Error('@svc/agent: per-user mode needs a sessionSecret (AGENT_SESSION_SECRET) of at least 32 characters')
-  if (opts.auth.mode === 'per-user' && opts.store == null) throw new Error('@svc/agent: per-user mode needs a store (STORE_URL) for the linked accounts')
+  if (opts.auth.mode === 'per-user' && (opts.sessionSecret ?? '').length < 32) {
+    throw new Error('@svc/agent: per-user mode needs a sessionSecret (AGENT_SESSION_SECRET) of at least 32 characters')
+  }
+  if (opts.auth.mode === 'per-user' && opts.store == null) {
+    throw new Error('@svc/agent: per-user mode needs a store (STORE_URL) for the linked accounts')
+  }
   if (opts.publicUrl != null) new URL(opts.publicUrl) // eslint-disable-line no-new
   checkServiceWriteTools(opts.serviceWriteTools ?? [])
   const agentKey = opts.agentKey ?? 'default'
@@ -85,17 +89,37 @@ export async function svcAgent (app: FastifyInstance, opts: AgentOptions): Promi
   const secret = sessionKey(opts.sessionSecret ?? randomBytes(32).toString('hex'), agentKey)
   await app.register(cookie)
   installErrorHandler(app)
-  const cookieSettings: CookieSettings = { secret, secure: opts.cookieSecure ?? true, serialize: app.serializeCookie.bind(app) }
-  const fallbackOrigin = (): string => { try { return app.listeningOrigin } catch { return 'http://localhost' } }
+  const cookieSettings: CookieSettings = {
+    secret,
+    secure: opts.cookieSecure ?? true,
+    serialize: app.serializeCookie.bind(app)
+  }
+  const fallbackOrigin = (): string => {
+    try {
+      return app.listeningOrigin
+    } catch {
+      return 'http://localhost'
+    }
+  }
   const limits = opts.limits ?? {}
-  const limiter = (name: string, points: number): ReturnType<AgentStore['limiter']> => store.limiter(`${agentKey}:${name}`, points, 60)
+  const limiter = (name: string, points: number): ReturnType<AgentStore['limiter']> =>
+    store.limiter(`${agentKey}:${name}`, points, 60)
   let identities: Identities
   if (opts.auth.mode === 'per-user') {
     const auth = new SvcAuth(opts.svcUrl)
     const tokens = new AccessTokens(store, auth, opts.auth.accessTtlSeconds, opts.auth.refreshSkewSeconds)
     const linkTtlSeconds = opts.auth.linkTtlSeconds ?? DEFAULT_LINK_TTL_SECONDS
     identities = perUserMode({ agentKey, store, tokens, linkTtlSeconds })
-    await linkRoutes(app, { agentKey, store, tokens, auth, cookie: cookieSettings, publicUrl: opts.publicUrl, linkTtlSeconds, signIns: limiter('sign-in', limits.signInsPerMinute ?? 10) })
+    await linkRoutes(app, {
+      agentKey,
+      store,
+      tokens,
+      auth,
+      cookie: cookieSettings,
+      publicUrl: opts.publicUrl,
+      linkTtlSeconds,
+      signIns: limiter('sign-in', limits.signInsPerMinute ?? 10)
+    })
   } else {
     identities = serviceMode(opts.auth)
   }
@@ -106,7 +130,9 @@ export async function svcAgent (app: FastifyInstance, opts: AgentOptions): Promi
   const maxResultChars = opts.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS
   const clients = new LRUCache<string, Toolbox>({
     max: opts.maxClients ?? 1000,
-    dispose: (box) => { void box.close() }
+    dispose: (box) => {
+      void box.close()
+    }
   })
   const toolbox = (key: string, headers: HeaderSource): Toolbox => {
     let box = clients.get(key)
@@ -144,5 +170,12 @@ export async function svcAgent (app: FastifyInstance, opts: AgentOptions): Promi
       for (const warning of missingSchemaWarnings(missing ?? [])) app.log.warn(warning)
     })
   })
-  if (opts.slack != null) await app.register(slackChannel, { ...opts.slack, identities, turns, linkBase: () => opts.publicUrl ?? fallbackOrigin() })
+  if (opts.slack != null) {
+    await app.register(slackChannel, {
+      ...opts.slack,
+      identities,
+      turns,
+      linkBase: () => opts.publicUrl ?? fallbackOrigin()
+    })
+  }
 }

@@ -12,7 +12,9 @@ import { JWT_SECRET, createRecord, startService } from './helper.js'
 // The chat page in Debian's headless Chromium. SCREENSHOTS=1 also writes the README's screenshots.
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 if (!existsSync(CHROMIUM)) {
-  process.stderr.write(`\n!!! @svc/agent chat page browser test SKIPPED: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH) !!!\n\n`)
+  process.stderr.write(
+    `\n!!! @svc/agent chat page browser test SKIPPED: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH) !!!\n\n`
+  )
   t.plan(0, `no Chromium at ${CHROMIUM} (set CHROMIUM_PATH)`)
   process.exit(0)
 }
@@ -21,12 +23,22 @@ const SHOTS = join(import.meta.dirname, '..', 'docs')
 const svc = await startService(t)
 const model = await startScriptedModel('openai')
 t.teardown(model.close)
-const browser: Browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] })
+const browser: Browser = await chromium.launch({
+  executablePath: CHROMIUM,
+  args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage']
+})
 t.teardown(async () => await browser.close())
 
 async function listeningAgent (auth: AgentOptions['auth'], extra: Partial<AgentOptions> = {}): Promise<string> {
   const app: FastifyInstance = Fastify({ logger: false })
-  await app.register(svcAgent, { ...extra, svcUrl: svc.url, auth, sessionSecret: 'page-test-session-secret-0123456789', cookieSecure: false, model: createModel({ provider: 'openai', url: model.url, model: 'scripted', retries: 0 }) })
+  await app.register(svcAgent, {
+    ...extra,
+    svcUrl: svc.url,
+    auth,
+    sessionSecret: 'page-test-session-secret-0123456789',
+    cookieSecure: false,
+    model: createModel({ provider: 'openai', url: model.url, model: 'scripted', retries: 0 })
+  })
   t.teardown(async () => await app.close())
   await app.listen({ host: '127.0.0.1', port: 0 })
   return `http://127.0.0.1:${(app.server.address() as { port: number }).port}`
@@ -37,8 +49,33 @@ function scriptAnswer (): void {
     { text: 'Checking your contacts.', toolCalls: [{ name: 'list_contacts', args: { perPage: 10 } }] },
     {
       toolCalls: [
-        { name: 'render_table', args: { columns: ['name', 'status'], rows: [['Ada', 'customer'], ['Grace', 'lead'], ['Linus', 'lead']] } },
-        { name: 'render_chart', args: { spec: { title: 'Contacts by status', mark: 'bar', data: { values: [{ status: 'customer', count: 1 }, { status: 'lead', count: 2 }] }, encoding: { x: { field: 'status', type: 'nominal' }, y: { field: 'count', type: 'quantitative' } } } } }
+        {
+          name: 'render_table',
+          args: {
+            columns: ['name', 'status'],
+            rows: [
+              ['Ada', 'customer'],
+              ['Grace', 'lead'],
+              ['Linus', 'lead']
+            ]
+          }
+        },
+        {
+          name: 'render_chart',
+          args: {
+            spec: {
+              title: 'Contacts by status',
+              mark: 'bar',
+              data: {
+                values: [
+                  { status: 'customer', count: 1 },
+                  { status: 'lead', count: 2 }
+                ]
+              },
+              encoding: { x: { field: 'status', type: 'nominal' }, y: { field: 'count', type: 'quantitative' } }
+            }
+          }
+        }
       ]
     },
     { text: 'You have three contacts: one customer and two leads.' }
@@ -47,13 +84,21 @@ function scriptAnswer (): void {
 
 t.test('a question, a streamed answer, a table and a chart', async (t) => {
   const user = tokenUser(JWT_SECRET)
-  for (const [name, status] of [['Ada', 'customer'], ['Grace', 'lead'], ['Linus', 'lead']]) await createRecord(svc, user.headers, 'contacts', { name, status })
+  for (const [name, status] of [
+    ['Ada', 'customer'],
+    ['Grace', 'lead'],
+    ['Linus', 'lead']
+  ]) {
+    await createRecord(svc, user.headers, 'contacts', { name, status })
+  }
   const base = await listeningAgent({ mode: 'service', bearer: user.headers.authorization.slice(7) })
   const page = await browser.newPage({ viewport: { width: 1000, height: 800 } })
   const failures: string[] = []
   page.on('pageerror', (err) => failures.push(err.message))
   page.on('requestfailed', (req) => failures.push(`${req.url()} ${req.failure()?.errorText ?? ''}`))
-  page.on('response', (res) => { if (res.status() >= 400) failures.push(`${res.url()} ${res.status()}`) })
+  page.on('response', (res) => {
+    if (res.status() >= 400) failures.push(`${res.url()} ${res.status()}`)
+  })
   await page.goto(base)
   t.equal(await page.title(), 'Ask your data')
   scriptAnswer()
@@ -62,11 +107,24 @@ t.test('a question, a streamed answer, a table and a chart', async (t) => {
   await page.locator('.assistant .text', { hasText: 'one customer and two leads' }).waitFor({ timeout: 20_000 })
   t.equal(await page.locator('.user .text').textContent(), 'Who are my contacts?')
   t.match(await page.locator('.assistant .text').textContent(), /^Checking your contacts\.\n\nYou have three contacts/)
-  t.same(await page.locator('.tool summary').allTextContents(), ['Ran list_contacts', 'Ran render_table', 'Ran render_chart'])
-  t.same(await page.locator('.render table tbody tr').evaluateAll((rows) => rows.map((r) => [...r.querySelectorAll('td')].map((c) => c.textContent))), [['Ada', 'customer'], ['Grace', 'lead'], ['Linus', 'lead']])
+  t.same(await page.locator('.tool summary').allTextContents(), [
+    'Ran list_contacts',
+    'Ran render_table',
+    'Ran render_chart'
+  ])
+  t.same(
+    await page
+      .locator('.render table tbody tr')
+      .evaluateAll((rows) => rows.map((r) => [...r.querySelectorAll('td')].map((c) => c.textContent))),
+    [
+      ['Ada', 'customer'],
+      ['Grace', 'lead'],
+      ['Linus', 'lead']
+    ]
+  )
   await page.locator('.render[role=figure] svg').waitFor({ timeout: 20_000 })
   t.equal(await page.locator('.render[role=figure]').getAttribute('aria-label'), 'Contacts by status')
-  t.ok(await page.locator('.render svg .mark-rect path').count() === 2, 'two bars drawn by vega-embed')
+  t.ok((await page.locator('.render svg .mark-rect path').count()) === 2, 'two bars drawn by vega-embed')
   t.same(failures, [], 'no script errors, no failed requests (everything served by the agent)')
   const shot = await page.screenshot({ fullPage: true })
   t.ok(shot.length > 10_000, 'a screenshot of the answer')
@@ -96,9 +154,17 @@ t.test('the link flow on localhost while the agent listens on 127.0.0.1, and the
   const link = page.getByRole('link', { name: 'link your account' })
   await link.waitFor()
   t.notOk(await page.locator('#hint').isVisible(), 'the hint gives way to the conversation')
-  t.equal(await page.locator('.user .text').first().textContent(), 'Which collections can you see?', 'an example asks itself')
+  t.equal(
+    await page.locator('.user .text').first().textContent(),
+    'Which collections can you see?',
+    'an example asks itself'
+  )
   const href = await link.getAttribute('href')
-  t.match(href, new RegExp(`^${base.replace(/\./g, '\\.')}/link/[A-Za-z0-9_-]+$`), 'the link is on the name the page was opened on')
+  t.match(
+    href,
+    new RegExp(`^${base.replace(/\./g, '\\.')}/link/[A-Za-z0-9_-]+$`),
+    'the link is on the name the page was opened on'
+  )
   await page.goto(href as string)
   await page.getByLabel('Email').fill(person.user.email)
   await page.getByLabel('Password').fill(person.password)
@@ -114,27 +180,45 @@ t.test('the link flow on localhost while the agent listens on 127.0.0.1, and the
   await page.getByLabel('Your question').fill('My contacts?')
   await page.getByRole('button', { name: 'Send' }).click()
   await page.locator('.assistant .text', { hasText: 'One contact: Linked-only.' }).waitFor({ timeout: 20_000 })
-  t.equal(await page.locator('.tool summary').textContent(), 'Ran list_contacts', 'linked on localhost, chatting on localhost')
+  t.equal(
+    await page.locator('.tool summary').textContent(),
+    'Ran list_contacts',
+    'linked on localhost, chatting on localhost'
+  )
   await page.close()
 })
 
-t.test('another site\'s page cannot sign the browser in (real Origin headers)', async (t) => {
+t.test("another site's page cannot sign the browser in (real Origin headers)", async (t) => {
   const attacker = await registerUser(svc.app)
   const base = await listeningAgent({ mode: 'per-user' }, { store: await openStore('memory:') })
-  const res = await fetch(`${base}/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'hi' }) })
+  const res = await fetch(`${base}/chat`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ message: 'hi' })
+  })
   const linkUrl = ((await res.json()) as any).error.details.linkUrl
   // The attacker's page: another origin (another port) auto-posting its own credentials to the link.
   const evil = createServer((_req, out) => {
-    out.writeHead(200, { 'content-type': 'text/html' }).end(`<form id="f" method="post" action="${linkUrl}"><input name="email" value="${attacker.user.email}"><input name="password" value="${attacker.password}"></form><script>document.getElementById('f').submit()</script>`)
+    out
+      .writeHead(200, { 'content-type': 'text/html' })
+      .end(
+        `<form id="f" method="post" action="${linkUrl}"><input name="email" value="${attacker.user.email}"><input name="password" value="${attacker.password}"></form><script>document.getElementById('f').submit()</script>`
+      )
   })
   await new Promise<void>((resolve) => evil.listen(0, '127.0.0.1', resolve))
-  t.teardown(() => { evil.close() })
+  t.teardown(() => {
+    evil.close()
+  })
   const page = await browser.newPage()
   const answer = page.waitForResponse((r) => r.url() === linkUrl && r.request().method() === 'POST')
   await page.goto(`http://127.0.0.1:${(evil.address() as { port: number }).port}/`)
   const refused = await answer
   t.equal(refused.status(), 403, 'refused')
-  t.notMatch((await refused.allHeaders())['set-cookie'] ?? '', /svc_agent_session/, 'no session cookie for the victim\'s browser')
+  t.notMatch(
+    (await refused.allHeaders())['set-cookie'] ?? '',
+    /svc_agent_session/,
+    "no session cookie for the victim's browser"
+  )
   await page.close()
 })
 

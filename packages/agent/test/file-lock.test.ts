@@ -13,33 +13,54 @@ const HOLDER = fileURLToPath(new URL('./fixtures/hold-store.ts', import.meta.url
 const dir = mkdtempSync(join(tmpdir(), 'svc-agent-lock-'))
 t.teardown(() => rmSync(dir, { recursive: true, force: true }))
 
-interface Holder { child: ChildProcess, said: Promise<string> }
+interface Holder {
+  child: ChildProcess
+  said: Promise<string>
+}
 
 function holder (path: string): Holder {
   // No coverage for the child (a killed child writes none, so the figure would swing).
-  const child = spawn(process.execPath, ['--conditions=@svc/source', '--import', 'tsx', HOLDER, path], { env: { ...process.env, _TAPJS_PROCESSINFO_COVERAGE_: '0' }, stdio: ['pipe', 'pipe', 'inherit'] })
+  const child = spawn(process.execPath, ['--conditions=@svc/source', '--import', 'tsx', HOLDER, path], {
+    env: { ...process.env, _TAPJS_PROCESSINFO_COVERAGE_: '0' },
+    stdio: ['pipe', 'pipe', 'inherit']
+  })
   const said = new Promise<string>((resolve) => {
     let out = ''
-    child.stdout?.on('data', (c: Buffer) => { out += c.toString(); if (out.includes('\n')) resolve(out.trim()) })
+    child.stdout?.on('data', (c: Buffer) => {
+      out += c.toString()
+      if (out.includes('\n')) resolve(out.trim())
+    })
     child.on('exit', () => resolve(out.trim()))
   })
-  t.teardown(() => { child.kill('SIGKILL') })
+  t.teardown(() => {
+    child.kill('SIGKILL')
+  })
   return { child, said }
 }
 
-const exited = async (child: ChildProcess): Promise<void> => { if (child.exitCode == null && child.signalCode == null) await new Promise((resolve) => child.once('exit', resolve)) }
+const exited = async (child: ChildProcess): Promise<void> => {
+  if (child.exitCode == null && child.signalCode == null) await new Promise((resolve) => child.once('exit', resolve))
+}
 
 t.test('SIGKILL, then an immediate restart on the same file', async (t) => {
   const path = join(dir, 'killed.json')
   const first = holder(path)
   t.equal(await first.said, 'holding')
-  await t.rejects(FileStore.open(path), /in use by another process, held by process \d+ on /, 'a live owner is respected')
+  await t.rejects(
+    FileStore.open(path),
+    /in use by another process, held by process \d+ on /,
+    'a live owner is respected'
+  )
   first.child.kill('SIGKILL')
   await exited(first.child)
   const started = Date.now()
   const store = await openStore(`file:${path}`)
   t.ok(Date.now() - started < 1000, `reopened at once (${Date.now() - started} ms), not after the 30 s staleness`)
-  t.equal((await store.get(`default:http:${String(first.child.pid)}`))?.refreshToken, `r-${String(first.child.pid)}`, 'what the killed process wrote is there')
+  t.equal(
+    (await store.get(`default:http:${String(first.child.pid)}`))?.refreshToken,
+    `r-${String(first.child.pid)}`,
+    'what the killed process wrote is there'
+  )
   await store.close()
 
   const again = holder(path)
@@ -49,7 +70,7 @@ t.test('SIGKILL, then an immediate restart on the same file', async (t) => {
   t.equal(again.child.exitCode, 0)
 })
 
-t.test('four restarts racing for a dead owner\'s lock: exactly one wins', async (t) => {
+t.test("four restarts racing for a dead owner's lock: exactly one wins", async (t) => {
   const path = join(dir, 'raced.json')
   const dead = holder(path)
   await dead.said
@@ -64,18 +85,26 @@ t.test('four restarts racing for a dead owner\'s lock: exactly one wins', async 
 t.test('locks of other hosts and of this pid', async (t) => {
   const path = join(dir, 'foreign.json')
   writeFileSync(`${path}.lock`, JSON.stringify({ pid: 1, host: 'another-host', id: 'x' }))
-  await t.rejects(FileStore.open(path), /held by process 1 on another-host/, 'a fresh lock from another host is respected')
+  await t.rejects(
+    FileStore.open(path),
+    /held by process 1 on another-host/,
+    'a fresh lock from another host is respected'
+  )
   const old = new Date(Date.now() - 31_000)
   utimesSync(`${path}.lock`, old, old)
   const taken = await FileStore.open(path)
-  t.match(JSON.parse(readFileSync(`${path}.lock`, 'utf8')), { pid: process.pid, host: hostname() }, 'its heartbeat stopped 31 s ago: taken over')
+  t.match(
+    JSON.parse(readFileSync(`${path}.lock`, 'utf8')),
+    { pid: process.pid, host: hostname() },
+    'its heartbeat stopped 31 s ago: taken over'
+  )
   await t.rejects(FileStore.open(path), /held by process \d+/, 'held here: a second open in this process is refused')
   await taken.close()
 
   const recycled = join(dir, 'recycled.json')
   writeFileSync(`${recycled}.lock`, JSON.stringify({ pid: process.pid, host: hostname(), id: 'an earlier run' }))
   const mine = await FileStore.open(recycled)
-  t.pass('a lock naming this pid that this process does not hold is an earlier run\'s (a container\'s pid 1)')
+  t.pass("a lock naming this pid that this process does not hold is an earlier run's (a container's pid 1)")
   await mine.close()
 
   const torn = join(dir, 'torn.json')
@@ -92,7 +121,14 @@ t.test('a process whose lock was taken over stops writing', async (t) => {
   await store.set('default:http:1', { refreshToken: 'r', userId: 'u', linkedAt: 'now' })
   writeFileSync(`${path}.lock`, JSON.stringify({ pid: 1, host: 'another-host', id: 'thief' }))
   await new Promise((resolve) => setTimeout(resolve, 120))
-  await t.rejects(store.set('default:http:2', { refreshToken: 'r', userId: 'u', linkedAt: 'now' }), /lost the lock on .*stolen\.json; not writing/)
+  await t.rejects(
+    store.set('default:http:2', { refreshToken: 'r', userId: 'u', linkedAt: 'now' }),
+    /lost the lock on .*stolen\.json; not writing/
+  )
   await store.close()
-  t.match(JSON.parse(readFileSync(`${path}.lock`, 'utf8')), { id: 'thief' }, 'closing does not remove a lock it no longer owns')
+  t.match(
+    JSON.parse(readFileSync(`${path}.lock`, 'utf8')),
+    { id: 'thief' },
+    'closing does not remove a lock it no longer owns'
+  )
 })

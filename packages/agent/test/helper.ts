@@ -19,13 +19,22 @@ export const contactsSchema = {
   ]
 }
 
-export interface Service { app: FastifyInstance, db: Db, url: string }
+export interface Service {
+  app: FastifyInstance
+  db: Db
+  url: string
+}
 
 /** A live svc (core + MCP + the agent's conversation schema) listening on an ephemeral port. */
 export async function startService (t: Teardownable, opts: { schemas?: unknown[] } = {}): Promise<Service> {
   const { db } = await getTestDb(t)
   const app = Fastify({ logger: false })
-  await app.register(svcCore, { db, jwtSecret: JWT_SECRET, bcryptRounds: 4, schemas: (opts.schemas ?? [contactsSchema, agentConversationsSchema]) as any })
+  await app.register(svcCore, {
+    db,
+    jwtSecret: JWT_SECRET,
+    bcryptRounds: 4,
+    schemas: (opts.schemas ?? [contactsSchema, agentConversationsSchema]) as any
+  })
   await app.register(svcMcp)
   t.teardown(async () => await app.close())
   await app.listen({ host: '127.0.0.1', port: 0 })
@@ -34,25 +43,51 @@ export async function startService (t: Teardownable, opts: { schemas?: unknown[]
 }
 
 /** The agent's routes on their own Fastify instance, driven with inject(). */
-export async function startAgent (t: Teardownable, model: ScriptedModel, opts: Omit<AgentOptions, 'model'> & { provider?: 'openai' | 'anthropic' }): Promise<FastifyInstance> {
+export async function startAgent (
+  t: Teardownable,
+  model: ScriptedModel,
+  opts: Omit<AgentOptions, 'model'> & { provider?: 'openai' | 'anthropic' }
+): Promise<FastifyInstance> {
   const app = Fastify({ logger: false })
   const { provider, ...rest } = opts
-  await app.register(svcAgent, { sessionSecret: 'agent-session-secret-0123456789', cookieSecure: false, ...rest, model: createModel({ provider: provider ?? 'openai', url: model.url, model: 'scripted', retries: 0, timeoutMs: 2000 }) })
+  await app.register(svcAgent, {
+    sessionSecret: 'agent-session-secret-0123456789',
+    cookieSecure: false,
+    ...rest,
+    model: createModel({
+      provider: provider ?? 'openai',
+      url: model.url,
+      model: 'scripted',
+      retries: 0,
+      timeoutMs: 2000
+    })
+  })
   t.teardown(async () => await app.close())
   await app.ready()
   return app
 }
 
-export interface SseEvent { event: string, data: any }
+export interface SseEvent {
+  event: string
+  data: any
+}
 
 /** Parses a complete `text/event-stream` body. */
 export function parseSse (body: string): SseEvent[] {
-  return body.split('\n\n').filter((block) => block.trim() !== '').map((block) => {
-    const lines = block.split('\n')
-    const event = lines.find((l) => l.startsWith('event: '))?.slice(7) ?? ''
-    const data = JSON.parse(lines.filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n'))
-    return { event, data }
-  })
+  return body
+    .split('\n\n')
+    .filter((block) => block.trim() !== '')
+    .map((block) => {
+      const lines = block.split('\n')
+      const event = lines.find((l) => l.startsWith('event: '))?.slice(7) ?? ''
+      const data = JSON.parse(
+        lines
+          .filter((l) => l.startsWith('data: '))
+          .map((l) => l.slice(6))
+          .join('\n')
+      )
+      return { event, data }
+    })
 }
 
 /** Event types in order, with runs of tokens folded into one. */
@@ -62,7 +97,12 @@ export function sequence (events: SseEvent[]): string[] {
   return out
 }
 
-export async function createRecord (svc: Service, headers: Record<string, string>, path: string, record: Record<string, unknown>): Promise<any> {
+export async function createRecord (
+  svc: Service,
+  headers: Record<string, string>,
+  path: string,
+  record: Record<string, unknown>
+): Promise<any> {
   const res = await svc.app.inject({ method: 'POST', url: `/api/v1/${path}`, headers, payload: record })
   if (res.statusCode !== 201 && res.statusCode !== 200) throw new Error(`create ${path}: ${res.statusCode} ${res.body}`)
   return res.json()
@@ -71,7 +111,7 @@ export async function createRecord (svc: Service, headers: Record<string, string
 /** `name=value` of the first Set-Cookie of a reply. */
 export function cookieOf (res: { headers: Record<string, unknown> }): string {
   const raw = res.headers['set-cookie']
-  const first = Array.isArray(raw) ? raw[0] : raw as string
+  const first = Array.isArray(raw) ? raw[0] : (raw as string)
   return first.split(';')[0]
 }
 

@@ -19,7 +19,14 @@ await createRecord(svc, alice.headers, 'contacts', { name: 'Alice-contact' })
 await createRecord(svc, bob.headers, 'contacts', { name: 'Bob-contact' })
 
 async function perUserAgent (t: Teardownable, store: AgentStore, extra: Record<string, unknown> = {}) {
-  return await startAgent(t, model, { svcUrl: svc.url, sessionSecret: SESSION_SECRET, cookieSecure: true, store, publicUrl: BASE, auth: { mode: 'per-user', ...extra } })
+  return await startAgent(t, model, {
+    svcUrl: svc.url,
+    sessionSecret: SESSION_SECRET,
+    cookieSecure: true,
+    store,
+    publicUrl: BASE,
+    auth: { mode: 'per-user', ...extra }
+  })
 }
 
 function nonceOf (linkUrl: string): string {
@@ -27,17 +34,30 @@ function nonceOf (linkUrl: string): string {
 }
 
 /** Chat → UNLINKED → sign in on the link page → the session cookie. */
-async function link (agent: Awaited<ReturnType<typeof perUserAgent>>, user: { user: { email: string }, password: string }): Promise<string> {
+async function link (
+  agent: Awaited<ReturnType<typeof perUserAgent>>,
+  user: { user: { email: string }; password: string }
+): Promise<string> {
   const res = await agent.inject({ method: 'POST', url: '/chat', payload: { message: 'hi' } })
   const nonce = nonceOf(res.json().error.details.linkUrl)
-  const linked = await agent.inject({ method: 'POST', url: `/link/${nonce}`, payload: { email: user.user.email, password: user.password }, headers: { accept: 'application/json' } })
+  const linked = await agent.inject({
+    method: 'POST',
+    url: `/link/${nonce}`,
+    payload: { email: user.user.email, password: user.password },
+    headers: { accept: 'application/json' }
+  })
   if (linked.statusCode !== 200) throw new Error(`link failed: ${linked.statusCode} ${linked.body}`)
   return cookieOf(linked)
 }
 
 async function listedNames (agent: Awaited<ReturnType<typeof perUserAgent>>, cookie: string): Promise<string[]> {
   model.push({ toolCalls: [{ name: 'list_contacts', args: {} }] }, { text: 'ok' })
-  const res = await agent.inject({ method: 'POST', url: '/chat', headers: { cookie }, payload: { message: 'contacts?', stream: false } })
+  const res = await agent.inject({
+    method: 'POST',
+    url: '/chat',
+    headers: { cookie },
+    payload: { message: 'contacts?', stream: false }
+  })
   if (res.statusCode !== 200) throw new Error(`chat failed: ${res.statusCode} ${res.body}`)
   return res.json().toolCalls[0].result.results.map((r: any) => r.name)
 }
@@ -63,19 +83,34 @@ t.test('linking end to end: UNLINKED, the sign-in page, the cookie, then chat as
   t.match(form.headers['content-security-policy'], /default-src 'none'/)
   const formToken = /name="_form" value="([^"]+)"/.exec(form.body)?.[1] as string
   const formCookie = cookieOf(form)
-  t.match(String(form.headers['set-cookie']), /^svc_agent_link=[^;]+; Max-Age=900; Path=\/link\/; HttpOnly; Secure; SameSite=Strict$/)
-  const posted = (body: string) => ({ method: 'POST' as const, url: `/link/${nonce}`, payload: `${body}&_form=${encodeURIComponent(formToken)}`, headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: formCookie } })
+  t.match(
+    String(form.headers['set-cookie']),
+    /^svc_agent_link=[^;]+; Max-Age=900; Path=\/link\/; HttpOnly; Secure; SameSite=Strict$/
+  )
+  const posted = (body: string) => ({
+    method: 'POST' as const,
+    url: `/link/${nonce}`,
+    payload: `${body}&_form=${encodeURIComponent(formToken)}`,
+    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: formCookie }
+  })
 
   const wrong = await agent.inject(posted(`email=${encodeURIComponent(alice.user.email)}&password=nope`))
   t.equal(wrong.statusCode, 401)
   t.match(wrong.body, /role="alert">Wrong email or password/)
   t.notOk(wrong.headers['set-cookie'])
 
-  const missing = await agent.inject({ method: 'POST', url: `/link/${nonce}`, payload: { email: alice.user.email }, headers: { accept: 'application/json' } })
+  const missing = await agent.inject({
+    method: 'POST',
+    url: `/link/${nonce}`,
+    payload: { email: alice.user.email },
+    headers: { accept: 'application/json' }
+  })
   t.equal(missing.statusCode, 400)
   t.equal(missing.json().error.code, 'VALIDATION')
 
-  const ok = await agent.inject(posted(`email=${encodeURIComponent(alice.user.email)}&password=${encodeURIComponent(alice.password)}`))
+  const ok = await agent.inject(
+    posted(`email=${encodeURIComponent(alice.user.email)}&password=${encodeURIComponent(alice.password)}`)
+  )
   t.equal(ok.statusCode, 200)
   t.match(ok.body, /Account linked/)
   t.match(ok.body, /<a href="\/">Back to the chat<\/a>/, 'the way back to the chat')
@@ -91,13 +126,23 @@ t.test('linking end to end: UNLINKED, the sign-in page, the cookie, then chat as
 
   const reuse = await agent.inject({ method: 'GET', url: `/link/${nonce}` })
   t.equal(reuse.statusCode, 404, 'the nonce is single use')
-  const repost = await agent.inject({ method: 'POST', url: `/link/${nonce}`, payload: { email: alice.user.email, password: alice.password }, headers: { accept: 'application/json' } })
+  const repost = await agent.inject({
+    method: 'POST',
+    url: `/link/${nonce}`,
+    payload: { email: alice.user.email, password: alice.password },
+    headers: { accept: 'application/json' }
+  })
   t.same(repost.json(), { error: { code: 'NOT_FOUND', message: 'this link has expired or was already used' } })
 
   const cookie = setCookie.split(';')[0]
   t.same(await listedNames(agent, cookie), ['Alice-contact'])
   model.push({ text: 'streamed' })
-  const streamed = await agent.inject({ method: 'POST', url: '/chat', headers: { cookie }, payload: { message: 'hello', channelUserId: 'bob' } })
+  const streamed = await agent.inject({
+    method: 'POST',
+    url: '/chat',
+    headers: { cookie },
+    payload: { message: 'hello', channelUserId: 'bob' }
+  })
   t.same(parseSse(streamed.body).at(-1)?.data, { type: 'done', ok: true })
 })
 
@@ -119,7 +164,14 @@ t.test('two linked chat users are isolated; cookie tampering and expiry unlink',
   const forged = `svc_agent_session=${Buffer.from(JSON.stringify(edited)).toString('base64url')}.${aliceSig}`
   const expired = `svc_agent_session=${signSession(sessionKey(SESSION_SECRET, 'default'), bobCuid, Date.now() - 31 * 24 * 3600 * 1000).value}`
   const otherKey = `svc_agent_session=${signSession(sessionKey(SESSION_SECRET, 'another-tenant'), bobCuid).value}`
-  for (const [what, cookie] of [['swapped signature', swapped], ['edited payload', forged], ['expired', expired], ['another AGENT_KEY', otherKey], ['garbage', 'svc_agent_session=abc'], ['no signature', `svc_agent_session=${bobPayload}`]]) {
+  for (const [what, cookie] of [
+    ['swapped signature', swapped],
+    ['edited payload', forged],
+    ['expired', expired],
+    ['another AGENT_KEY', otherKey],
+    ['garbage', 'svc_agent_session=abc'],
+    ['no signature', `svc_agent_session=${bobPayload}`]
+  ]) {
     const res = await agent.inject({ method: 'POST', url: '/chat', headers: { cookie }, payload: { message: 'x' } })
     t.equal(res.statusCode, 401, what)
     t.equal(res.json().error.code, 'UNLINKED', what)
@@ -133,13 +185,45 @@ t.test('expired nonces are 404; five wrong passwords burn one', async (t) => {
   t.equal((await agent.inject({ method: 'GET', url: `/link/${nonce}` })).statusCode, 200)
   await sleep(1100)
   t.equal((await agent.inject({ method: 'GET', url: `/link/${nonce}` })).statusCode, 404)
-  t.equal((await agent.inject({ method: 'POST', url: `/link/${nonce}`, payload: { email: alice.user.email, password: alice.password } })).statusCode, 404)
+  t.equal(
+    (
+      await agent.inject({
+        method: 'POST',
+        url: `/link/${nonce}`,
+        payload: { email: alice.user.email, password: alice.password }
+      })
+    ).statusCode,
+    404
+  )
 
-  const fresh = nonceOf((await agent.inject({ method: 'POST', url: '/chat', payload: { message: 'hi' } })).json().error.details.linkUrl)
+  const fresh = nonceOf(
+    (await agent.inject({ method: 'POST', url: '/chat', payload: { message: 'hi' } })).json().error.details.linkUrl
+  )
   const statuses: number[] = []
-  for (let i = 0; i < 5; i++) statuses.push((await agent.inject({ method: 'POST', url: `/link/${fresh}`, payload: { email: alice.user.email, password: 'wrong' }, headers: { accept: 'application/json' } })).statusCode)
+  for (let i = 0; i < 5; i++) {
+    statuses.push(
+      (
+        await agent.inject({
+          method: 'POST',
+          url: `/link/${fresh}`,
+          payload: { email: alice.user.email, password: 'wrong' },
+          headers: { accept: 'application/json' }
+        })
+      ).statusCode
+    )
+  }
   t.same(statuses, [401, 401, 401, 401, 404])
-  t.equal((await agent.inject({ method: 'POST', url: `/link/${fresh}`, payload: { email: alice.user.email, password: alice.password } })).statusCode, 404, 'burned')
+  t.equal(
+    (
+      await agent.inject({
+        method: 'POST',
+        url: `/link/${fresh}`,
+        payload: { email: alice.user.email, password: alice.password }
+      })
+    ).statusCode,
+    404,
+    'burned'
+  )
 })
 
 t.test('access tokens are refreshed across AGENT_ACCESS_TTL_SECONDS; a revoked link unlinks', async (t) => {
@@ -206,8 +290,19 @@ t.test('store URLs and per-user settings are checked', async (t) => {
   await t.rejects(openStore(`file:${bad}`), /cannot read the store .*not an agent store/)
   const again = await openStore(`file:${bad}`).catch((err: Error) => err)
   t.match(again, /not an agent store/, 'a failed open released its lock')
-  await t.rejects(startAgent(t, model, { svcUrl: svc.url, sessionSecret: 'short', store: await openStore('memory:'), auth: { mode: 'per-user' } }), /sessionSecret/)
-  await t.rejects(startAgent(t, model, { svcUrl: svc.url, sessionSecret: SESSION_SECRET, auth: { mode: 'per-user' } }), /needs a store/)
+  await t.rejects(
+    startAgent(t, model, {
+      svcUrl: svc.url,
+      sessionSecret: 'short',
+      store: await openStore('memory:'),
+      auth: { mode: 'per-user' }
+    }),
+    /sessionSecret/
+  )
+  await t.rejects(
+    startAgent(t, model, { svcUrl: svc.url, sessionSecret: SESSION_SECRET, auth: { mode: 'per-user' } }),
+    /needs a store/
+  )
 })
 
 t.test('/oauth/callback is always 403', async (t) => {

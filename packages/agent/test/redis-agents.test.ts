@@ -12,7 +12,9 @@ import { cookieOf, createRecord, cuidOf, startAgent, startService } from './help
 
 const redisUp = await redisAnswers()
 if (!redisUp) {
-  process.stderr.write(`\n!!! @svc/agent two-agents-on-Redis test SKIPPED: no Redis answers at ${TEST_REDIS_URL} !!!\n\n`)
+  process.stderr.write(
+    `\n!!! @svc/agent two-agents-on-Redis test SKIPPED: no Redis answers at ${TEST_REDIS_URL} !!!\n\n`
+  )
   t.plan(0, `no Redis at ${TEST_REDIS_URL}`)
   process.exit(0)
 }
@@ -27,7 +29,16 @@ const url = `${TEST_REDIS_URL}/0?keyPrefix=svc-agent-test-${randomBytes(4).toStr
 async function agent (t: Teardownable) {
   const store = await openStore(url)
   t.teardown(async () => await store.close())
-  return { store, app: await startAgent(t, model, { svcUrl: svc.url, sessionSecret: 'redis-agents-session-secret-0123456789', store, publicUrl: 'https://agent.example.test', auth: { mode: 'per-user', accessTtlSeconds: 2, refreshSkewSeconds: 1 } }) }
+  return {
+    store,
+    app: await startAgent(t, model, {
+      svcUrl: svc.url,
+      sessionSecret: 'redis-agents-session-secret-0123456789',
+      store,
+      publicUrl: 'https://agent.example.test',
+      auth: { mode: 'per-user', accessTtlSeconds: 2, refreshSkewSeconds: 1 }
+    })
+  }
 }
 
 t.test('a code from one agent, signed in on the other; refreshes shared, never doubled', async (t) => {
@@ -36,7 +47,12 @@ t.test('a code from one agent, signed in on the other; refreshes shared, never d
   const unlinked = await a.app.inject({ method: 'POST', url: '/chat', payload: { message: 'hi' } })
   const path = new URL(unlinked.json().error.details.linkUrl).pathname
   t.equal((await b.app.inject({ method: 'GET', url: path })).statusCode, 200, 'the other agent knows the code')
-  const linked = await b.app.inject({ method: 'POST', url: path, payload: { email: person.user.email, password: person.password }, headers: { accept: 'application/json' } })
+  const linked = await b.app.inject({
+    method: 'POST',
+    url: path,
+    payload: { email: person.user.email, password: person.password },
+    headers: { accept: 'application/json' }
+  })
   t.same(linked.json(), { linked: true })
   const cookie = cookieOf(linked)
   t.equal((await a.app.inject({ method: 'GET', url: path })).statusCode, 404, 'used up for both')
@@ -45,12 +61,31 @@ t.test('a code from one agent, signed in on the other; refreshes shared, never d
 
   await sleep(1200)
   // Both agents find the token due at once: one refreshes, the other waits and uses its result.
-  const answers = await Promise.all([a, b, a, b].map(async (x) => await x.app.inject({ method: 'POST', url: '/chat', headers: { cookie }, payload: { message: 'hello', stream: false } })))
+  const answers = await Promise.all(
+    [a, b, a, b].map(
+      async (x) =>
+        await x.app.inject({
+          method: 'POST',
+          url: '/chat',
+          headers: { cookie },
+          payload: { message: 'hello', stream: false }
+        })
+    )
+  )
   for (const res of answers) t.equal(res.statusCode, 200, res.body.slice(0, 200))
   for (const x of [a, b]) {
     model.push({ toolCalls: [{ name: 'list_contacts', args: {} }] }, { text: 'ok' })
-    const res = await x.app.inject({ method: 'POST', url: '/chat', headers: { cookie }, payload: { message: 'contacts?', stream: false } })
-    t.same(res.json().toolCalls[0].result.results.map((r: any) => r.name), ['Shared-across-agents'], 'each agent acts as the person')
+    const res = await x.app.inject({
+      method: 'POST',
+      url: '/chat',
+      headers: { cookie },
+      payload: { message: 'contacts?', stream: false }
+    })
+    t.same(
+      res.json().toolCalls[0].result.results.map((r: any) => r.name),
+      ['Shared-across-agents'],
+      'each agent acts as the person'
+    )
   }
   const second = (await b.store.get(key))?.refreshToken
   t.not(second, first, 'rotated')

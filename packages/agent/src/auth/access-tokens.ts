@@ -6,7 +6,10 @@ import { readClaims } from './jwt-claims.js'
 export const DEFAULT_ACCESS_TTL_SECONDS = 900
 export const DEFAULT_REFRESH_SKEW_SECONDS = 60
 
-interface Cached { token: string, renewAt: number }
+interface Cached {
+  token: string
+  renewAt: number
+}
 
 /**
  * Per-user access tokens: minted from the stored refresh token on demand, cached for the access
@@ -28,7 +31,10 @@ export class AccessTokens {
 
   /** When a token obtained now should be renewed. */
   renewAt (token: string, now = Date.now()): number {
-    return Math.min(now + this.ttlSeconds * 1000, readClaims(token).exp ?? Number.POSITIVE_INFINITY) - this.skewSeconds * 1000
+    return (
+      Math.min(now + this.ttlSeconds * 1000, readClaims(token).exp ?? Number.POSITIVE_INFINITY) -
+      this.skewSeconds * 1000
+    )
   }
 
   /** Caches a token just obtained (a fresh login). */
@@ -42,7 +48,9 @@ export class AccessTokens {
     if (cached != null && Date.now() < cached.renewAt) return cached.token
     let pending = this.#inflight.get(key)
     if (pending == null) {
-      pending = this.store.exclusive(key, async () => await this.#refresh(key)).finally(() => this.#inflight.delete(key))
+      pending = this.store
+        .exclusive(key, async () => await this.#refresh(key))
+        .finally(() => this.#inflight.delete(key))
       this.#inflight.set(key, pending)
     }
     return await pending
@@ -70,7 +78,12 @@ export class AccessTokens {
       throw err
     }
     const renewAt = this.renewAt(session.accessToken)
-    await this.store.set(key, { ...link, refreshToken: session.refreshToken, accessToken: session.accessToken, renewAt })
+    await this.store.set(key, {
+      ...link,
+      refreshToken: session.refreshToken,
+      accessToken: session.accessToken,
+      renewAt
+    })
     this.seed(key, session.accessToken, renewAt)
     return session.accessToken
   }

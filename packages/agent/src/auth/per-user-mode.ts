@@ -36,9 +36,20 @@ export interface PerUserParts {
 export function perUserMode (parts: PerUserParts): Identities {
   const unlinked = async (channel: string, channelUserId: string, ctx: ChannelContext): Promise<never> => {
     const key = storeKey(parts.agentKey, channel, channelUserId)
-    const nonce = await parts.store.pending.issue({ key, channel, channelUserId }, ctx.issuer, parts.linkTtlSeconds * 1000)
-    if (nonce == null) throw new RateLimitedError('too many sign-in links are waiting for your address: use one you have, or try again later', { retryAfterSeconds: parts.linkTtlSeconds })
-    throw new UnlinkedError('link your account to chat: open the link URL and sign in', { linkUrl: `${ctx.linkBase.replace(/\/+$/, '')}/link/${nonce}` })
+    const nonce = await parts.store.pending.issue(
+      { key, channel, channelUserId },
+      ctx.issuer,
+      parts.linkTtlSeconds * 1000
+    )
+    if (nonce == null) {
+      throw new RateLimitedError(
+        'too many sign-in links are waiting for your address: use one you have, or try again later',
+        { retryAfterSeconds: parts.linkTtlSeconds }
+      )
+    }
+    throw new UnlinkedError('link your account to chat: open the link URL and sign in', {
+      linkUrl: `${ctx.linkBase.replace(/\/+$/, '')}/link/${nonce}`
+    })
   }
   return {
     mode: 'per-user',

@@ -20,11 +20,14 @@ export function serviceMode (opts: ServiceAuthOptions): Identities {
   const clientId = opts.clientId ?? ''
   if (bearer === '' && clientId === '') throw new Error('@svc/agent: service mode needs SVC_BEARER or SVC_CLIENT_ID')
   const { exp, roles } = bearer !== '' ? readClaims(bearer) : { exp: null, roles: [] }
-  const headers: Record<string, string> = bearer !== '' ? { authorization: `Bearer ${bearer}` } : { 'x-client-id': clientId }
+  const headers: Record<string, string> =
+    bearer !== '' ? { authorization: `Bearer ${bearer}` } : { 'x-client-id': clientId }
   return {
     mode: 'service',
     async forChannelUser (channel: string, channelUserId: string): Promise<ChatIdentity> {
-      if (exp != null && exp <= Date.now()) throw new UnauthenticatedError('the agent\'s SVC_BEARER has expired; mint a new one')
+      if (exp != null && exp <= Date.now()) {
+        throw new UnauthenticatedError("the agent's SVC_BEARER has expired; mint a new one")
+      }
       return { channel, channelUserId, key: 'service', headers: () => headers, roles }
     }
   }

@@ -3,7 +3,11 @@ import { createHmac, timingSafeEqual } from 'node:crypto'
 export const SESSION_COOKIE = 'svc_agent_session'
 export const SESSION_TTL_SECONDS = 30 * 24 * 3600
 
-export interface SessionPayload { cuid: string, iat: number, exp: number }
+export interface SessionPayload {
+  cuid: string
+  iat: number
+  exp: number
+}
 
 /** The cookie HMAC key of one agent instance, derived from `AGENT_SESSION_SECRET` and `AGENT_KEY`. */
 export function sessionKey (sessionSecret: string, agentKey: string): string {
@@ -15,7 +19,11 @@ function mac (secret: string, data: string): Buffer {
 }
 
 /** `<base64url payload>.<base64url HMAC-SHA256>` of `{ cuid, iat, exp }`. */
-export function signSession (secret: string, cuid: string, now = Date.now()): { value: string, payload: SessionPayload } {
+export function signSession (
+  secret: string,
+  cuid: string,
+  now = Date.now()
+): { value: string; payload: SessionPayload } {
   const iat = Math.floor(now / 1000)
   const payload = { cuid, iat, exp: iat + SESSION_TTL_SECONDS }
   const data = Buffer.from(JSON.stringify(payload)).toString('base64url')

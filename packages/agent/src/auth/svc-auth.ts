@@ -3,7 +3,11 @@ import { RateLimitedError, ServiceUnavailableError, UnauthenticatedError } from 
 
 const TIMEOUT_MS = 10_000
 
-export interface Session { accessToken: string, refreshToken: string, userId?: string }
+export interface Session {
+  accessToken: string
+  refreshToken: string
+  userId?: string
+}
 
 /** The service's own auth routes, called server-to-server (CONTRACT bodies). */
 export class SvcAuth {
@@ -13,7 +17,11 @@ export class SvcAuth {
     this.#base = svcUrl.replace(/\/+$/, '')
   }
 
-  async #post (path: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number, json: any, retryAfter?: string }> {
+  async #post (
+    path: string,
+    body: unknown,
+    headers: Record<string, string> = {}
+  ): Promise<{ status: number; json: any; retryAfter?: string }> {
     try {
       const res = await request(`${this.#base}${path}`, {
         method: 'POST',
@@ -24,7 +32,9 @@ export class SvcAuth {
       })
       const text = await res.body.text()
       let json: any = null
-      try { json = JSON.parse(text) } catch {}
+      try {
+        json = JSON.parse(text)
+      } catch {}
       const retryAfter = res.headers['retry-after']
       return { status: res.statusCode, json, ...(typeof retryAfter === 'string' ? { retryAfter } : {}) }
     } catch (err) {
@@ -39,10 +49,17 @@ export class SvcAuth {
    * then counts its per-address sign-in limit per person, not for the agent as a whole.
    */
   async login (email: string, password: string, clientIp?: string): Promise<Session | null> {
-    const { status, json, retryAfter } = await this.#post('/login', { email, password }, clientIp != null ? { 'x-forwarded-for': clientIp } : {})
+    const { status, json, retryAfter } = await this.#post(
+      '/login',
+      { email, password },
+      clientIp != null ? { 'x-forwarded-for': clientIp } : {}
+    )
     if (status === 429) {
       const seconds = Number(retryAfter)
-      throw new RateLimitedError('too many sign-in attempts, try again later', Number.isFinite(seconds) && seconds > 0 ? { retryAfterSeconds: Math.ceil(seconds) } : undefined)
+      throw new RateLimitedError(
+        'too many sign-in attempts, try again later',
+        Number.isFinite(seconds) && seconds > 0 ? { retryAfterSeconds: Math.ceil(seconds) } : undefined
+      )
     }
     if (status === 401 || status === 400) return null
     if (status !== 200 || typeof json?.accessToken !== 'string' || typeof json?.refreshToken !== 'string') {

@@ -28,7 +28,13 @@ interface SlackChannelOptions extends SlackOptions {
 }
 
 /** `v0=<hex HMAC-SHA256 of "v0:<timestamp>:<raw body>">`, compared in constant time. */
-export function verifySlackSignature (secret: string, timestamp: string | undefined, rawBody: string, signature: string | undefined, now = Date.now()): boolean {
+export function verifySlackSignature (
+  secret: string,
+  timestamp: string | undefined,
+  rawBody: string,
+  signature: string | undefined,
+  now = Date.now()
+): boolean {
   if (timestamp == null || signature == null || !/^\d+$/.test(timestamp)) return false
   if (Math.abs(now / 1000 - Number(timestamp)) > MAX_SKEW_SECONDS) return false
   const expected = Buffer.from(`v0=${createHmac('sha256', secret).update(`v0:${timestamp}:${rawBody}`).digest('hex')}`)
@@ -39,11 +45,25 @@ export function verifySlackSignature (secret: string, timestamp: string | undefi
 /** Slack shows text, not widgets: tables become a monospace block, charts a caption. */
 function renderText (payload: RenderPayload): string {
   if (payload.type === 'chart') return `_(chart: ${String(payload.spec.title ?? 'untitled')})_`
-  const lines = [payload.columns.join(' | '), ...payload.rows.map((r) => r.map((c) => (c == null ? '' : typeof c === 'object' ? JSON.stringify(c) : String(c))).join(' | '))]
+  const lines = [
+    payload.columns.join(' | '),
+    ...payload.rows.map((r) =>
+      r.map((c) => (c == null ? '' : typeof c === 'object' ? JSON.stringify(c) : String(c))).join(' | ')
+    )
+  ]
   return `\`\`\`\n${lines.join('\n')}\n\`\`\``
 }
 
-interface MessageEvent { type: string, user?: string, text?: string, channel?: string, ts?: string, thread_ts?: string, bot_id?: string, subtype?: string }
+interface MessageEvent {
+  type: string
+  user?: string
+  text?: string
+  channel?: string
+  ts?: string
+  thread_ts?: string
+  bot_id?: string
+  subtype?: string
+}
 
 /**
  * A chat platform channel: Slack's Events API. The signed payload is the trust boundary (no
@@ -57,9 +77,17 @@ export async function slackChannel (app: FastifyInstance, opts: SlackChannelOpti
 
   const post = async (method: string, body: Record<string, unknown>, log: FastifyBaseLogger): Promise<void> => {
     try {
-      const res = await request(`${api}/${method}`, { method: 'POST', headers: { 'content-type': 'application/json; charset=utf-8', authorization: `Bearer ${opts.botToken}` }, body: JSON.stringify(body), headersTimeout: 10_000, bodyTimeout: 10_000 })
-      const answer = await res.body.json() as { ok?: boolean, error?: string }
-      if (answer.ok !== true) log.warn({ method, error: answer.error, status: res.statusCode }, 'slack refused the message')
+      const res = await request(`${api}/${method}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json; charset=utf-8', authorization: `Bearer ${opts.botToken}` },
+        body: JSON.stringify(body),
+        headersTimeout: 10_000,
+        bodyTimeout: 10_000
+      })
+      const answer = (await res.body.json()) as { ok?: boolean; error?: string }
+      if (answer.ok !== true) {
+        log.warn({ method, error: answer.error, status: res.statusCode }, 'slack refused the message')
+      }
     } catch (err) {
       log.warn({ err, method }, 'slack unreachable')
     }
@@ -70,32 +98,57 @@ export async function slackChannel (app: FastifyInstance, opts: SlackChannelOpti
     try {
       const cuid = `${team}:${String(event.user)}`
       // A Slack user's link codes are bounded per Slack user: Slack, not the person, is the address.
-      const identity = await opts.identities.forChannelUser('slack', cuid, { linkBase: opts.linkBase(), issuer: `slack:${cuid}` })
+      const identity = await opts.identities.forChannelUser('slack', cuid, {
+        linkBase: opts.linkBase(),
+        issuer: `slack:${cuid}`
+      })
       const turn = await opts.turns.prepare(identity, log)
       const renders: string[] = []
-      const result = await turn.run(String(event.text ?? ''), (e) => { if (e.type === 'render') renders.push(renderText(e.payload)) })
-      await post('chat.postMessage', { ...where, text: [result.text, ...renders].filter((x) => x !== '').join('\n\n') }, log)
+      const result = await turn.run(String(event.text ?? ''), (e) => {
+        if (e.type === 'render') renders.push(renderText(e.payload))
+      })
+      await post(
+        'chat.postMessage',
+        { ...where, text: [result.text, ...renders].filter((x) => x !== '').join('\n\n') },
+        log
+      )
     } catch (err) {
       if (err instanceof UnlinkedError) {
-        await post('chat.postEphemeral', { channel: event.channel, user: event.user, text: `To answer with your data, link your account: ${String(err.details?.linkUrl)}` }, log)
+        await post(
+          'chat.postEphemeral',
+          {
+            channel: event.channel,
+            user: event.user,
+            text: `To answer with your data, link your account: ${String(err.details?.linkUrl)}`
+          },
+          log
+        )
         return
       }
       if (!isAgentError(err)) log.error({ err }, 'slack turn failed')
-      await post('chat.postMessage', { ...where, text: `Sorry, I could not answer: ${isAgentError(err) ? err.message : 'internal error'}` }, log)
+      await post(
+        'chat.postMessage',
+        { ...where, text: `Sorry, I could not answer: ${isAgentError(err) ? err.message : 'internal error'}` },
+        log
+      )
     }
   }
 
   // The signature covers the exact bytes: parse JSON here, after verifying.
-  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: 1_048_576 }, (_req, body, done) => { done(null, body) })
+  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: 1_048_576 }, (_req, body, done) => {
+    done(null, body)
+  })
 
   app.post('/slack/events', async (req, reply) => {
     const raw = typeof req.body === 'string' ? req.body : ''
     const ts = req.headers['x-slack-request-timestamp']
     const sig = req.headers['x-slack-signature']
-    if (!verifySlackSignature(opts.signingSecret, Array.isArray(ts) ? ts[0] : ts, raw, Array.isArray(sig) ? sig[0] : sig)) {
+    if (
+      !verifySlackSignature(opts.signingSecret, Array.isArray(ts) ? ts[0] : ts, raw, Array.isArray(sig) ? sig[0] : sig)
+    ) {
       return await reply.code(401).send({ error: { code: 'UNAUTHENTICATED', message: 'bad or stale Slack signature' } })
     }
-    let payload: { type?: string, challenge?: string, team_id?: string, event_id?: string, event?: MessageEvent }
+    let payload: { type?: string; challenge?: string; team_id?: string; event_id?: string; event?: MessageEvent }
     try {
       payload = JSON.parse(raw)
     } catch {
@@ -106,8 +159,17 @@ export async function slackChannel (app: FastifyInstance, opts: SlackChannelOpti
     const fresh = payload.event_id == null || !seen.has(payload.event_id)
     if (payload.event_id != null) seen.set(payload.event_id, true)
     // Only people's messages: bots (ourselves included) and edits are not questions.
-    if (payload.type === 'event_callback' && fresh && event != null && (event.type === 'message' || event.type === 'app_mention') &&
-        event.bot_id == null && event.subtype == null && typeof event.user === 'string' && typeof event.text === 'string' && event.text.trim() !== '') {
+    if (
+      payload.type === 'event_callback' &&
+      fresh &&
+      event != null &&
+      (event.type === 'message' || event.type === 'app_mention') &&
+      event.bot_id == null &&
+      event.subtype == null &&
+      typeof event.user === 'string' &&
+      typeof event.text === 'string' &&
+      event.text.trim() !== ''
+    ) {
       void answer(String(payload.team_id ?? ''), event, req.log)
     }
     return await reply.code(200).send({ ok: true })

@@ -39,13 +39,20 @@ function originOf (value: string): string | null {
  */
 export function checkOrigin (req: FastifyRequest, publicUrl: string | undefined): void {
   // Fetch metadata: what a modern browser says even when the page suppressed its Referer.
-  if (req.headers['sec-fetch-site'] === 'cross-site') throw new ForbiddenError('requests to the agent must come from its own page, not from another site')
+  if (req.headers['sec-fetch-site'] === 'cross-site') {
+    throw new ForbiddenError('requests to the agent must come from its own page, not from another site')
+  }
   const origin = req.headers.origin
   const referer = req.headers.referer
-  const claimed = typeof origin === 'string' ? origin : typeof referer === 'string' ? originOf(referer) ?? 'null' : null
+  const claimed =
+    typeof origin === 'string' ? origin : typeof referer === 'string' ? (originOf(referer) ?? 'null') : null
   if (claimed == null) return
   const allowed = pageOrigin(req, publicUrl)
   if (allowed != null && claimed === allowed) return
-  const where = allowed ?? (publicUrl == null ? 'a page on localhost or an address (set AGENT_LINK_BASE_URL to serve it under a name)' : 'AGENT_LINK_BASE_URL')
+  const where =
+    allowed ??
+    (publicUrl == null
+      ? 'a page on localhost or an address (set AGENT_LINK_BASE_URL to serve it under a name)'
+      : 'AGENT_LINK_BASE_URL')
   throw new ForbiddenError(`requests to the agent must come from its own page (${where}), not from ${claimed}`)
 }

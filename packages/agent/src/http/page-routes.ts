@@ -11,7 +11,11 @@ function vendored (pkg: string, file: string): string {
   return join(dirname(fileURLToPath(import.meta.resolve(pkg))), file)
 }
 
-interface Asset { body: Buffer, type: string, cache: string }
+interface Asset {
+  body: Buffer
+  type: string
+  cache: string
+}
 
 const PAGE_CSP = [
   "default-src 'none'",
@@ -27,7 +31,11 @@ const PAGE_CSP = [
 
 /** `GET /`: the chat page, its script and style, and vega, vega-lite and vega-embed. */
 export async function pageRoutes (app: FastifyInstance): Promise<void> {
-  const load = async (path: string, type: string, cache: string): Promise<Asset> => ({ body: await readFile(path), type, cache })
+  const load = async (path: string, type: string, cache: string): Promise<Asset> => ({
+    body: await readFile(path),
+    type,
+    cache
+  })
   const js = 'text/javascript; charset=utf-8'
   const assets: Record<string, Asset> = {
     'chat.js': await load(join(PUBLIC, 'chat.js'), js, 'no-cache'),
@@ -38,11 +46,23 @@ export async function pageRoutes (app: FastifyInstance): Promise<void> {
   }
   const page = await readFile(join(PUBLIC, 'index.html'))
   app.get('/', async (req, reply) => {
-    return await reply.headers({ 'content-type': 'text/html; charset=utf-8', 'content-security-policy': PAGE_CSP, 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' }).send(page)
+    return await reply
+      .headers({
+        'content-type': 'text/html; charset=utf-8',
+        'content-security-policy': PAGE_CSP,
+        'cache-control': 'no-cache',
+        'x-content-type-options': 'nosniff',
+        'referrer-policy': 'no-referrer'
+      })
+      .send(page)
   })
   app.get<{ Params: { name: string } }>('/assets/:name', async (req, reply) => {
     const asset = Object.hasOwn(assets, req.params.name) ? assets[req.params.name] : undefined
-    if (asset == null) return await reply.code(404).send({ error: { code: 'NOT_FOUND', message: `no asset ${req.params.name}` } })
-    return await reply.headers({ 'content-type': asset.type, 'cache-control': asset.cache, 'x-content-type-options': 'nosniff' }).send(asset.body)
+    if (asset == null) {
+      return await reply.code(404).send({ error: { code: 'NOT_FOUND', message: `no asset ${req.params.name}` } })
+    }
+    return await reply
+      .headers({ 'content-type': asset.type, 'cache-control': asset.cache, 'x-content-type-options': 'nosniff' })
+      .send(asset.body)
   })
 }

@@ -8,8 +8,8 @@ const API_VERSION = '2023-06-01'
 type Block = Record<string, unknown>
 
 /** Tool results travel as `tool_result` blocks of a user message; consecutive ones share it. */
-function toWire (messages: ChatMessage[]): Array<{ role: string, content: string | Block[] }> {
-  const out: Array<{ role: string, content: string | Block[] }> = []
+function toWire (messages: ChatMessage[]): Array<{ role: string; content: string | Block[] }> {
+  const out: Array<{ role: string; content: string | Block[] }> = []
   for (const m of messages) {
     if (m.role === 'user') out.push({ role: 'user', content: m.content })
     else if (m.role === 'assistant') {
@@ -20,14 +20,20 @@ function toWire (messages: ChatMessage[]): Array<{ role: string, content: string
       const block: Block = { type: 'tool_result', tool_use_id: m.toolCallId, content: m.content }
       if (m.isError === true) block.is_error = true
       const last = out[out.length - 1]
-      if (last?.role === 'user' && Array.isArray(last.content) && last.content.every((b) => b.type === 'tool_result')) last.content.push(block)
-      else out.push({ role: 'user', content: [block] })
+      if (last?.role === 'user' && Array.isArray(last.content) && last.content.every((b) => b.type === 'tool_result')) {
+        last.content.push(block)
+      } else out.push({ role: 'user', content: [block] })
     }
   }
   return out
 }
 
-interface OpenBlock { type: string, id?: string, name?: string, json: string }
+interface OpenBlock {
+  type: string
+  id?: string
+  name?: string
+  json: string
+}
 
 /** The Anthropic Messages API, streamed: text deltas and `tool_use` blocks with partial JSON input. */
 export function anthropicModel (opts: HttpModelOptions): Model {
@@ -42,10 +48,19 @@ export function anthropicModel (opts: HttpModelOptions): Model {
         messages: toWire(req.messages)
       }
       if (req.system != null && req.system !== '') body.system = req.system
-      if (req.tools.length > 0) body.tools = req.tools.map((t) => ({ name: t.name, description: t.description ?? '', input_schema: t.parameters }))
+      if (req.tools.length > 0) {
+        body.tools = req.tools.map((t) => ({
+          name: t.name,
+          description: t.description ?? '',
+          input_schema: t.parameters
+        }))
+      }
       const events = postEventStream({
         url,
-        headers: { 'anthropic-version': API_VERSION, ...(opts.apiKey != null && opts.apiKey !== '' ? { 'x-api-key': opts.apiKey } : {}) },
+        headers: {
+          'anthropic-version': API_VERSION,
+          ...(opts.apiKey != null && opts.apiKey !== '' ? { 'x-api-key': opts.apiKey } : {})
+        },
         body,
         timeoutMs: opts.timeoutMs ?? 60_000,
         retries: opts.retries ?? 2,
@@ -80,11 +95,16 @@ export function anthropicModel (opts: HttpModelOptions): Model {
             finished = true
             break
           case 'error':
-            throw new ModelUnavailableError(`model API error: ${String(data.error?.message ?? JSON.stringify(data.error))}`, { reason: 'MODEL_ERROR' })
+            throw new ModelUnavailableError(
+              `model API error: ${String(data.error?.message ?? JSON.stringify(data.error))}`,
+              { reason: 'MODEL_ERROR' }
+            )
         }
         if (finished) break
       }
-      if (!finished) throw new ModelUnavailableError('model stream ended before the reply finished', { reason: 'STREAM' })
+      if (!finished) {
+        throw new ModelUnavailableError('model stream ended before the reply finished', { reason: 'STREAM' })
+      }
       const toolCalls = order
         .map((i) => blocks.get(i) as OpenBlock)
         .filter((b) => b.type === 'tool_use')

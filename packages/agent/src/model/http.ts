@@ -31,7 +31,9 @@ function retryAfterMs (header: string | string[] | undefined): number {
 
 /** The cause in a few words: never a message that could name an address. */
 function describe (err: unknown): string {
-  if (err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError) return 'timed out'
+  if (err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError) {
+    return 'timed out'
+  }
   const code = (err as { code?: unknown }).code
   return typeof code === 'string' ? code : 'connection failed'
 }
@@ -62,7 +64,11 @@ export async function * postEventStream (opts: StreamPost): AsyncGenerator<Event
         await sleep(opts.retryBaseMs * 2 ** attempt++)
         continue
       }
-      throw new ModelUnavailableError(`model API unreachable: ${describe(err)}`, { reason: 'UNREACHABLE' }, { cause: err, internal: where })
+      throw new ModelUnavailableError(
+        `model API unreachable: ${describe(err)}`,
+        { reason: 'UNREACHABLE' },
+        { cause: err, internal: where }
+      )
     }
     if (res.statusCode >= 300) {
       const text = (await res.body.text().catch(() => '')).slice(0, ERROR_BODY_CHARS)
@@ -70,10 +76,17 @@ export async function * postEventStream (opts: StreamPost): AsyncGenerator<Event
         await sleep(Math.max(opts.retryBaseMs * 2 ** attempt++, retryAfterMs(res.headers['retry-after'])))
         continue
       }
-      const hint = res.statusCode === 401 || res.statusCode === 403
-        ? ' (check AGENT_LLM_API_KEY)'
-        : res.statusCode === 404 ? ' (check AGENT_LLM_URL and AGENT_MODEL)' : ''
-      throw new ModelUnavailableError(`model API answered ${res.statusCode}${hint}`, { reason: 'HTTP_STATUS', status: res.statusCode }, { internal: `${where}: ${text}` })
+      const hint =
+        res.statusCode === 401 || res.statusCode === 403
+          ? ' (check AGENT_LLM_API_KEY)'
+          : res.statusCode === 404
+            ? ' (check AGENT_LLM_URL and AGENT_MODEL)'
+            : ''
+      throw new ModelUnavailableError(
+        `model API answered ${res.statusCode}${hint}`,
+        { reason: 'HTTP_STATUS', status: res.statusCode },
+        { internal: `${where}: ${text}` }
+      )
     }
     yield * readEvents(res.body, where)
     return
@@ -82,7 +95,11 @@ export async function * postEventStream (opts: StreamPost): AsyncGenerator<Event
 
 async function * readEvents (body: AsyncIterable<Buffer>, where: string): AsyncGenerator<EventSourceMessage> {
   const pending: EventSourceMessage[] = []
-  const parser = createParser({ onEvent: (event) => { pending.push(event) } })
+  const parser = createParser({
+    onEvent: (event) => {
+      pending.push(event)
+    }
+  })
   const decoder = new TextDecoder()
   try {
     for await (const chunk of body) {
@@ -90,7 +107,11 @@ async function * readEvents (body: AsyncIterable<Buffer>, where: string): AsyncG
       while (pending.length > 0) yield pending.shift() as EventSourceMessage
     }
   } catch (err) {
-    throw new ModelUnavailableError(`model API stream failed: ${describe(err)}`, { reason: 'STREAM' }, { cause: err, internal: where })
+    throw new ModelUnavailableError(
+      `model API stream failed: ${describe(err)}`,
+      { reason: 'STREAM' },
+      { cause: err, internal: where }
+    )
   }
 }
 
@@ -99,7 +120,11 @@ export function eventJson (event: EventSourceMessage, provider: string): any {
   try {
     return JSON.parse(event.data)
   } catch (err) {
-    throw new ModelUnavailableError(`${provider} stream carried malformed JSON: ${event.data.slice(0, ERROR_BODY_CHARS)}`, { reason: 'PROTOCOL' }, { cause: err })
+    throw new ModelUnavailableError(
+      `${provider} stream carried malformed JSON: ${event.data.slice(0, ERROR_BODY_CHARS)}`,
+      { reason: 'PROTOCOL' },
+      { cause: err }
+    )
   }
 }
 
@@ -108,7 +133,9 @@ export function parseArgs (text: string): Record<string, unknown> {
   if (text.trim() === '') return {}
   try {
     const value = JSON.parse(text) as unknown
-    return value != null && typeof value === 'object' && !Array.isArray(value) ? value as Record<string, unknown> : { value }
+    return value != null && typeof value === 'object' && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : { value }
   } catch {
     // Kept so the tool answers with a validation error the model can read and correct.
     return { __unparsedArguments: text }

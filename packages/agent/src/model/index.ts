@@ -15,7 +15,9 @@ export function createModel (config: ModelConfig): Model {
   if (config.model == null || config.model === '') throw new Error('@svc/agent: a model name is required (AGENT_MODEL)')
   if (config.provider === 'openai') return openaiModel({ ...config, url: config.url ?? OPENAI_DEFAULT_URL })
   if (config.provider === 'anthropic') return anthropicModel({ ...config, url: config.url ?? ANTHROPIC_DEFAULT_URL })
-  throw new Error(`@svc/agent: unknown model provider '${String(config.provider)}' (AGENT_LLM_PROVIDER: openai or anthropic)`)
+  throw new Error(
+    `@svc/agent: unknown model provider '${String(config.provider)}' (AGENT_LLM_PROVIDER: openai or anthropic)`
+  )
 }
 
 export { openaiModel, anthropicModel, OPENAI_DEFAULT_URL, ANTHROPIC_DEFAULT_URL }

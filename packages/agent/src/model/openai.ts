@@ -15,7 +15,13 @@ function toWire (system: string | undefined, messages: ChatMessage[]): unknown[]
         role: 'assistant',
         content: m.content === '' && calls.length > 0 ? null : m.content,
         ...(calls.length > 0
-          ? { tool_calls: calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.args) } })) }
+          ? {
+              tool_calls: calls.map((c) => ({
+                id: c.id,
+                type: 'function',
+                function: { name: c.name, arguments: JSON.stringify(c.args) }
+              }))
+            }
           : {})
       })
     }
@@ -23,7 +29,11 @@ function toWire (system: string | undefined, messages: ChatMessage[]): unknown[]
   return out
 }
 
-interface PartialCall { id: string, name: string, args: string }
+interface PartialCall {
+  id: string
+  name: string
+  args: string
+}
 
 /**
  * Any OpenAI-compatible Chat Completions server (OpenAI, Ollama, vLLM, llama.cpp server):
@@ -34,9 +44,16 @@ export function openaiModel (opts: HttpModelOptions): Model {
   return {
     provider: 'openai',
     async complete (req: ModelRequest): Promise<ModelReply> {
-      const body: Record<string, unknown> = { model: opts.model, stream: true, messages: toWire(req.system, req.messages) }
+      const body: Record<string, unknown> = {
+        model: opts.model,
+        stream: true,
+        messages: toWire(req.system, req.messages)
+      }
       if (req.tools.length > 0) {
-        body.tools = req.tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description ?? '', parameters: t.parameters } }))
+        body.tools = req.tools.map((t) => ({
+          type: 'function',
+          function: { name: t.name, description: t.description ?? '', parameters: t.parameters }
+        }))
       }
       const events = postEventStream({
         url,
@@ -51,10 +68,16 @@ export function openaiModel (opts: HttpModelOptions): Model {
       const calls = new Map<number, PartialCall>()
       let finished = false
       for await (const event of events) {
-        if (event.data === '[DONE]') { finished = true; break }
+        if (event.data === '[DONE]') {
+          finished = true
+          break
+        }
         const chunk = eventJson(event, 'openai')
         if (chunk.error != null) {
-          throw new ModelUnavailableError(`model API error: ${String(chunk.error.message ?? JSON.stringify(chunk.error))}`, { reason: 'MODEL_ERROR' })
+          throw new ModelUnavailableError(
+            `model API error: ${String(chunk.error.message ?? JSON.stringify(chunk.error))}`,
+            { reason: 'MODEL_ERROR' }
+          )
         }
         const choice = chunk.choices?.[0]
         if (choice == null) continue
@@ -73,7 +96,9 @@ export function openaiModel (opts: HttpModelOptions): Model {
         }
         if (choice.finish_reason != null) finished = true
       }
-      if (!finished) throw new ModelUnavailableError('model stream ended before the reply finished', { reason: 'STREAM' })
+      if (!finished) {
+        throw new ModelUnavailableError('model stream ended before the reply finished', { reason: 'STREAM' })
+      }
       const toolCalls: ToolCall[] = [...calls.entries()]
         .sort(([a], [b]) => a - b)
         .map(([index, c]) => ({ id: c.id !== '' ? c.id : `call_${index}`, name: c.name, args: parseArgs(c.args) }))

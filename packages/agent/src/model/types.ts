@@ -17,9 +17,9 @@ export interface ToolCall {
 
 /** One message of the conversation in a provider-neutral shape. */
 export type ChatMessage =
-  | { role: 'user', content: string }
-  | { role: 'assistant', content: string, toolCalls?: ToolCall[] }
-  | { role: 'tool', toolCallId: string, name: string, content: string, isError?: boolean }
+  | { role: 'user'; content: string }
+  | { role: 'assistant'; content: string; toolCalls?: ToolCall[] }
+  | { role: 'tool'; toolCallId: string; name: string; content: string; isError?: boolean }
 
 export interface ModelRequest {
   system?: string
@@ -39,7 +39,7 @@ export interface ModelReply {
 /** Every provider behind one interface: a streamed call returning the finished reply. */
 export interface Model {
   readonly provider: string
-  complete (req: ModelRequest): Promise<ModelReply>
+  complete(req: ModelRequest): Promise<ModelReply>
 }
 
 export interface HttpModelOptions {

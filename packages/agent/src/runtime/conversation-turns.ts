@@ -20,7 +20,7 @@ export interface TurnsOptions {
   maxToolRounds: number
   systemPrompt?: string
   /** The learning layer: recall into each turn's prompt, and the learning tools for identities holding role `agent`. */
-  learning?: { recall: Recall, records: ServiceRecords }
+  learning?: { recall: Recall; records: ServiceRecords }
 }
 
 export interface PreparedTurn {
@@ -53,7 +53,7 @@ export class ConversationTurns {
     const toolbox = this.opts.toolbox(identity.key, identity.headers)
     await toolbox.serviceTools()
     const key = { channel: identity.channel, channelUserId: identity.channelUserId }
-    let stored: { id: string | null, history: HistoryMessage[] } = { id: null, history: [] }
+    let stored: { id: string | null; history: HistoryMessage[] } = { id: null, history: [] }
     let keep = true
     try {
       stored = await this.opts.conversations.load(key, identity.headers)
@@ -72,10 +72,23 @@ export class ConversationTurns {
       }
     }
     // Spec: the learning layer's writes belong to role agent; a person's own token gets no learning tools.
-    const tools = toolbox.forTurn(learning != null && identity.roles.includes('agent') ? new LearningTools(learning.records, key, identity.headers) : undefined)
+    const tools = toolbox.forTurn(
+      learning != null && identity.roles.includes('agent')
+        ? new LearningTools(learning.records, key, identity.headers)
+        : undefined
+    )
     return {
       run: async (message, emit, signal) => {
-        const result = await runTurn({ model: this.opts.model, toolbox: tools, message, history: stored.history, maxToolRounds: this.opts.maxToolRounds, systemPrompt, emit, signal })
+        const result = await runTurn({
+          model: this.opts.model,
+          toolbox: tools,
+          message,
+          history: stored.history,
+          maxToolRounds: this.opts.maxToolRounds,
+          systemPrompt,
+          emit,
+          signal
+        })
         if (keep) {
           try {
             await this.opts.conversations.save(key, stored.id, result.history, identity.headers)

@@ -21,7 +21,10 @@ export interface TurnToolbox {
   run: (name: string, args: Record<string, unknown>, offered: ToolSpec[]) => Promise<ToolRun>
 }
 
-interface Allowed { specs: ToolSpec[], names: Set<string> }
+interface Allowed {
+  specs: ToolSpec[]
+  names: Set<string>
+}
 
 /**
  * The service tools of one identity (its MCP client, kept connected) narrowed to the model's
@@ -30,13 +33,19 @@ interface Allowed { specs: ToolSpec[], names: Set<string> }
 export class Toolbox {
   #allowed: Promise<Allowed> | null = null
 
-  constructor (private readonly mcp: McpTools, private readonly maxResultChars: number, private readonly policy: ToolPolicy) {}
+  constructor (
+    private readonly mcp: McpTools,
+    private readonly maxResultChars: number,
+    private readonly policy: ToolPolicy
+  ) {}
 
   async #load (): Promise<Allowed> {
     const listed = await this.mcp.list()
     const described = await this.mcp.call('list_resources', {})
     const resources = (described.result as { resources?: ResourceInfo[] } | null)?.resources
-    if (described.isError || !Array.isArray(resources)) throw new ServiceUnavailableError('the service did not describe its collections (list_resources failed)')
+    if (described.isError || !Array.isArray(resources)) {
+      throw new ServiceUnavailableError('the service did not describe its collections (list_resources failed)')
+    }
     const specs = allowedServiceTools(listed, resources, this.policy)
     return { specs, names: new Set(specs.map((s) => s.name)) }
   }
@@ -44,7 +53,9 @@ export class Toolbox {
   async #tools (): Promise<Allowed> {
     if (this.#allowed == null) {
       this.#allowed = this.#load()
-      this.#allowed.catch(() => { this.#allowed = null })
+      this.#allowed.catch(() => {
+        this.#allowed = null
+      })
     }
     return await this.#allowed
   }
@@ -57,18 +68,37 @@ export class Toolbox {
   /** This identity's tools for one turn: the allowed service tools, the render tools and, when given, the learning tools. */
   forTurn (learning?: LearningTools): TurnToolbox {
     return {
-      specs: async () => [...await this.serviceTools(), ...renderTools, ...(learning != null ? learningToolSpecs : [])],
+      specs: async () => [
+        ...(await this.serviceTools()),
+        ...renderTools,
+        ...(learning != null ? learningToolSpecs : [])
+      ],
       run: async (name, args, offered) => await this.#run(name, args, offered, learning)
     }
   }
 
   /** Runs one call; every tool failure becomes an error result for the model, never a thrown turn. */
-  async #run (name: string, args: Record<string, unknown>, offered: ToolSpec[], learning?: LearningTools): Promise<ToolRun> {
-    if (!offered.some((t) => t.name === name)) return this.#bounded({ isError: true, result: { error: { code: 'NOT_FOUND', message: `no tool named ${name}` } } })
+  async #run (
+    name: string,
+    args: Record<string, unknown>,
+    offered: ToolSpec[],
+    learning?: LearningTools
+  ): Promise<ToolRun> {
+    if (!offered.some((t) => t.name === name)) {
+      return this.#bounded({
+        isError: true,
+        result: { error: { code: 'NOT_FOUND', message: `no tool named ${name}` } }
+      })
+    }
     if (isRenderTool(name)) {
       const checked = checkRender(name, args)
-      if (!checked.ok) return this.#bounded({ isError: true, result: { error: { code: 'VALIDATION', message: checked.message } } })
-      const summary = checked.payload.type === 'table' ? { rendered: 'table', rows: checked.payload.rows.length } : { rendered: 'chart' }
+      if (!checked.ok) {
+        return this.#bounded({ isError: true, result: { error: { code: 'VALIDATION', message: checked.message } } })
+      }
+      const summary =
+        checked.payload.type === 'table'
+          ? { rendered: 'table', rows: checked.payload.rows.length }
+          : { rendered: 'chart' }
       return { isError: false, text: JSON.stringify(summary), result: summary, render: checked.payload }
     }
     if (learning != null && isLearningTool(name)) return this.#bounded(await learning.run(name, args))

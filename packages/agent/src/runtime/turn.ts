@@ -3,7 +3,7 @@ import type { AgentEvent, HistoryMessage, TurnResult } from './events.js'
 import type { TurnToolbox } from './toolbox.js'
 
 export const DEFAULT_SYSTEM_PROMPT = [
-  'You are the assistant of a data service. Answer questions about the user\'s records using the tools;',
+  "You are the assistant of a data service. Answer questions about the user's records using the tools;",
   'never invent records or numbers. Show lists of records with render_table and trends or comparisons',
   'with render_chart (a Vega-Lite spec with inline data.values), then answer briefly in text.'
 ].join(' ')
@@ -50,7 +50,9 @@ export async function runTurn (input: TurnInput): Promise<TurnResult> {
     if (reply.toolCalls.length === 0) break
     if (round >= input.maxToolRounds) {
       result.roundsCapped = true
-      if (texts.length === 0) texts.push(`I stopped after ${input.maxToolRounds} rounds of tool calls without a final answer.`)
+      if (texts.length === 0) {
+        texts.push(`I stopped after ${input.maxToolRounds} rounds of tool calls without a final answer.`)
+      }
       break
     }
     messages.push({ role: 'assistant', content: reply.text, toolCalls: reply.toolCalls })
@@ -63,10 +65,20 @@ export async function runTurn (input: TurnInput): Promise<TurnResult> {
         emit({ type: 'render', payload: run.render })
       }
       result.toolCalls.push({ name: call.name, args: call.args, result: run.result })
-      messages.push({ role: 'tool', toolCallId: call.id, name: call.name, content: run.text, ...(run.isError ? { isError: true } : {}) })
+      messages.push({
+        role: 'tool',
+        toolCallId: call.id,
+        name: call.name,
+        content: run.text,
+        ...(run.isError ? { isError: true } : {})
+      })
     }
   }
   result.text = texts.join('\n\n')
-  result.history = [...input.history, { role: 'user', content: input.message }, { role: 'assistant', content: result.text }]
+  result.history = [
+    ...input.history,
+    { role: 'user', content: input.message },
+    { role: 'assistant', content: result.text }
+  ]
   return result
 }

@@ -1,2 +1,8 @@
 export { agentConversationsSchema } from './conversations.js'
-export { agentMemorySchema, agentPersonaSchema, skillsSchema, customerProfilesSchema, learningSchemas } from './learning.js'
+export {
+  agentMemorySchema,
+  agentPersonaSchema,
+  skillsSchema,
+  customerProfilesSchema,
+  learningSchemas
+} from './learning.js'

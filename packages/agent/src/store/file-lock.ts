@@ -6,7 +6,11 @@ import { hostname } from 'node:os'
 export const STALE_MS = 30_000
 export const HEARTBEAT_MS = 10_000
 
-interface Owner { pid: number, host: string, id: string }
+interface Owner {
+  pid: number
+  host: string
+  id: string
+}
 
 /** Paths this process holds (a pid check cannot tell two opens in one process apart). */
 const heldHere = new Set<string>()
@@ -24,7 +28,7 @@ function pidAlive (pid: number): boolean {
 async function readOwner (path: string): Promise<Owner | null> {
   try {
     const o = JSON.parse(await readFile(path, 'utf8')) as Partial<Owner>
-    return typeof o.pid === 'number' && typeof o.host === 'string' && typeof o.id === 'string' ? o as Owner : null
+    return typeof o.pid === 'number' && typeof o.host === 'string' && typeof o.id === 'string' ? (o as Owner) : null
   } catch {
     return null
   }
@@ -45,7 +49,10 @@ export class FileLock {
   #timer: NodeJS.Timeout | null = null
   #lost: Error | null = null
 
-  private constructor (readonly path: string, readonly owner: Owner) {}
+  private constructor (
+    readonly path: string,
+    readonly owner: Owner
+  ) {}
 
   static async acquire (file: string, heartbeatMs = HEARTBEAT_MS): Promise<FileLock> {
     const path = `${file}.lock`
@@ -57,7 +64,9 @@ export class FileLock {
         await handle.close()
         heldHere.add(path)
         const lock = new FileLock(path, owner)
-        lock.#timer = setInterval(() => { void lock.#beat() }, heartbeatMs).unref()
+        lock.#timer = setInterval(() => {
+          void lock.#beat()
+        }, heartbeatMs).unref()
         return lock
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err
@@ -68,7 +77,10 @@ export class FileLock {
       const age = Date.now() - info.mtimeMs
       if (seen == null) {
         // Being written right now, or a crash between create and write: give it a moment.
-        if (!(age > 2000)) { await new Promise((resolve) => setTimeout(resolve, 50)); continue }
+        if (!(age > 2000)) {
+          await new Promise((resolve) => setTimeout(resolve, 50))
+          continue
+        }
       } else if (await alive(seen, path, age)) {
         throw new LockedError(`held by process ${seen.pid} on ${seen.host}`)
       }

@@ -5,7 +5,10 @@ import { FileLock, LockedError } from './file-lock.js'
 import { KeyedMutex, LocalLimiters, LocalPendingLinks } from './local-state.js'
 import type { AgentStore, Limiter, Link } from './types.js'
 
-interface FileShape { version: 1, links: Record<string, Link> }
+interface FileShape {
+  version: 1
+  links: Record<string, Link>
+}
 
 /**
  * `file:<path>` — a JSON file that survives restarts. Every change is written atomically
@@ -36,14 +39,19 @@ export class FileStore implements AgentStore {
       store.#lock = await FileLock.acquire(store.path, opts.heartbeatMs)
     } catch (err) {
       if (err instanceof LockedError) {
-        throw new Error(`@svc/agent: the store ${store.path} is in use by another process, ${err.message} (the file store serves a single process; use one agent per file, or STORE_URL=redis://…)`, { cause: err })
+        throw new Error(
+          `@svc/agent: the store ${store.path} is in use by another process, ${err.message} (the file store serves a single process; use one agent per file, or STORE_URL=redis://…)`,
+          { cause: err }
+        )
       }
       throw err
     }
     try {
       const text = await readFile(store.path, 'utf8')
       const parsed = JSON.parse(text) as Partial<FileShape>
-      if (parsed.version !== 1 || parsed.links == null || typeof parsed.links !== 'object') throw new Error('not an agent store (expected { version: 1, links })')
+      if (parsed.version !== 1 || parsed.links == null || typeof parsed.links !== 'object') {
+        throw new Error('not an agent store (expected { version: 1, links })')
+      }
       store.#rows = parsed.links
     } catch (err) {
       if ((err as { code?: string }).code !== 'ENOENT') {
@@ -70,7 +78,7 @@ export class FileStore implements AgentStore {
     await this.#flush()
   }
 
-  async exclusive<T> (key: string, fn: () => Promise<T>): Promise<T> {
+  async exclusive<T>(key: string, fn: () => Promise<T>): Promise<T> {
     return await this.#mutex.run(key, fn)
   }
 
@@ -82,7 +90,9 @@ export class FileStore implements AgentStore {
     const lost = this.#lock?.lost
     if (lost != null) throw new Error(`@svc/agent: lost the lock on ${this.path}; not writing`, { cause: lost })
     const data: FileShape = { version: 1, links: this.#rows }
-    const next = this.#writing.then(async () => { await writeFileAtomic(this.path, `${JSON.stringify(data, null, 2)}\n`, { mode: 0o600 }) })
+    const next = this.#writing.then(async () => {
+      await writeFileAtomic(this.path, `${JSON.stringify(data, null, 2)}\n`, { mode: 0o600 })
+    })
     this.#writing = next.catch(() => {})
     await next
   }

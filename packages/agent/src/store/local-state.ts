@@ -11,7 +11,11 @@ export function newNonce (): string {
   return randomBytes(24).toString('base64url')
 }
 
-interface Entry { link: PendingLink, issuer: string, expiresAt: number }
+interface Entry {
+  link: PendingLink
+  issuer: string
+  expiresAt: number
+}
 
 /**
  * Link codes of a single-process store. Codes expire in issue order (one lifetime for all), so
@@ -42,7 +46,9 @@ export class LocalPendingLinks implements PendingLinks {
     this.#sweep(now)
     const live = this.#byUser.get(link.key)
     if (live != null && this.#codes.has(live)) return live
-    if (this.#codes.size >= MAX_PENDING_LINKS || (this.#perIssuer.get(issuer) ?? 0) >= MAX_PENDING_PER_ISSUER) return null
+    if (this.#codes.size >= MAX_PENDING_LINKS || (this.#perIssuer.get(issuer) ?? 0) >= MAX_PENDING_PER_ISSUER) {
+      return null
+    }
     const nonce = newNonce()
     this.#codes.set(nonce, { link: { ...link, attempts: 0 }, issuer, expiresAt: now + ttlMs })
     this.#byUser.set(link.key, nonce)
@@ -94,7 +100,10 @@ export class LocalLimiters {
 }
 
 /** null when the hit is allowed, else the wait in ms. */
-export async function consume (limiter: { consume: (key: string) => Promise<RateLimiterRes> }, key: string): Promise<number | null> {
+export async function consume (
+  limiter: { consume: (key: string) => Promise<RateLimiterRes> },
+  key: string
+): Promise<number | null> {
   try {
     await limiter.consume(key)
     return null
@@ -108,7 +117,7 @@ export async function consume (limiter: { consume: (key: string) => Promise<Rate
 export class KeyedMutex {
   readonly #tails = new Map<string, Promise<unknown>>()
 
-  async run<T> (key: string, fn: () => Promise<T>): Promise<T> {
+  async run<T>(key: string, fn: () => Promise<T>): Promise<T> {
     const before = this.#tails.get(key) ?? Promise.resolve()
     const mine = before.catch(() => {}).then(fn)
     const tail = mine.catch(() => {})

@@ -20,7 +20,7 @@ export class MemoryStore implements AgentStore {
     this.#rows.delete(key)
   }
 
-  async exclusive<T> (key: string, fn: () => Promise<T>): Promise<T> {
+  async exclusive<T>(key: string, fn: () => Promise<T>): Promise<T> {
     return await this.#mutex.run(key, fn)
   }
 

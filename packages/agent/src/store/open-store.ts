@@ -12,7 +12,9 @@ export function isStoreUrl (url: string): boolean {
 
 /** Opens the store a `STORE_URL` names: `file:<path>`, `redis://…` / `rediss://…`, or `memory:`. */
 export async function openStore (url: string = DEFAULT_STORE_URL): Promise<AgentStore> {
-  if (!isStoreUrl(url)) throw new Error(`@svc/agent: STORE_URL must be file:<path>, redis://… or memory: (got '${url}')`)
+  if (!isStoreUrl(url)) {
+    throw new Error(`@svc/agent: STORE_URL must be file:<path>, redis://… or memory: (got '${url}')`)
+  }
   if (url === 'memory:') return new MemoryStore()
   if (url.startsWith('file:')) return await FileStore.open(url.slice('file:'.length))
   return await RedisStore.open(url)

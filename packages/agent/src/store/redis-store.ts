@@ -17,8 +17,10 @@ type Scripted = Redis & {
 
 const SCRIPTS = {
   // Codes issued per issuer within one code lifetime.
-  countIssue: 'local n = redis.call("INCR", KEYS[1]) if n == 1 then redis.call("PEXPIRE", KEYS[1], ARGV[1]) end return n',
-  failCode: 'if redis.call("EXISTS", KEYS[1]) == 0 then return 1 end ' +
+  countIssue:
+    'local n = redis.call("INCR", KEYS[1]) if n == 1 then redis.call("PEXPIRE", KEYS[1], ARGV[1]) end return n',
+  failCode:
+    'if redis.call("EXISTS", KEYS[1]) == 0 then return 1 end ' +
     'if redis.call("HINCRBY", KEYS[1], "attempts", 1) >= tonumber(ARGV[1]) then redis.call("DEL", KEYS[1]) return 1 end return 0',
   releaseLock: 'if redis.call("GET", KEYS[1]) == ARGV[1] then return redis.call("DEL", KEYS[1]) end return 0'
 }
@@ -28,11 +30,17 @@ class RedisPendingLinks implements PendingLinks {
 
   async issue (link: Omit<PendingLink, 'attempts'>, issuer: string, ttlMs: number): Promise<string | null> {
     const live = await this.redis.get(`${PREFIX}code-of:${link.key}`)
-    if (live != null && await this.redis.exists(`${PREFIX}code:${live}`) === 1) return live
-    if (await this.redis.countIssue(`${PREFIX}issuer:${issuer}`, ttlMs) > MAX_PENDING_PER_ISSUER) return null
+    if (live != null && (await this.redis.exists(`${PREFIX}code:${live}`)) === 1) return live
+    if ((await this.redis.countIssue(`${PREFIX}issuer:${issuer}`, ttlMs)) > MAX_PENDING_PER_ISSUER) return null
     const nonce = newNonce()
-    await this.redis.multi()
-      .hset(`${PREFIX}code:${nonce}`, { key: link.key, channel: link.channel, channelUserId: link.channelUserId, attempts: 0 })
+    await this.redis
+      .multi()
+      .hset(`${PREFIX}code:${nonce}`, {
+        key: link.key,
+        channel: link.channel,
+        channelUserId: link.channelUserId,
+        attempts: 0
+      })
       .pexpire(`${PREFIX}code:${nonce}`, ttlMs)
       .set(`${PREFIX}code-of:${link.key}`, nonce, 'PX', ttlMs)
       .exec()
@@ -46,11 +54,11 @@ class RedisPendingLinks implements PendingLinks {
   }
 
   async fail (nonce: string): Promise<boolean> {
-    return await this.redis.failCode(`${PREFIX}code:${nonce}`, MAX_LINK_ATTEMPTS) === 1
+    return (await this.redis.failCode(`${PREFIX}code:${nonce}`, MAX_LINK_ATTEMPTS)) === 1
   }
 
   async consume (nonce: string): Promise<boolean> {
-    return await this.redis.del(`${PREFIX}code:${nonce}`) === 1
+    return (await this.redis.del(`${PREFIX}code:${nonce}`)) === 1
   }
 }
 
@@ -75,14 +83,16 @@ export class RedisStore implements AgentStore {
       await redis.ping()
     } catch (err) {
       redis.disconnect()
-      throw new Error(`@svc/agent: the store ${new URL(url).host} (Redis) does not answer: ${(err as Error).message}`, { cause: err })
+      throw new Error(`@svc/agent: the store ${new URL(url).host} (Redis) does not answer: ${(err as Error).message}`, {
+        cause: err
+      })
     }
     return new RedisStore(redis as Scripted)
   }
 
   async get (key: string): Promise<Link | null> {
     const raw = await this.redis.get(`${PREFIX}link:${key}`)
-    return raw == null ? null : JSON.parse(raw) as Link
+    return raw == null ? null : (JSON.parse(raw) as Link)
   }
 
   async set (key: string, link: Link): Promise<void> {
@@ -93,11 +103,11 @@ export class RedisStore implements AgentStore {
     await this.redis.del(`${PREFIX}link:${key}`)
   }
 
-  async exclusive<T> (key: string, fn: () => Promise<T>): Promise<T> {
+  async exclusive<T>(key: string, fn: () => Promise<T>): Promise<T> {
     const lock = `${PREFIX}lock:${key}`
     const token = randomBytes(12).toString('hex')
     const deadline = Date.now() + LOCK_MS
-    while (await this.redis.set(lock, token, 'PX', LOCK_MS, 'NX') !== 'OK') {
+    while ((await this.redis.set(lock, token, 'PX', LOCK_MS, 'NX')) !== 'OK') {
       if (Date.now() > deadline) throw new Error(`@svc/agent: ${key} stayed locked for ${LOCK_MS} ms`)
       await sleep(20 + Math.random() * 30)
     }
@@ -109,11 +119,18 @@ export class RedisStore implements AgentStore {
   }
 
   limiter (name: string, points: number, durationSeconds: number): Limiter {
-    const limiter = new RateLimiterRedis({ storeClient: this.redis, keyPrefix: `${PREFIX}rate:${name}`, points, duration: durationSeconds })
+    const limiter = new RateLimiterRedis({
+      storeClient: this.redis,
+      keyPrefix: `${PREFIX}rate:${name}`,
+      points,
+      duration: durationSeconds
+    })
     return { hit: async (key) => await consume(limiter, key) }
   }
 
   async close (): Promise<void> {
-    await this.redis.quit().catch(() => { this.redis.disconnect() })
+    await this.redis.quit().catch(() => {
+      this.redis.disconnect()
+    })
   }
 }

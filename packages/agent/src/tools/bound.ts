@@ -5,8 +5,8 @@ export const DEFAULT_MAX_RESULT_CHARS = 16_000
  * Fits a tool result into `max` characters of JSON before it reaches the model: a list envelope
  * keeps as many leading `results` as fit and says how many it left out; anything else is cut.
  */
-export function boundResult (result: unknown, max: number): { value: unknown, text: string, truncated: boolean } {
-  const text = typeof result === 'string' ? result : JSON.stringify(result) ?? 'null'
+export function boundResult (result: unknown, max: number): { value: unknown; text: string; truncated: boolean } {
+  const text = typeof result === 'string' ? result : (JSON.stringify(result) ?? 'null')
   if (text.length <= max) return { value: result, text, truncated: false }
   const envelope = result as { results?: unknown[] } | null
   if (envelope != null && typeof envelope === 'object' && Array.isArray(envelope.results)) {

@@ -1,8 +1,35 @@
 /** Top-level Vega-Lite properties a chart may use: views, data inline, layout and styling. */
 const TOP_LEVEL = new Set([
-  '$schema', 'title', 'description', 'name', 'data', 'datasets', 'mark', 'encoding', 'transform', 'width', 'height',
-  'autosize', 'padding', 'background', 'config', 'layer', 'concat', 'hconcat', 'vconcat', 'facet', 'repeat',
-  'spec', 'resolve', 'projection', 'params', 'columns', 'spacing', 'align', 'bounds', 'center'
+  '$schema',
+  'title',
+  'description',
+  'name',
+  'data',
+  'datasets',
+  'mark',
+  'encoding',
+  'transform',
+  'width',
+  'height',
+  'autosize',
+  'padding',
+  'background',
+  'config',
+  'layer',
+  'concat',
+  'hconcat',
+  'vconcat',
+  'facet',
+  'repeat',
+  'spec',
+  'resolve',
+  'projection',
+  'params',
+  'columns',
+  'spacing',
+  'align',
+  'bounds',
+  'center'
 ])
 
 /**
@@ -28,7 +55,9 @@ function walk (value: unknown, path: string, depth: number): string | null {
   }
   if (value == null || typeof value !== 'object') return null
   for (const [key, v] of Object.entries(value)) {
-    if (REFUSED.has(key)) return `${path}.${key} is not allowed in a chart (data inline in data.values, no links, no embed options)`
+    if (REFUSED.has(key)) {
+      return `${path}.${key} is not allowed in a chart (data inline in data.values, no links, no embed options)`
+    }
     const problem = walk(v, `${path}.${key}`, depth + 1)
     if (problem != null) return problem
   }
@@ -40,6 +69,8 @@ export function chartSpecProblem (spec: Record<string, unknown>): string | null 
   if (JSON.stringify(spec).length > MAX_CHARS) return `spec is larger than ${MAX_CHARS} characters`
   const unknown = Object.keys(spec).find((k) => !TOP_LEVEL.has(k))
   if (unknown != null) return `spec.${unknown} is not a Vega-Lite property a chart may use`
-  if (spec.$schema != null && (typeof spec.$schema !== 'string' || !VEGA_LITE_SCHEMA.test(spec.$schema))) return 'spec.$schema must be a Vega-Lite schema (https://vega.github.io/schema/vega-lite/v5.json) or absent'
+  if (spec.$schema != null && (typeof spec.$schema !== 'string' || !VEGA_LITE_SCHEMA.test(spec.$schema))) {
+    return 'spec.$schema must be a Vega-Lite schema (https://vega.github.io/schema/vega-lite/v5.json) or absent'
+  }
   return walk(spec, 'spec', 0)
 }

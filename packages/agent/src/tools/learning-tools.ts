@@ -13,7 +13,8 @@ import type { HeaderSource, ToolOutcome } from './mcp-tools.js'
 export const learningToolSpecs: ToolSpec[] = [
   {
     name: 'remember',
-    description: 'Remember something about the person you are talking to (a preference, their context) for your later conversations with them. Only this person\'s conversations recall it.',
+    description:
+      "Remember something about the person you are talking to (a preference, their context) for your later conversations with them. Only this person's conversations recall it.",
     parameters: {
       type: 'object',
       properties: {
@@ -25,7 +26,8 @@ export const learningToolSpecs: ToolSpec[] = [
   },
   {
     name: 'update_customer_profile',
-    description: 'Update what you know about the person you are talking to: the name they go by, a short summary, their preferences. Fields you leave out are kept.',
+    description:
+      'Update what you know about the person you are talking to: the name they go by, a short summary, their preferences. Fields you leave out are kept.',
     parameters: {
       type: 'object',
       properties: {
@@ -37,7 +39,8 @@ export const learningToolSpecs: ToolSpec[] = [
   },
   {
     name: 'draft_skill',
-    description: 'Propose a reusable procedure (a skill) you found useful. It stays a draft until a person approves it; approved skills are shown to you in every conversation.',
+    description:
+      'Propose a reusable procedure (a skill) you found useful. It stays a draft until a person approves it; approved skills are shown to you in every conversation.',
     parameters: {
       type: 'object',
       properties: {
@@ -63,24 +66,40 @@ function pick (args: Record<string, unknown>, names: string[]): Record<string, u
 
 /** Runs the learning tools for one chat user, through the service with the turn's identity. */
 export class LearningTools {
-  constructor (private readonly records: ServiceRecords, private readonly key: ConversationKey, private readonly headers: HeaderSource) {}
+  constructor (
+    private readonly records: ServiceRecords,
+    private readonly key: ConversationKey,
+    private readonly headers: HeaderSource
+  ) {}
 
   async run (name: string, args: Record<string, unknown>): Promise<ToolOutcome> {
     const validate = validators.get(name)
-    if (validate == null) return { isError: true, result: { error: { code: 'NOT_FOUND', message: `no tool named ${name}` } } }
-    if (!validate(args)) return { isError: true, result: { error: { code: 'VALIDATION', message: ajv.errorsText(validate.errors, { dataVar: 'args' }) } } }
+    if (validate == null) {
+      return { isError: true, result: { error: { code: 'NOT_FOUND', message: `no tool named ${name}` } } }
+    }
+    if (!validate(args)) {
+      return {
+        isError: true,
+        result: { error: { code: 'VALIDATION', message: ajv.errorsText(validate.errors, { dataVar: 'args' }) } }
+      }
+    }
     const key = { channel: this.key.channel, channelUserId: this.key.channelUserId }
     try {
       if (name === 'remember') {
-        const saved = await this.records.create('agentMemory', { ...pick(args, ['content', 'tags']), ...key }, this.headers)
+        const saved = await this.records.create(
+          'agentMemory',
+          { ...pick(args, ['content', 'tags']), ...key },
+          this.headers
+        )
         return { isError: false, result: { remembered: saved.content } }
       }
       if (name === 'update_customer_profile') {
         const fields = pick(args, ['displayName', 'summary', 'preferences'])
         const [current] = await this.records.list('customerProfiles', { ...key, __perPage: '1' }, this.headers)
-        const saved = current == null
-          ? await this.records.create('customerProfiles', { ...fields, ...key }, this.headers)
-          : await this.records.update('customerProfiles', String(current._id), fields, this.headers)
+        const saved =
+          current == null
+            ? await this.records.create('customerProfiles', { ...fields, ...key }, this.headers)
+            : await this.records.update('customerProfiles', String(current._id), fields, this.headers)
         return { isError: false, result: { profile: pick(saved, ['displayName', 'summary', 'preferences']) } }
       }
       const saved = await this.records.create('skills', pick(args, ['name', 'description', 'steps']), this.headers)

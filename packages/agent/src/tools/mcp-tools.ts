@@ -21,9 +21,18 @@ const VERSION = '0.1.0'
 
 /** 401 from the service means the identity is no longer valid (an expired bearer). */
 function translate (err: unknown, url: string): Error {
-  if (err instanceof StreamableHTTPError && err.code === 401) return new UnauthenticatedError('the service refused the agent\'s credentials (expired or invalid token)', undefined, { cause: err })
+  if (err instanceof StreamableHTTPError && err.code === 401) {
+    return new UnauthenticatedError(
+      "the service refused the agent's credentials (expired or invalid token)",
+      undefined,
+      { cause: err }
+    )
+  }
   if (err instanceof UnauthenticatedError) return err
-  return new ServiceUnavailableError('the service is unavailable, try again later', undefined, { cause: err, internal: `${url}: ${(err as Error).message}` })
+  return new ServiceUnavailableError('the service is unavailable, try again later', undefined, {
+    cause: err,
+    internal: `${url}: ${(err as Error).message}`
+  })
 }
 
 /**
@@ -55,7 +64,9 @@ export class McpTools {
         await client.connect(transport)
         return client
       })()
-      this.#client.catch(() => { this.#client = null })
+      this.#client.catch(() => {
+        this.#client = null
+      })
     }
     try {
       return await this.#client
@@ -73,7 +84,14 @@ export class McpTools {
     try {
       do {
         const page = await client.listTools(cursor != null ? { cursor } : {})
-        for (const t of page.tools) tools.push({ name: t.name, description: t.description, parameters: t.inputSchema as Record<string, unknown>, readOnly: t.annotations?.readOnlyHint === true })
+        for (const t of page.tools) {
+          tools.push({
+            name: t.name,
+            description: t.description,
+            parameters: t.inputSchema as Record<string, unknown>,
+            readOnly: t.annotations?.readOnlyHint === true
+          })
+        }
         cursor = page.nextCursor
       } while (cursor != null)
     } catch (err) {
@@ -88,17 +106,21 @@ export class McpTools {
     const client = await this.#connected()
     let res: CallToolResult
     try {
-      res = await client.callTool({ name, arguments: args }) as CallToolResult
+      res = (await client.callTool({ name, arguments: args })) as CallToolResult
     } catch (err) {
       const e = translate(err, this.#url)
       // The SDK reports a refused call (unknown tool, bad arguments) as a protocol error: the model can correct it.
-      if ((err as { code?: unknown }).code != null && typeof (err as { code?: unknown }).code === 'number' && (err as { code: number }).code < 0) {
+      if (
+        (err as { code?: unknown }).code != null &&
+        typeof (err as { code?: unknown }).code === 'number' &&
+        (err as { code: number }).code < 0
+      ) {
         return { isError: true, result: { error: { code: 'VALIDATION', message: (err as Error).message } } }
       }
       throw e
     }
     if (res.isError === true) {
-      const text = res.content.map((c) => c.type === 'text' ? c.text : '').join('')
+      const text = res.content.map((c) => (c.type === 'text' ? c.text : '')).join('')
       try {
         return { isError: true, result: JSON.parse(text) }
       } catch {
@@ -106,7 +128,7 @@ export class McpTools {
       }
     }
     if (res.structuredContent !== undefined) return { isError: false, result: res.structuredContent }
-    return { isError: false, result: res.content.map((c) => c.type === 'text' ? c.text : `[${c.type}]`).join('\n') }
+    return { isError: false, result: res.content.map((c) => (c.type === 'text' ? c.text : `[${c.type}]`)).join('\n') }
   }
 
   async close (): Promise<void> {

@@ -2,7 +2,13 @@ import type { ToolSpec } from '../model/types.js'
 import type { McpToolSpec } from './mcp-tools.js'
 
 /** The agent's own schemas: conversations and the learning layer. No model tool reaches them. */
-export const AGENT_PATHS: readonly string[] = ['agentConversations', 'agentMemory', 'agentPersona', 'skills', 'customerProfiles']
+export const AGENT_PATHS: readonly string[] = [
+  'agentConversations',
+  'agentMemory',
+  'agentPersona',
+  'skills',
+  'customerProfiles'
+]
 
 const AGENT_TOOL = new RegExp(`^[a-z]+_(v[^_]+_)?(${AGENT_PATHS.join('|')})(_|$)`)
 
@@ -24,7 +30,9 @@ function agentTool (name: string, resource: ResourceInfo | undefined): boolean {
   if (AGENT_TOOL.test(name)) return true
   if (resource == null) return false
   if (AGENT_PATHS.includes(resource.path)) return true
-  return Object.entries(resource.relations ?? {}).some(([rel, r]) => AGENT_PATHS.includes(String(r.target)) && /^(list|get)_/.test(name) && name.endsWith(`_${rel}`))
+  return Object.entries(resource.relations ?? {}).some(
+    ([rel, r]) => AGENT_PATHS.includes(String(r.target)) && /^(list|get)_/.test(name) && name.endsWith(`_${rel}`)
+  )
 }
 
 /**
@@ -53,6 +61,8 @@ export function visibleResources (resources: ResourceInfo[], allowed: ReadonlySe
 /** Refuses, at start, an allowlist naming a tool on the agent's own schemas. */
 export function checkServiceWriteTools (names: Iterable<string>): void {
   for (const name of names) {
-    if (AGENT_TOOL.test(name)) throw new Error(`@svc/agent: '${name}' works on the agent's own records and cannot be offered to the model`)
+    if (AGENT_TOOL.test(name)) {
+      throw new Error(`@svc/agent: '${name}' works on the agent's own records and cannot be offered to the model`)
+    }
   }
 }
