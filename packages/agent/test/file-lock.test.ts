@@ -55,7 +55,7 @@ t.test('SIGKILL, then an immediate restart on the same file', async (t) => {
   await exited(first.child)
   const started = Date.now()
   const store = await openStore(`file:${path}`)
-  t.ok(Date.now() - started < 1000, `reopened at once (${Date.now() - started} ms), not after the 30 s staleness`)
+  t.ok(Date.now() - started < 10_000, `reopened at once (${Date.now() - started} ms), not after the 30 s staleness`)
   t.equal(
     (await store.get(`default:http:${String(first.child.pid)}`))?.refreshToken,
     `r-${String(first.child.pid)}`,

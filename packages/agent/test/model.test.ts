@@ -22,7 +22,7 @@ for (const provider of ['openai', 'anthropic'] as const) {
       apiKey: 'k-123',
       retries: 2,
       retryBaseMs: 5,
-      timeoutMs: 400
+      timeoutMs: 1500
     })
 
     t.test('streams text token by token', async (t) => {

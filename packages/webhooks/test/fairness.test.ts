@@ -47,7 +47,13 @@ t.test('a slow tenant delays only its own deliveries; its slow successes count a
   const lags = fast.received.map((r) => r.at - answered.get(r.body.recordId)!)
   const p50 = percentile(lags, 0.5)
   const p99 = percentile(lags, 0.99)
-  t.ok(p99 < 2000, `the other tenant's delivery p99 ${p99} ms (p50 ${p50} ms, ${lags.length} deliveries) under 2 s`)
+  // Waiting behind the attack costs a whole slow answer (9 s, 27.6 s in the report that found it);
+  // a calm machine delivers in tens of ms, a loaded CI machine (load average 20 seen) in about 1 s.
+  t.ok(p50 < SLOW_MS / 4, `the other tenant's delivery p50 ${p50} ms under a quarter of one slow answer`)
+  t.ok(
+    p99 < SLOW_MS / 3,
+    `the other tenant's delivery p99 ${p99} ms (${lags.length} deliveries) under a third of one slow answer`
+  )
   t.equal(fast.received.length, answered.size, 'each of its events delivered once')
 
   t.ok(
