@@ -4,9 +4,8 @@
 // stream (the create's own time included), p50 / p99 / max over every delivery. The server and the
 // database run in child processes; this process writes and reads (its event loop is part of the
 // figure). Usage: pnpm --filter @svc/realtime bench   (MONGODB_URI=… to use a real MongoDB)
-import { signToken } from '@svc/testkit'
 import { BenchProcesses } from '@svc/testkit/bench'
-import { BENCH_SECRET } from './settings.js'
+import { benchUsers, paceCreates, settle } from './load.js'
 import { memoryOf, MiB, openStream, percentile, type OpenStream } from './sse.js'
 
 const STREAMS = Number(process.env.BENCH_STREAMS ?? 1000)
@@ -17,12 +16,13 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
 const processes = new BenchProcesses()
 try {
   const database = await processes.database('svc_bench_realtime')
-  const server = await processes.script<{ url: string, mode: string }>(new URL('./server.ts', import.meta.url), [database.uri])
-  console.log(`database: ${database.label}; event log mode: ${server.mode}; ${STREAMS} streams over ${USERS} tenants, ${RATE} creates/s for ${SECONDS} s`)
-  const users = Array.from({ length: USERS }, (_, i) => {
-    const userId = (0x65f000000000 + i).toString(16).padStart(24, '0')
-    return { authorization: `Bearer ${signToken({ user_id: userId, email: `b${i}@example.test`, roles: ['user'] }, BENCH_SECRET, { expiresIn: 3600 })}` }
-  })
+  const server = await processes.script<{ url: string; mode: string }>(new URL('./server.ts', import.meta.url), [
+    database.uri
+  ])
+  console.log(
+    `database: ${database.label}; event log mode: ${server.mode}; ${STREAMS} streams over ${USERS} tenants, ${RATE} creates/s for ${SECONDS} s`
+  )
+  const users = benchUsers(USERS, 0x65f000000000, 'b')
   const sentAt = new Map<string, number>()
   const latencies: number[] = []
   const onData = (data: string): void => {
@@ -33,39 +33,29 @@ try {
   const streams: OpenStream[] = []
   const opening = performance.now()
   for (let i = 0; i < STREAMS; i += 100) {
-    streams.push(...await Promise.all(Array.from({ length: Math.min(100, STREAMS - i) }, async (_, j) =>
-      await openStream(`${server.url}/api/v1/_events?types=notes.created`, users[(i + j) % USERS], onData))))
+    streams.push(
+      ...(await Promise.all(
+        Array.from(
+          { length: Math.min(100, STREAMS - i) },
+          async (_, j) =>
+            await openStream(`${server.url}/api/v1/_events?types=notes.created`, users[(i + j) % USERS], onData)
+        )
+      ))
+    )
   }
   console.log(`opened ${streams.length} streams in ${((performance.now() - opening) / 1000).toFixed(1)} s`)
   const total = RATE * SECONDS
-  const answers: number[] = []
-  let failed = 0
-  let sent = 0
-  const tickMs = 50
-  const perTick = RATE * tickMs / 1000
-  const started = performance.now()
-  await new Promise<void>((resolve) => {
-    const timer = setInterval(() => {
-      for (let k = 0; k < perTick && sent < total; k++) {
-        const n = sent++
-        const text = `w${n}`
-        const t0 = performance.now()
-        sentAt.set(text, t0)
-        fetch(`${server.url}/api/v1/notes`, { method: 'POST', headers: { ...users[n % USERS], 'content-type': 'application/json' }, body: JSON.stringify({ text }) })
-          .then(async (res) => { await res.arrayBuffer(); if (res.status === 201) answers.push(performance.now() - t0); else failed++ })
-          .catch(() => { failed++ })
-      }
-      if (sent >= total) { clearInterval(timer); resolve() }
-    }, tickMs)
-  })
-  const writeSeconds = (performance.now() - started) / 1000
+  const paced = await paceCreates(server.url, users, RATE, SECONDS, 'w', sentAt)
   const expected = total * (STREAMS / USERS)
-  const until = performance.now() + 10_000
-  while (latencies.length < expected && performance.now() < until) await new Promise((resolve) => setTimeout(resolve, 100))
+  await settle(() => latencies.length >= expected)
   const mem = await memoryOf(server.url)
   const f = (x: number): string => x.toFixed(1)
-  console.log(`creates: ${total} in ${writeSeconds.toFixed(1)} s (${(total / writeSeconds).toFixed(0)}/s), failed ${failed}; create answer p50 ${f(percentile(answers, 0.5))} / p99 ${f(percentile(answers, 0.99))} ms`)
-  console.log(`deliveries: ${latencies.length} of ${expected}; event-to-delivery p50 ${f(percentile(latencies, 0.5))} / p99 ${f(percentile(latencies, 0.99))} / max ${f(Math.max(...latencies))} ms`)
+  console.log(
+    `creates: ${total} in ${paced.seconds.toFixed(1)} s (${(total / paced.seconds).toFixed(0)}/s), failed ${paced.failed}; create answer p50 ${f(percentile(paced.answers, 0.5))} / p99 ${f(percentile(paced.answers, 0.99))} ms`
+  )
+  console.log(
+    `deliveries: ${latencies.length} of ${expected}; event-to-delivery p50 ${f(percentile(latencies, 0.5))} / p99 ${f(percentile(latencies, 0.99))} / max ${f(Math.max(...latencies))} ms`
+  )
   console.log(`server RSS ${(mem.rss / MiB).toFixed(0)} MiB, heap ${(mem.heapUsed / MiB).toFixed(0)} MiB`)
   for (const s of streams) s.close()
 } finally {
