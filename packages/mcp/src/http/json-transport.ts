@@ -88,6 +88,11 @@ export class JsonResponseTransport implements Transport {
     return await Promise.all(answers)
   }
 
+  /** A response due for `id` that something other than `exchange` produces (the pool's direct calls); `abandon` settles it too. */
+  async expect (id: RequestId): Promise<JSONRPCMessage> {
+    return await new Promise<JSONRPCMessage>((resolve) => { this.#waiting.set(id, resolve) })
+  }
+
   /** Answers every request still waiting with `message` (their handlers were told to stop). */
   abandon (message: string): void {
     for (const id of [...this.#waiting.keys()]) this.#settle(id, errorAnswer(id, message))

@@ -1,9 +1,11 @@
+import { setMaxListeners } from 'node:events'
 import { createRequire } from 'node:module'
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { CallToolRequestSchema, ListToolsRequestSchema, type JSONRPCMessage, type MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js'
 import type { RequestContext } from '@svc/core'
 import type { CallOptions, ToolCatalog } from '../tools/catalog.js'
 import { JsonResponseTransport } from './json-transport.js'
+import { directCall, handlerError } from './direct-call.js'
 
 const { version } = createRequire(import.meta.url)('../../package.json') as { version: string }
 const SERVER_INFO = { name: 'svc', version }
@@ -11,6 +13,8 @@ const SERVER_INFO = { name: 'svc', version }
 const MAX_IDLE = 64
 // Calls of one POST run at most this many at a time, so a batch of 100 cannot crowd out other clients.
 const BATCH_CONCURRENCY = 4
+// Reads one slot's calls may have in flight at once, all listening to its `stop` signal.
+const MAX_READS_IN_FLIGHT = 256
 const SHUTTING_DOWN = 'the server is shutting down: call again'
 
 /** Shown to the model once per session (the `initialize` answer). */
@@ -45,11 +49,15 @@ export class ServerPool {
   async #make (): Promise<Slot> {
     const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS })
     const slot: Slot = { server, transport: new JsonResponseTransport(), ctx: null, call: null, stop: new AbortController() }
+    // Every read of the slot's calls in flight listens to `stop` (a batch runs BATCH_CONCURRENCY calls,
+    // each reading relations in parallel) and stops listening when it ends: more than Node's 10 is no leak.
+    setMaxListeners(MAX_READS_IN_FLIGHT, slot.stop.signal)
     server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: this.#catalog().list(slot.ctx!.identity!) }))
-    // Each call's reads stop when the client cancels it (`extra.signal`) or the server shuts down.
-    server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
-      const ctx = { ...slot.ctx!, signal: AbortSignal.any([extra.signal, slot.stop.signal]) }
-      return await this.#catalog().call(ctx, req.params.name, req.params.arguments ?? {}, slot.call!)
+    // Each call's reads stop when the server shuts down. The SDK's own signal (`extra.signal`) adds
+    // nothing: the transport settles cancellations itself and never hands them to the SDK, and it
+    // is closed only after `stop` aborted; `AbortSignal.any` per call cost ~40 µs.
+    server.setRequestHandler(CallToolRequestSchema, async (req) => {
+      return await this.#catalog().call({ ...slot.ctx!, signal: slot.stop.signal }, req.params.name, req.params.arguments ?? {}, slot.call!)
     })
     await server.connect(slot.transport)
     return slot
@@ -62,7 +70,15 @@ export class ServerPool {
     slot.call = call
     this.#busy.add(slot)
     try {
-      return await slot.transport.exchange(messages, extra, BATCH_CONCURRENCY)
+      const direct = directCall(messages)
+      if (direct === undefined) return await slot.transport.exchange(messages, extra, BATCH_CONCURRENCY)
+      // Answered through the transport, so a shutdown's `abandon` answers it like any other call.
+      const answer = slot.transport.expect(direct.id)
+      void this.#catalog().call({ ...ctx, signal: slot.stop.signal }, direct.name, direct.args, call).then(
+        async (result) => { await slot.transport.send({ jsonrpc: '2.0', id: direct.id, result }) },
+        async (err: unknown) => { await slot.transport.send(handlerError(direct.id, err)) }
+      )
+      return [await answer]
     } finally {
       this.#busy.delete(slot)
       slot.ctx = null
