@@ -2,7 +2,11 @@ import { ErrorCode, type JSONRPCMessage, type RequestId } from '@modelcontextpro
 import type { ToolArgs } from '../types.js'
 
 /** A plain `tools/call` the pool runs itself, without the SDK server's dispatch. */
-export interface DirectCall { id: RequestId, name: string, args: ToolArgs }
+export interface DirectCall {
+  id: RequestId
+  name: string
+  args: ToolArgs
+}
 
 function isPlainObject (v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v)
@@ -18,7 +22,7 @@ function isPlainObject (v: unknown): v is Record<string, unknown> {
  */
 export function directCall (messages: JSONRPCMessage[]): DirectCall | undefined {
   if (messages.length !== 1) return undefined
-  const m = messages[0] as { id?: RequestId, method?: string, params?: unknown }
+  const m = messages[0] as { id?: RequestId; method?: string; params?: unknown }
   if (m.method !== 'tools/call' || m.id === undefined || !isPlainObject(m.params)) return undefined
   const { name, arguments: args, ...rest } = m.params
   if (typeof name !== 'string' || Object.keys(rest).length > 0) return undefined
@@ -28,7 +32,11 @@ export function directCall (messages: JSONRPCMessage[]): DirectCall | undefined 
 
 /** The JSON-RPC error answer the SDK's `Protocol` sends when a request handler throws. */
 export function handlerError (id: RequestId, err: unknown): JSONRPCMessage {
-  const e = err as { code?: unknown, message?: string, data?: unknown }
-  const code = Number.isSafeInteger(e.code) ? e.code as number : ErrorCode.InternalError
-  return { jsonrpc: '2.0', id, error: { code, message: e.message ?? 'Internal error', ...(e.data !== undefined ? { data: e.data } : {}) } }
+  const e = err as { code?: unknown; message?: string; data?: unknown }
+  const code = Number.isSafeInteger(e.code) ? (e.code as number) : ErrorCode.InternalError
+  return {
+    jsonrpc: '2.0',
+    id,
+    error: { code, message: e.message ?? 'Internal error', ...(e.data !== undefined ? { data: e.data } : {}) }
+  }
 }

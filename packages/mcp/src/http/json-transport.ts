@@ -3,7 +3,7 @@ import type { JSONRPCMessage, MessageExtraInfo, RequestId } from '@modelcontextp
 
 type Answer = (message: JSONRPCMessage) => void
 
-export function isRequest (m: JSONRPCMessage): m is JSONRPCMessage & { id: RequestId, method: string } {
+export function isRequest (m: JSONRPCMessage): m is JSONRPCMessage & { id: RequestId; method: string } {
   return 'method' in m && 'id' in m
 }
 
@@ -62,7 +62,11 @@ export class JsonResponseTransport implements Transport {
    * no response is due for it (the spec), and nothing is held for it; a cancellation of anything
    * else cancels nothing (a POST's calls are all this server has in flight for it).
    */
-  async exchange (messages: JSONRPCMessage[], extra: MessageExtraInfo, concurrency = Infinity): Promise<JSONRPCMessage[]> {
+  async exchange (
+    messages: JSONRPCMessage[],
+    extra: MessageExtraInfo,
+    concurrency = Infinity
+  ): Promise<JSONRPCMessage[]> {
     const cancelled = new Set<RequestId>()
     const asked = new Set<RequestId>()
     for (const m of messages) {
@@ -78,7 +82,9 @@ export class JsonResponseTransport implements Transport {
       if (cancelledId(m) !== undefined || (isRequest(m) && cancelled.has(m.id))) continue
       while (running.size >= concurrency) await Promise.race(running)
       if (isRequest(m)) {
-        const answer = new Promise<JSONRPCMessage>((resolve) => { this.#waiting.set(m.id, resolve) })
+        const answer = new Promise<JSONRPCMessage>((resolve) => {
+          this.#waiting.set(m.id, resolve)
+        })
         answers.push(answer)
         const settled = answer.finally(() => running.delete(settled))
         running.add(settled)
@@ -90,7 +96,9 @@ export class JsonResponseTransport implements Transport {
 
   /** A response due for `id` that something other than `exchange` produces (the pool's direct calls); `abandon` settles it too. */
   async expect (id: RequestId): Promise<JSONRPCMessage> {
-    return await new Promise<JSONRPCMessage>((resolve) => { this.#waiting.set(id, resolve) })
+    return await new Promise<JSONRPCMessage>((resolve) => {
+      this.#waiting.set(id, resolve)
+    })
   }
 
   /** Answers every request still waiting with `message` (their handlers were told to stop). */

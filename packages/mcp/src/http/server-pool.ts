@@ -1,7 +1,12 @@
 import { setMaxListeners } from 'node:events'
 import { createRequire } from 'node:module'
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
-import { CallToolRequestSchema, ListToolsRequestSchema, type JSONRPCMessage, type MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js'
+import {
+  CallToolRequestSchema,
+  ListToolsRequestSchema,
+  type JSONRPCMessage,
+  type MessageExtraInfo
+} from '@modelcontextprotocol/sdk/types.js'
 import type { RequestContext } from '@svc/core'
 import type { CallOptions, ToolCatalog } from '../tools/catalog.js'
 import { JsonResponseTransport } from './json-transport.js'
@@ -19,7 +24,7 @@ const SHUTTING_DOWN = 'the server is shutting down: call again'
 
 /** Shown to the model once per session (the `initialize` answer). */
 export const INSTRUCTIONS = [
-  'Tools over a multi-tenant data service. Every tool works inside the caller\'s own tenant: records of other tenants are never visible (an unknown or foreign id is NOT_FOUND).',
+  "Tools over a multi-tenant data service. Every tool works inside the caller's own tenant: records of other tenants are never visible (an unknown or foreign id is NOT_FOUND).",
   'Call list_resources first to see the collections, their fields and the tools for each.',
   'Lists are paged (page, perPage; nextPage is null on the last page) and filtered with {"field": value} or operator objects such as {"amount": {"$gte": 100}}.',
   'A failed call returns {"error": {"code", "message", "details"}} with a stable code (VALIDATION, INVALID_TRANSITION, FORBIDDEN, NOT_FOUND, CONFLICT, ...): read details to fix the arguments.'
@@ -29,7 +34,13 @@ export const INSTRUCTIONS = [
  * One connected SDK server and the request it serves now (a borrowed server serves one request at
  * a time); `stop` aborts that request's work at shutdown.
  */
-interface Slot { server: Server, transport: JsonResponseTransport, ctx: RequestContext | null, call: CallOptions | null, stop: AbortController }
+interface Slot {
+  server: Server
+  transport: JsonResponseTransport
+  ctx: RequestContext | null
+  call: CallOptions | null
+  stop: AbortController
+}
 
 /**
  * SDK servers for the stateless endpoint. Building a `Server` costs about 150 µs (its
@@ -47,8 +58,17 @@ export class ServerPool {
   }
 
   async #make (): Promise<Slot> {
-    const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS })
-    const slot: Slot = { server, transport: new JsonResponseTransport(), ctx: null, call: null, stop: new AbortController() }
+    const server = new Server(SERVER_INFO, {
+      capabilities: { tools: { listChanged: false } },
+      instructions: INSTRUCTIONS
+    })
+    const slot: Slot = {
+      server,
+      transport: new JsonResponseTransport(),
+      ctx: null,
+      call: null,
+      stop: new AbortController()
+    }
     // Every read of the slot's calls in flight listens to `stop` (a batch runs BATCH_CONCURRENCY calls,
     // each reading relations in parallel) and stops listening when it ends: more than Node's 10 is no leak.
     setMaxListeners(MAX_READS_IN_FLIGHT, slot.stop.signal)
@@ -57,15 +77,25 @@ export class ServerPool {
     // nothing: the transport settles cancellations itself and never hands them to the SDK, and it
     // is closed only after `stop` aborted; `AbortSignal.any` per call cost ~40 µs.
     server.setRequestHandler(CallToolRequestSchema, async (req) => {
-      return await this.#catalog().call({ ...slot.ctx!, signal: slot.stop.signal }, req.params.name, req.params.arguments ?? {}, slot.call!)
+      return await this.#catalog().call(
+        { ...slot.ctx!, signal: slot.stop.signal },
+        req.params.name,
+        req.params.arguments ?? {},
+        slot.call!
+      )
     })
     await server.connect(slot.transport)
     return slot
   }
 
   /** Runs one POST's JSON-RPC messages for `ctx`; resolves with the responses to its requests. */
-  async exchange (ctx: RequestContext, call: CallOptions, messages: JSONRPCMessage[], extra: MessageExtraInfo): Promise<JSONRPCMessage[]> {
-    const slot = this.#idle.pop() ?? await this.#make()
+  async exchange (
+    ctx: RequestContext,
+    call: CallOptions,
+    messages: JSONRPCMessage[],
+    extra: MessageExtraInfo
+  ): Promise<JSONRPCMessage[]> {
+    const slot = this.#idle.pop() ?? (await this.#make())
     slot.ctx = ctx
     slot.call = call
     this.#busy.add(slot)
@@ -74,10 +104,16 @@ export class ServerPool {
       if (direct === undefined) return await slot.transport.exchange(messages, extra, BATCH_CONCURRENCY)
       // Answered through the transport, so a shutdown's `abandon` answers it like any other call.
       const answer = slot.transport.expect(direct.id)
-      void this.#catalog().call({ ...ctx, signal: slot.stop.signal }, direct.name, direct.args, call).then(
-        async (result) => { await slot.transport.send({ jsonrpc: '2.0', id: direct.id, result }) },
-        async (err: unknown) => { await slot.transport.send(handlerError(direct.id, err)) }
-      )
+      this.#catalog()
+        .call({ ...ctx, signal: slot.stop.signal }, direct.name, direct.args, call)
+        .then(
+          async (result) => {
+            await slot.transport.send({ jsonrpc: '2.0', id: direct.id, result })
+          },
+          async (err: unknown) => {
+            await slot.transport.send(handlerError(direct.id, err))
+          }
+        )
       return [await answer]
     } finally {
       this.#busy.delete(slot)
@@ -99,8 +135,12 @@ export class ServerPool {
     if (this.#busy.size > 0) {
       let timer: NodeJS.Timeout | undefined
       await Promise.race([
-        new Promise<void>((resolve) => { this.#settled = resolve }),
-        new Promise<void>((resolve) => { timer = setTimeout(resolve, graceMs) })
+        new Promise<void>((resolve) => {
+          this.#settled = resolve
+        }),
+        new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, graceMs)
+        })
       ])
       clearTimeout(timer)
       for (const slot of this.#busy) {
