@@ -7,7 +7,6 @@ import { fileRoutes } from './routes/file-routes.js'
 import { FilesService } from './service/files-service.js'
 import { purgeBlobs } from './service/purge-blobs.js'
 import { LocalDriver } from './storage/local-driver.js'
-import { S3Driver } from './storage/s3-driver.js'
 import { BlobStores, fileFields } from './storage/stores.js'
 import { BlobUrls } from './urls/blob-urls.js'
 import type { FilesApi, FilesOptions } from './types.js'
@@ -46,7 +45,9 @@ async function files (app: FastifyInstance, opts: FilesOptions): Promise<void> {
   }
   const local = new LocalDriver(opts.uploadsDir ?? process.env.UPLOADS_DIR ?? './uploads')
   await local.init()
-  const stores = new BlobStores(local, opts.s3 === undefined ? undefined : new S3Driver(opts.s3))
+  // The AWS SDK is loaded only when S3 is configured: it is most of this package's import time.
+  const s3 = opts.s3 === undefined ? undefined : new (await import('./storage/s3-driver.js')).S3Driver(opts.s3)
+  const stores = new BlobStores(local, s3)
   const urls = new BlobUrls(base, opts.signingSecret ?? app.svc.auth.deriveKey('files-signing'))
 
   const service = new FilesService({ services: app.svc.services, stores, urls, ttlSeconds, now, log })
