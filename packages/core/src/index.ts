@@ -54,9 +54,11 @@ export { buildPaging } from './service/filter.js'
 export { searchablePaths } from './service/search.js'
 export { listEnvelope } from './service/list-envelope.js'
 export { startPeriodic } from './periodic.js'
+// A named lease in `svc_leases`, for background work one replica should run at a time.
+export { Lease } from './service/event-log/lease.js'
 export type { Identity, RequestContext, Surface } from './identity.js'
 export { requestContext, SYSTEM_CONTEXT } from './http/request-context.js'
-export type { SvcContext, SvcCoreOptions, SvcAuth } from './types.js'
+export type { SvcContext, SvcCoreOptions, SvcAuth, PasswordChangeBroadcast } from './types.js'
 // Auth helpers for hosts and the CLI (offline minting, duration parsing, user/client admin).
 export { parseDuration, signAccessToken, UserStore, ApiClientStore, normalizeEmail, DEFAULT_REFRESH_TOKEN_TTL_SECONDS } from './auth/index.js'
 export type { AccessClaims, PublicUser } from './auth/index.js'
@@ -159,7 +161,7 @@ async function svcCore (app: FastifyInstance, opts: SvcCoreOptions): Promise<voi
   const migrations = schemaCheck === 'off' ? [] : await svc.evolution.migrations()
   await startupCheck({ db: opts.db, registry, services, migrations, log: app.log.child({ name: '@svc/core.schema' }) }, schemaCheck)
   if (opts.indexes !== false) await ensureIndexes(opts.db, registry)
-  await app.register(authPlugin, { jwtSecret: opts.jwtSecret, accessTokenTtlSeconds, bcryptRounds: svc.config.bcryptRounds, refreshTokenTtlSeconds, publicBaseUrl: opts.publicBaseUrl, resetStalenessMs: opts.resetStalenessMs })
+  await app.register(authPlugin, { jwtSecret: opts.jwtSecret, accessTokenTtlSeconds, bcryptRounds: svc.config.bcryptRounds, refreshTokenTtlSeconds, publicBaseUrl: opts.publicBaseUrl, resetStalenessMs: opts.resetStalenessMs, passwordChangeBroadcast: opts.passwordChangeBroadcast })
   reconcileIntents(app, services, intentReconcileMs)
   // After the plugins registered (one may have enabled the log), and stopped before the database closes.
   app.addHook('onReady', async () => { await svc.eventLog.start() })

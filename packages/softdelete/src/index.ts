@@ -60,7 +60,7 @@ async function softDelete (app: FastifyInstance, opts: SoftDeleteOptions): Promi
 
   if (intervalMs > 0 && services.some((s) => retentionOf(s) !== undefined)) {
     let timer: { stop: () => Promise<void> } | null = null
-    app.addHook('onReady', async () => { timer = startSweepTimer(sweep, intervalMs, log) })
+    app.addHook('onReady', async () => { timer = startSweepTimer(sweep, intervalMs, app.svc.db, log) })
     app.addHook('onClose', async () => { await timer?.stop() })
   }
 }

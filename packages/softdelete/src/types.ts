@@ -7,7 +7,7 @@ export interface SoftDeleteOptions {
    * Default: `SOFT_DELETE_RETENTION_DAYS` from the environment; unset, tombstones are kept forever.
    */
   retentionDays?: number
-  /** How often each process runs the retention sweep; default 1 hour. `0` disables the timer (call `sweep()` yourself). */
+  /** How often the retention sweep runs (leased: one replica at a time); default 1 hour. `0` disables the timer (call `sweep()` yourself). */
   sweepIntervalMs?: number
   /** Tombstones removed per query round of the sweep; default 100. */
   sweepBatchSize?: number
