@@ -11,9 +11,11 @@ import svcSoftDelete from '@svc/softdelete'
 import svcWebhooks from '@svc/webhooks'
 import svcRealtime from '@svc/realtime'
 import svcSurface from '@svc/surface'
-import { clusterStores, exposeWorkerId, workerServerOptions } from './cluster/worker-id.js'
+import { primaryStores } from './cluster/shared-state.js'
+import { exposeWorkerId, workerServerOptions } from './cluster/worker-id.js'
 import type { ServerConfig } from './config.js'
 import { healthRoute } from './health.js'
+import { redisPasswordBroadcast } from './password-broadcast.js'
 import { AccessLogController, loggerOptions } from './logger.js'
 import { createSmtpMailer } from './mail/smtp-mailer.js'
 import { exposeRequestId, genReqId } from './request-id.js'
@@ -38,7 +40,7 @@ export interface BuildServerOptions {
 /** The reference composition: logging, request ids, readiness, and the svc plugins. */
 export async function buildServer (config: ServerConfig, opts: BuildServerOptions): Promise<FastifyInstance> {
   // A cluster worker without Redis shares counters and cache generations through its primary.
-  const shared = config.workerId !== undefined && config.redisUrl === undefined ? await clusterStores() : null
+  const shared = config.workerId !== undefined && config.redisUrl === undefined ? primaryStores() : null
   const app = Fastify({
     // The router's and Node's own refusals (long ids, 431, malformed requests) in the envelope.
     ...svcServerOptions,
@@ -84,6 +86,9 @@ export async function buildServer (config: ServerConfig, opts: BuildServerOption
     // With REDIS_URL, cached aggregation answers are shared by the replicas.
     ...(app.svcSurface.aggregationCache !== null ? { aggregationCache: app.svcSurface.aggregationCache } : {}),
     ...(shared !== null ? { aggregationCache: shared.aggregationCache } : {}),
+    // Completed password resets reach the other workers (the primary) or replicas (Redis) at once.
+    ...(shared !== null ? { passwordChangeBroadcast: shared.passwordChangeBroadcast } : {}),
+    ...(app.svcSurface.redis !== null ? { passwordChangeBroadcast: redisPasswordBroadcast(app, app.svcSurface.redis) } : {}),
     // Reset mails link to `${PUBLIC_BASE_URL}/reset-password?token=…`.
     publicBaseUrl: config.publicBaseUrl
   })

@@ -90,6 +90,40 @@ t.test('three workers share what a user can observe', async (t) => {
     t.same(theirs.body.results, [], 'another tenant: its own answer')
   })
 
+  await t.test('a password reset on one worker: every worker refuses older tokens at once', async (t) => {
+    const email = 'reset-across@example.test'
+    const reg = await call(svc.url, 'POST', '/register', { body: { first_name: 'R', last_name: 'A', email, password: 'first-password-123' } })
+    t.equal(reg.status, 201, 'POST /register')
+    const old = { authorization: `Bearer ${String(reg.body.accessToken)}` }
+    const cached = new Set<string>()
+    for (let i = 0; i < 6; i++) {
+      const res = await call(svc.url, 'GET', '/api/v1/notes', { headers: old })
+      t.equal(res.status, 200)
+      cached.add(workerOf(res))
+    }
+    t.equal(cached.size, 3, 'every worker accepted (and cached the user\'s password change for 10 s)')
+    // `iat` is in whole seconds and a same-second token stays valid: step past the login's second.
+    await new Promise((resolve) => setTimeout(resolve, 1100))
+    const before = svc.stdout().length
+    t.equal((await call(svc.url, 'POST', '/auth/forgot-password', { body: { email } })).status, 202)
+    let token: string | undefined
+    for (let i = 0; i < 300 && token === undefined; i++) {
+      for (const line of svc.stdout().slice(before).split('\n')) {
+        const mail = /^\{/.test(line) ? JSON.parse(line).mail : undefined
+        if (mail?.to === email) token = /token[^:]*: (\S+)/.exec(mail.text)?.[1]
+      }
+      if (token === undefined) await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+    const reset = await call(svc.url, 'POST', '/auth/reset-password', { body: { token, password: 'second-password-456' } })
+    t.equal(reset.status, 200, `reset completed on worker ${workerOf(reset)}`)
+    const refused = new Map<string, number>()
+    for (let i = 0; i < 6; i++) {
+      const res = await call(svc.url, 'GET', '/api/v1/notes', { headers: old })
+      refused.set(workerOf(res), res.status)
+    }
+    t.same([...refused.values()], [401, 401, 401], `no worker accepts the old token, none waits out its cache (${JSON.stringify([...refused])})`)
+  })
+
   await t.test('a webhook is delivered once whichever workers run the deliveries', async (t) => {
     const got: string[] = []
     const receiver = createServer((req, res) => {

@@ -11,6 +11,14 @@ import type { RecordEvents, ResourceServices } from './service/index.js'
 import type { SchemaEvolution } from './evolution/index.js'
 import type { EventLog, EventLogOptions } from './service/event-log/index.js'
 
+/** How processes tell each other of completed password resets (a cluster's IPC, Redis pub/sub). */
+export interface PasswordChangeBroadcast {
+  /** Resolves once every process has been sent the user id. */
+  publish (userId: string): Promise<void>
+  /** Called for each user id another process (or this one) published. */
+  subscribe (onChange: (userId: string) => void): void
+}
+
 /** Options of the @svc/core plugin. The host app owns the MongoDB connection and passes its `Db`. */
 export interface SvcCoreOptions {
   db: Db
@@ -68,6 +76,11 @@ export interface SvcCoreOptions {
    * The process that completed the reset refuses such tokens at once.
    */
   resetStalenessMs?: number
+  /**
+   * Tells every process of a completed reset, so each forgets its cached `passwordChangedAt` at
+   * once (the reset answers after `publish` resolves); `resetStalenessMs` then only bounds a lost message.
+   */
+  passwordChangeBroadcast?: PasswordChangeBroadcast
   /**
    * Durable effects (audit rows, the event log) on a standalone server: how long (ms) a writer
    * owns the write intent of a write in flight before a reconciler may settle it. Default 15000.

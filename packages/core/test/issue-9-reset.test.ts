@@ -1,9 +1,10 @@
+import { EventEmitter } from 'node:events'
 import t from 'tap'
 import Fastify, { type FastifyInstance } from 'fastify'
 import type { Db } from 'mongodb'
 import { getTestDb, registerUser, signToken } from '@svc/testkit'
 import svcCore from '../src/index.js'
-import type { SvcCoreOptions } from '../src/types.js'
+import type { PasswordChangeBroadcast, SvcCoreOptions } from '../src/types.js'
 import { TEST_SECRET, bearer } from './fixtures/auth-app.js'
 
 /** Stands for one process of a deployment: several may share a database. */
@@ -99,6 +100,36 @@ t.test('another process refuses pre-reset tokens within its staleness bound', as
   const waited = Date.now() - resetAt
   t.equal(status, 401, 'B refuses the pre-reset token')
   t.ok(waited <= 400 + 300, `within the 400 ms bound (plus scheduling): ${waited} ms`)
+})
+
+t.test('with a passwordChangeBroadcast another process refuses pre-reset tokens at once', async (t) => {
+  const { db } = await getTestDb(t)
+  // Stands for the cluster primary's relay or Redis pub/sub: every subscriber hears every publish.
+  const bus = new EventEmitter()
+  const broadcast: PasswordChangeBroadcast = {
+    publish: async (userId) => { bus.emit('changed', userId) },
+    subscribe: (fn) => { bus.on('changed', fn) }
+  }
+  const linesA: string[] = []
+  const a = await processOn(t, db, linesA, { passwordChangeBroadcast: broadcast })
+  const b = await processOn(t, db, [], { passwordChangeBroadcast: broadcast })
+  const user = await registerUser(a)
+  t.equal((await b.inject({ method: 'GET', url: '/whoami', headers: user.headers })).statusCode, 200, 'B accepts (and caches for 10 s) the token')
+  await sleep(1100)
+  const token = await resetToken(a, linesA, user.user.email)
+  t.equal((await a.inject({ method: 'POST', url: '/auth/reset-password', payload: { token, password: 'brand-new-password' } })).statusCode, 200, 'reset completed on A')
+  t.equal((await b.inject({ method: 'GET', url: '/whoami', headers: user.headers })).statusCode, 401, 'B refuses it on the next request')
+})
+
+t.test('a failed broadcast still completes the reset (the staleness bound remains)', async (t) => {
+  const { db } = await getTestDb(t)
+  const lines: string[] = []
+  const a = await processOn(t, db, lines, { passwordChangeBroadcast: { publish: async () => { throw new Error('relay down') }, subscribe: () => {} } })
+  const user = await registerUser(a)
+  const token = await resetToken(a, lines, user.user.email)
+  t.equal((await a.inject({ method: 'POST', url: '/auth/reset-password', payload: { token, password: 'brand-new-password' } })).statusCode, 200)
+  t.ok(lines.some((l) => /password change broadcast failed/.test(l)), 'logged')
+  t.equal((await a.inject({ method: 'POST', url: '/login', payload: { email: user.user.email, password: 'brand-new-password' } })).statusCode, 200, 'the new password stands')
 })
 
 t.test('resetStalenessMs must be a positive whole number', async (t) => {

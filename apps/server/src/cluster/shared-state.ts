@@ -1,21 +1,29 @@
-import type { Worker } from 'node:cluster'
-import { memoryAggregationCache, memoryGenerations, memoryUsageStore, type AggregationCache, type UsageStore } from '@svc/core'
+import cluster, { type Worker } from 'node:cluster'
+import { memoryAggregationCache, memoryGenerations, memoryUsageStore, type AggregationCache, type PasswordChangeBroadcast, type UsageStore } from '@svc/core'
 
 /**
  * Without REDIS_URL, what the workers of one cluster must agree on lives in the primary: the
  * budgets' counters (rate limits, tenants' cost budgets) and the aggregation caches'
- * generations. Workers ask over the cluster's IPC channel, one round trip per call.
+ * generations. Workers ask over the cluster's IPC channel, one round trip per call. The primary
+ * also relays completed password resets to every worker.
  */
 type Call =
   | { op: 'usage', key: string, amount: number, windowMs: number }
   | { op: 'generation', scope: string, userId: string }
   | { op: 'invalidate', scope: string, userId: string | null }
+  | { op: 'password-changed', userId: string }
 
 interface Request { svc: 'shared-state', id: number, call: Call }
 interface Reply { svc: 'shared-state-reply', id: number, result?: unknown, error?: string }
+interface PasswordChanged { svc: 'password-changed', userId: string }
 
 /** A call the primary has not answered within this long fails (the callers then fail open). */
 const CALL_TIMEOUT_MS = 2000
+
+async function tell (worker: Worker | undefined, message: PasswordChanged): Promise<void> {
+  if (worker?.isConnected() !== true) return
+  await new Promise<void>((resolve) => { worker.send(message, () => resolve()) })
+}
 
 /** The primary's side: one store for all its workers. */
 export function servePrimaryState (): (worker: Worker) => void {
@@ -26,6 +34,8 @@ export function servePrimaryState (): (worker: Worker) => void {
       case 'usage': return await usage.add(call.key, call.amount, call.windowMs)
       case 'generation': return await generations.generation(call.scope, call.userId)
       case 'invalidate': return await generations.invalidate(call.scope, call.userId)
+      // Sent to every worker before the reply, so the caller's reset answers after the others were told.
+      case 'password-changed': await Promise.all(Object.values(cluster.workers ?? {}).map(async (w) => { await tell(w, { svc: 'password-changed', userId: call.userId }) }))
     }
   }
   return (worker) => {
@@ -40,10 +50,12 @@ export function servePrimaryState (): (worker: Worker) => void {
 }
 
 /** A worker's side: the stores @svc/surface and @svc/core use, answered by the primary. */
-export function primaryStores (): { usageStore: UsageStore, aggregationCache: AggregationCache } {
+export function primaryStores (): { usageStore: UsageStore, aggregationCache: AggregationCache, passwordChangeBroadcast: PasswordChangeBroadcast } {
   let nextId = 1
   const pending = new Map<number, { resolve: (v: unknown) => void, reject: (e: Error) => void, timer: NodeJS.Timeout }>()
-  process.on('message', (message: Reply) => {
+  const onPasswordChange: Array<(userId: string) => void> = []
+  process.on('message', (message: Reply | PasswordChanged) => {
+    if (message?.svc === 'password-changed') for (const fn of onPasswordChange) fn(message.userId)
     if (message?.svc !== 'shared-state-reply') return
     const waiter = pending.get(message.id)
     if (waiter === undefined) return
@@ -78,6 +90,10 @@ export function primaryStores (): { usageStore: UsageStore, aggregationCache: Ag
       set: answers.set,
       generation: async (scope, userId) => await ask<string>({ op: 'generation', scope, userId }),
       invalidate: async (scope, userId) => { await ask({ op: 'invalidate', scope, userId }) }
+    },
+    passwordChangeBroadcast: {
+      publish: async (userId) => { await ask({ op: 'password-changed', userId }) },
+      subscribe: (fn) => { onPasswordChange.push(fn) }
     }
   }
 }

@@ -1,5 +1,4 @@
 import type { FastifyInstance, FastifyServerOptions } from 'fastify'
-import type { AggregationCache, UsageStore } from '@svc/core'
 
 /** The header naming the worker that answered, present only when the server runs several. */
 export const WORKER_HEADER = 'x-svc-worker'
@@ -21,10 +20,4 @@ export function exposeWorkerId (app: FastifyInstance, workerId: string | undefin
  */
 export function workerServerOptions (workerId: string | undefined): Pick<FastifyServerOptions, 'return503OnClosing'> {
   return workerId === undefined ? {} : { return503OnClosing: false }
-}
-
-/** A worker's stores answered by its primary; loaded only in cluster workers (a dynamic import). */
-export async function clusterStores (): Promise<{ usageStore: UsageStore, aggregationCache: AggregationCache }> {
-  const { primaryStores } = await import('./shared-state.js')
-  return primaryStores()
 }

@@ -1,7 +1,7 @@
 import { hkdfSync } from 'node:crypto'
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import type { SvcAuth } from '../types.js'
+import type { PasswordChangeBroadcast, SvcAuth } from '../types.js'
 import { jsonOnly } from '../http/json-only.js'
 import { createAuthenticate } from './authenticate.js'
 import { createJwtService } from './jwt.js'
@@ -38,6 +38,8 @@ export interface AuthPluginOptions {
   publicBaseUrl?: string
   /** How long another process may still accept an access token issued before a reset (ms). */
   resetStalenessMs?: number
+  /** Tells the other processes of a completed reset at once. */
+  passwordChangeBroadcast?: PasswordChangeBroadcast
 }
 
 async function auth (app: FastifyInstance, opts: AuthPluginOptions): Promise<void> {
@@ -48,7 +50,7 @@ async function auth (app: FastifyInstance, opts: AuthPluginOptions): Promise<voi
     refreshTokens: new RefreshTokenStore(db, opts.refreshTokenTtlSeconds ?? DEFAULT_REFRESH_TOKEN_TTL_SECONDS),
     resetTokens: new ResetTokenStore(db),
     clients: new ApiClientStore(db),
-    passwordChanges: new PasswordChanges(users, opts.resetStalenessMs),
+    passwordChanges: new PasswordChanges(users, opts.resetStalenessMs, opts.passwordChangeBroadcast),
     passwords: await createPasswordHasher(opts.bcryptRounds),
     jwt: await createJwtService(app, opts.jwtSecret, opts.accessTokenTtlSeconds),
     accessTokenTtlSeconds: opts.accessTokenTtlSeconds,

@@ -1,4 +1,5 @@
 import { LRUCache } from 'lru-cache'
+import type { PasswordChangeBroadcast } from '../types.js'
 import type { UserStore } from './stores/users.js'
 
 /** Default bound on how long another process may still accept a token issued before a reset. */
@@ -8,15 +9,19 @@ export const DEFAULT_RESET_STALENESS_MS = 10_000
  * When each user's password last changed, in whole seconds (JWT `iat` has no finer unit), read
  * through a short-lived cache: an authenticated request costs a database read per user at most
  * once per `stalenessMs` per process. The process that completes a reset forgets the user at once;
- * other processes notice within `stalenessMs`.
+ * other processes when the broadcast (if any) reaches them, else within `stalenessMs`.
  */
 export class PasswordChanges {
   readonly #users: UserStore
   readonly #cache: LRUCache<string, { changedAt: number }>
 
-  constructor (users: UserStore, stalenessMs = DEFAULT_RESET_STALENESS_MS) {
+  readonly #broadcast: PasswordChangeBroadcast | undefined
+
+  constructor (users: UserStore, stalenessMs = DEFAULT_RESET_STALENESS_MS, broadcast?: PasswordChangeBroadcast) {
     this.#users = users
     this.#cache = new LRUCache({ max: 50_000, ttl: Math.max(1, stalenessMs) })
+    this.#broadcast = broadcast
+    broadcast?.subscribe((userId) => { this.forget(userId) })
   }
 
   /** Seconds since the epoch of the last password change, 0 when none is recorded (or no such user). */
@@ -31,5 +36,11 @@ export class PasswordChanges {
 
   forget (userId: string): void {
     this.#cache.delete(userId)
+  }
+
+  /** A completed reset: forgotten here, then in every process the broadcast reaches, before it returns. */
+  async changed (userId: string): Promise<void> {
+    this.forget(userId)
+    await this.#broadcast?.publish(userId)
   }
 }

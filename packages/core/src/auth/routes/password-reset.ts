@@ -65,10 +65,11 @@ export function passwordResetRoutes (app: FastifyInstance, deps: AuthDeps, publi
     if (user == null) throw new ValidationError('invalid, used or expired reset token', { field: 'token' })
     await deps.users.setPasswordHash(user._id, await deps.passwords.hash(password))
     // A reset ends everything issued before it: other reset links, refresh tokens, and (through
-    // passwordChangedAt) access tokens; this process stops accepting them at once.
+    // passwordChangedAt) access tokens; this process stops accepting them at once, the others
+    // when the broadcast reaches them (a failed broadcast leaves them the staleness bound).
     await deps.resetTokens.voidAllForUser(userId as string)
     await deps.refreshTokens.revokeAllForUser(userId as string)
-    deps.passwordChanges.forget(userId as string)
+    await deps.passwordChanges.changed(userId as string).catch((err: unknown) => { request.log.warn({ err }, 'password change broadcast failed') })
     return { ok: true }
   })
 }
