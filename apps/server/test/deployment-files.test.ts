@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
@@ -26,6 +26,8 @@ t.test('compose: a 3-node replica set, Redis, 3 svc replicas and the agent', asy
   t.ok(s.redis)
   for (const r of ['svc1', 'svc2', 'svc3']) t.match(s[r].environment, { REDIS_URL: 'redis://redis:6379', MONGODB_URI: /replicaSet=rs0/ }, r)
   t.match(s.agent.environment, { STORE_URL: /^redis:/ })
+  t.same(s.agent.command, ['node', 'apps/agent/bin/agent-dist.js'], 'the agent runs compiled, without tsx')
+  t.ok(existsSync(join(ROOT, 'apps/agent/bin/agent-dist.js')))
 })
 
 t.test('kubernetes: readiness on /healthz, graceful termination, a PodDisruptionBudget', async (t) => {
@@ -36,6 +38,8 @@ t.test('kubernetes: readiness on /healthz, graceful termination, a PodDisruption
   t.ok(deployment.spec.template.spec.terminationGracePeriodSeconds > 10, 'longer than the 10 s drain')
   t.equal(deployment.spec.template.spec.securityContext.runAsNonRoot, true)
   t.match(all.find((d) => d.kind === 'PodDisruptionBudget'), { apiVersion: 'policy/v1', spec: { minAvailable: 2 } })
+  const agent = docs('deploy/k8s/agent.yaml').find((d) => d.kind === 'Deployment')
+  t.same(agent.spec.template.spec.containers[0].command, ['node', 'apps/agent/bin/agent-dist.js'], 'the agent runs compiled')
 })
 
 t.test('Dockerfile: multi-stage, compiled dist, non-root, HEALTHCHECK', async (t) => {
