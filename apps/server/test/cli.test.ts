@@ -1,6 +1,7 @@
 import t from 'tap'
 import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
+import { fetchFresh } from './fixtures/fresh-http.js'
 import { workspace } from './fixtures/workspace.js'
 import { BIN, baseEnv, startSvc, stop } from './fixtures/svc-process.js'
 
@@ -29,27 +30,27 @@ t.test('svc start serves /healthz, minted tokens work, admin commands take effec
   const first = await startSvc(t, env)
   t.match(first.url, /^http:\/\/127\.0\.0\.1:\d+$/, 'prints where it listens')
   {
-    const res = await fetch(`${first.url}/healthz`)
+    const res = await fetchFresh(`${first.url}/healthz`)
     t.equal(res.status, 200, 'GET /healthz')
     t.match(res.headers.get('x-request-id'), /^[0-9a-f-]{36}$/)
   }
   {
     const token = await svc(['token', 'mint', '--user-id', 'u-cli', '--email', 'cli@example.test', '--roles', 'user', '--ttl', '10m'], env)
     t.match(token, /^[\w-]+\.[\w-]+\.[\w-]+$/, 'svc token mint prints one JWT')
-    const created = await fetch(`${first.url}/api/v1/notes`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ title: 'from the cli token' }) })
+    const created = await fetchFresh(`${first.url}/api/v1/notes`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ title: 'from the cli token' }) })
     t.equal(created.status, 201, 'minted token accepted by the server')
     t.match(await created.json(), { userId: 'u-cli', title: 'from the cli token' })
-    const published = await fetch(`${first.url}/api/v1/notes`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ title: 'public note', published: true }) })
+    const published = await fetchFresh(`${first.url}/api/v1/notes`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ title: 'public note', published: true }) })
     t.equal(published.status, 201, 'published note created')
     const otherToken = await svc(['token', 'mint', '--user-id', 'u-other', '--email', 'other@example.test'], env)
-    const others = await fetch(`${first.url}/api/v1/notes`, { method: 'POST', headers: { authorization: `Bearer ${otherToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ title: "another tenant's note", published: true }) })
+    const others = await fetchFresh(`${first.url}/api/v1/notes`, { method: 'POST', headers: { authorization: `Bearer ${otherToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ title: "another tenant's note", published: true }) })
     t.equal(others.status, 201, "another tenant's published note created")
     const forged = await svc(['token', 'mint', '--user-id', 'u-cli', '--email', 'cli@example.test'], { ...env, JWT_SECRET: 'another-secret' })
-    t.equal((await fetch(`${first.url}/api/v1/notes`, { headers: { authorization: `Bearer ${forged}` } })).status, 401, 'token signed with another secret refused')
+    t.equal((await fetchFresh(`${first.url}/api/v1/notes`, { headers: { authorization: `Bearer ${forged}` } })).status, 401, 'token signed with another secret refused')
   }
   const email = 'Admin.Me@Example.test'
   {
-    const res = await fetch(`${first.url}/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ first_name: 'A', last_name: 'B', email, password: 'long-enough-password' }) })
+    const res = await fetchFresh(`${first.url}/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ first_name: 'A', last_name: 'B', email, password: 'long-enough-password' }) })
     t.equal(res.status, 201, 'POST /register')
   }
   t.match(first.stdout().split('\n')[0], /^\{.*\}$/, 'JSON log lines on stdout')
@@ -70,19 +71,19 @@ t.test('svc start serves /healthz, minted tokens work, admin commands take effec
 
   const second = await startSvc(t, env)
   {
-    const res = await fetch(`${second.url}/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: 'long-enough-password' }) })
+    const res = await fetchFresh(`${second.url}/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: 'long-enough-password' }) })
     t.equal(res.status, 200, 'data persisted in DATA_DIR across restarts')
     t.same((await res.json()).user.roles, ['user', 'admin'], 'set-roles effective')
   }
   {
-    const read = await fetch(`${second.url}/api/v1/notes`, { headers: { 'x-client-id': clientId } })
+    const read = await fetchFresh(`${second.url}/api/v1/notes`, { headers: { 'x-client-id': clientId } })
     t.equal(read.status, 200, 'client id can read')
     t.same((await read.json()).results.map((r: { title: string }) => r.title).sort(), ["another tenant's note", 'public note'], 'an operator client: what acl.scope.public allows, every tenant')
-    const owned = await fetch(`${second.url}/api/v1/notes`, { headers: { 'x-client-id': ownedId } })
+    const owned = await fetchFresh(`${second.url}/api/v1/notes`, { headers: { 'x-client-id': ownedId } })
     t.same((await owned.json()).results.map((r: { title: string }) => r.title), ['public note'], "a client with --owner: its tenant's records only, through the scope")
-    const write = await fetch(`${second.url}/api/v1/notes`, { method: 'POST', headers: { 'x-client-id': clientId, 'content-type': 'application/json' }, body: JSON.stringify({ title: 'nope' }) })
+    const write = await fetchFresh(`${second.url}/api/v1/notes`, { method: 'POST', headers: { 'x-client-id': clientId, 'content-type': 'application/json' }, body: JSON.stringify({ title: 'nope' }) })
     t.equal(write.status, 403, 'client id cannot write')
-    const unknown = await fetch(`${second.url}/api/v1/notes`, { headers: { 'x-client-id': 'cl_unknown' } })
+    const unknown = await fetchFresh(`${second.url}/api/v1/notes`, { headers: { 'x-client-id': 'cl_unknown' } })
     t.equal(unknown.status, 401, 'unknown client id')
   }
   t.equal(await stop(second), 0, 'SIGTERM → exit 0')

@@ -6,6 +6,7 @@ import { buildServer } from '../src/build-server.js'
 import { loadConfig } from '../src/config.js'
 import { loggerOptions, redactUrl } from '../src/logger.js'
 import { baseEnv, startSvc, stop } from './fixtures/svc-process.js'
+import { fetchFresh } from './fixtures/fresh-http.js'
 import { workspace } from './fixtures/workspace.js'
 
 t.setTimeout(240_000)
@@ -50,9 +51,9 @@ t.test('svc start: stdout is JSON lines only, the start-up warning once, one lin
   // JWT_SECRET unset: the random-secret warning is the start-up warning under test.
   const started = await startSvc(t, baseEnv(workspace(), { JWT_SECRET: '' }))
   const id = randomUUID()
-  t.equal((await fetch(`${started.url}/healthz`, { headers: { 'x-request-id': id } })).status, 200)
+  t.equal((await fetchFresh(`${started.url}/healthz`, { headers: { 'x-request-id': id } })).status, 200)
   const missing = randomUUID()
-  t.equal((await fetch(`${started.url}/api/v1/nope`, { headers: { 'x-request-id': missing } })).status, 404)
+  t.equal((await fetchFresh(`${started.url}/api/v1/nope`, { headers: { 'x-request-id': missing } })).status, 404)
   t.equal(await stop(started), 0, 'SIGTERM → exit 0')
 
   const raw = started

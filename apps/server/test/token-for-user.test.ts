@@ -3,6 +3,7 @@ import { existsSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import t from 'tap'
+import { fetchFresh } from './fixtures/fresh-http.js'
 import { workspace } from './fixtures/workspace.js'
 import { BIN, baseEnv, startSvc, stop } from './fixtures/svc-process.js'
 
@@ -18,7 +19,7 @@ t.test('svc token --user against a server started without JWT_SECRET', async (t)
   const server = await startSvc(t, env)
   const kept = join(ws.dataDir, 'jwt-secret')
   t.equal(statSync(kept).mode & 0o777, 0o600, 'the generated secret is kept for local tools, owner-only')
-  const registered = await fetch(`${server.url}/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ first_name: 'Ada', last_name: 'L', email: 'ada@example.test', password: 'analytical-engine' }) })
+  const registered = await fetchFresh(`${server.url}/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ first_name: 'Ada', last_name: 'L', email: 'ada@example.test', password: 'analytical-engine' }) })
   t.equal(registered.status, 201)
   const userId = (await registered.json() as { user: { _id: string } }).user._id
   const cli = { ...env, PUBLIC_BASE_URL: server.url }
@@ -28,7 +29,7 @@ t.test('svc token --user against a server started without JWT_SECRET', async (t)
   const claims = JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString())
   t.match(claims, { user_id: userId, email: 'ada@example.test', roles: ['agent'] })
   t.equal(claims.exp - claims.iat, 30 * 24 * 3600, '30 days by default')
-  const tools = await fetch(`${server.url}/mcp`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) })
+  const tools = await fetchFresh(`${server.url}/mcp`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) })
   t.equal(tools.status, 200, 'the server accepts it')
 
   const wrong = await run(process.execPath, [BIN, 'token', '--user', 'ada@example.test', '--password', 'nope'], { env: cli }).then(() => null, (e: { code: number, stderr: string }) => e)
