@@ -21,7 +21,9 @@ import { createSmtpMailer } from './mail/smtp-mailer.js'
 import { exposeRequestId, genReqId } from './request-id.js'
 
 /** Fastify's typings lack its hop-count form; this is what it does with a number (proxy-addr semantics). */
-function trustProxy (setting: ServerConfig['trustProxy']): boolean | string[] | ((address: string, hop: number) => boolean) {
+function trustProxy (
+  setting: ServerConfig['trustProxy']
+): boolean | string[] | ((address: string, hop: number) => boolean) {
   return typeof setting === 'number' ? (_address, hop) => hop < setting : setting
 }
 
@@ -59,11 +61,20 @@ export async function buildServer (config: ServerConfig, opts: BuildServerOption
   exposeWorkerId(app, config.workerId)
   // Before core and every surface: its hooks (metrics, rate limits) cover the routes registered after it.
   await app.register(svcSurface, {
-    metrics: config.metricsEnabled ? { ...(config.metricsToken !== undefined ? { token: config.metricsToken } : {}) } : false,
+    metrics: config.metricsEnabled
+      ? { ...(config.metricsToken !== undefined ? { token: config.metricsToken } : {}) }
+      : false,
     // Spec: rate limits are skipped when NODE_ENV=test.
     cors: { origins: config.corsOrigins },
     docs: { title: 'svc API', version: DEFAULT_VERSION },
-    rateLimit: config.nodeEnv === 'test' ? false : { apiPerMin: config.rateLimitApiPerMin, authPerMin: config.rateLimitAuthPerMin, authPerEmailPerMin: config.rateLimitAuthPerEmailPerMin },
+    rateLimit:
+      config.nodeEnv === 'test'
+        ? false
+        : {
+            apiPerMin: config.rateLimitApiPerMin,
+            authPerMin: config.rateLimitAuthPerMin,
+            authPerEmailPerMin: config.rateLimitAuthPerEmailPerMin
+          },
     ...(config.redisUrl !== undefined ? { redis: config.redisUrl } : {}),
     ...(shared !== null ? { usageStore: shared.usageStore } : {})
   })
@@ -77,7 +88,9 @@ export async function buildServer (config: ServerConfig, opts: BuildServerOption
     pageSize: config.pageSize,
     queryTimeoutMs: config.queryTimeoutMs,
     // A schema change whose records do not fit yet: refused in production unless SCHEMA_CHECK=warn.
-    ...(opts.maintenance === true ? { schemaCheck: 'off' as const, indexes: false } : { schemaCheck: config.schemaCheck }),
+    ...(opts.maintenance === true
+      ? { schemaCheck: 'off' as const, indexes: false }
+      : { schemaCheck: config.schemaCheck }),
     maxRequestCost: config.requestCostLimit,
     // Spec: rate limits are skipped when NODE_ENV=test; the tenant's cost budget over time is one.
     tenantCostPerMinute: config.nodeEnv === 'test' ? false : config.rateLimitCostPerMin,
@@ -88,7 +101,9 @@ export async function buildServer (config: ServerConfig, opts: BuildServerOption
     ...(shared !== null ? { aggregationCache: shared.aggregationCache } : {}),
     // Completed password resets reach the other workers (the primary) or replicas (Redis) at once.
     ...(shared !== null ? { passwordChangeBroadcast: shared.passwordChangeBroadcast } : {}),
-    ...(app.svcSurface.redis !== null ? { passwordChangeBroadcast: redisPasswordBroadcast(app, app.svcSurface.redis) } : {}),
+    ...(app.svcSurface.redis !== null
+      ? { passwordChangeBroadcast: redisPasswordBroadcast(app, app.svcSurface.redis) }
+      : {}),
     // Reset mails link to `${PUBLIC_BASE_URL}/reset-password?token=…`.
     publicBaseUrl: config.publicBaseUrl
   })
@@ -106,7 +121,9 @@ export async function buildServer (config: ServerConfig, opts: BuildServerOption
     // Unset: derived from JWT_SECRET by core (never the same bytes).
     ...(config.filesSigningSecret !== undefined ? { signingSecret: config.filesSigningSecret } : {}),
     // Credentials come from the AWS SDK's default chain (AWS_ACCESS_KEY_ID…, profiles, instance roles).
-    ...(bucket !== undefined && region !== undefined ? { s3: { bucket, region, ...(endpoint !== undefined ? { endpoint } : {}) } } : {})
+    ...(bucket !== undefined && region !== undefined
+      ? { s3: { bucket, region, ...(endpoint !== undefined ? { endpoint } : {}) } }
+      : {})
   })
   // Record events to tenants' subscribed URLs (and schema-declared endpoints), from core's durable event log.
   await app.register(svcWebhooks, {
@@ -133,7 +150,13 @@ export async function buildServer (config: ServerConfig, opts: BuildServerOption
   const { smtp } = config
   // Without SMTP_HOST core writes reset mails to the log (spec).
   if (smtp.host !== undefined && smtp.from !== undefined) {
-    app.svc.mailer = createSmtpMailer({ host: smtp.host, port: smtp.port, user: smtp.user, pass: smtp.pass, from: smtp.from })
+    app.svc.mailer = createSmtpMailer({
+      host: smtp.host,
+      port: smtp.port,
+      user: smtp.user,
+      pass: smtp.pass,
+      from: smtp.from
+    })
   }
   healthRoute(app)
   return app

@@ -14,11 +14,23 @@ export function redisPasswordBroadcast (app: FastifyInstance, redis: Redis): Pas
   // each `ready` also covers a Redis that is down at start-up or restarts.
   const sub = redis.duplicate()
   const log = app.log.child({ name: 'password-broadcast' })
-  sub.on('ready', () => { sub.subscribe(CHANNEL).catch((err: unknown) => { log.warn({ err }, 'subscribe failed') }) })
+  sub.on('ready', () => {
+    sub.subscribe(CHANNEL).catch((err: unknown) => {
+      log.warn({ err }, 'subscribe failed')
+    })
+  })
   sub.on('error', () => {})
-  app.addHook('onClose', async () => { sub.disconnect() })
+  app.addHook('onClose', async () => {
+    sub.disconnect()
+  })
   return {
-    publish: async (userId) => { await redis.publish(CHANNEL, userId) },
-    subscribe: (onChange) => { sub.on('message', (channel: string, userId: string) => { if (channel === CHANNEL) onChange(userId) }) }
+    publish: async (userId) => {
+      await redis.publish(CHANNEL, userId)
+    },
+    subscribe: (onChange) => {
+      sub.on('message', (channel: string, userId: string) => {
+        if (channel === CHANNEL) onChange(userId)
+      })
+    }
   }
 }

@@ -10,21 +10,32 @@ const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
 
 function docs (path: string): any[] {
   const parsed = parseAllDocuments(readFileSync(join(ROOT, path), 'utf8'), { merge: true })
-  for (const d of parsed) if (d.errors.length > 0) throw new Error(`${path}: ${d.errors.map((e) => e.message).join('; ')}`)
+  for (const d of parsed) {
+    if (d.errors.length > 0) throw new Error(`${path}: ${d.errors.map((e) => e.message).join('; ')}`)
+  }
   return parsed.map((d) => d.toJS())
 }
 
 t.test('every YAML file parses', async (t) => {
-  const files = ['compose.yaml', '.github/workflows/deploy-smoke.yml', ...readdirSync(join(ROOT, 'deploy/k8s')).map((f) => `deploy/k8s/${f}`)]
+  const files = [
+    'compose.yaml',
+    '.github/workflows/deploy-smoke.yml',
+    ...readdirSync(join(ROOT, 'deploy/k8s')).map((f) => `deploy/k8s/${f}`)
+  ]
   for (const f of files) t.ok(docs(f).length > 0, f)
 })
 
 t.test('compose: a 3-node replica set, Redis, 3 svc replicas and the agent', async (t) => {
   const [compose] = docs('compose.yaml')
   const s = compose.services
-  t.same(['mongo1', 'mongo2', 'mongo3'].map((m) => s[m].command.includes('--replSet')), [true, true, true])
+  t.same(
+    ['mongo1', 'mongo2', 'mongo3'].map((m) => s[m].command.includes('--replSet')),
+    [true, true, true]
+  )
   t.ok(s.redis)
-  for (const r of ['svc1', 'svc2', 'svc3']) t.match(s[r].environment, { REDIS_URL: 'redis://redis:6379', MONGODB_URI: /replicaSet=rs0/ }, r)
+  for (const r of ['svc1', 'svc2', 'svc3']) {
+    t.match(s[r].environment, { REDIS_URL: 'redis://redis:6379', MONGODB_URI: /replicaSet=rs0/ }, r)
+  }
   t.match(s.agent.environment, { STORE_URL: /^redis:/ })
   t.same(s.agent.command, ['node', 'apps/agent/bin/agent-dist.js'], 'the agent runs compiled, without tsx')
   t.ok(existsSync(join(ROOT, 'apps/agent/bin/agent-dist.js')))
@@ -37,9 +48,16 @@ t.test('kubernetes: readiness on /healthz, graceful termination, a PodDisruption
   t.equal(container.readinessProbe.httpGet.path, '/healthz')
   t.ok(deployment.spec.template.spec.terminationGracePeriodSeconds > 10, 'longer than the 10 s drain')
   t.equal(deployment.spec.template.spec.securityContext.runAsNonRoot, true)
-  t.match(all.find((d) => d.kind === 'PodDisruptionBudget'), { apiVersion: 'policy/v1', spec: { minAvailable: 2 } })
+  t.match(
+    all.find((d) => d.kind === 'PodDisruptionBudget'),
+    { apiVersion: 'policy/v1', spec: { minAvailable: 2 } }
+  )
   const agent = docs('deploy/k8s/agent.yaml').find((d) => d.kind === 'Deployment')
-  t.same(agent.spec.template.spec.containers[0].command, ['node', 'apps/agent/bin/agent-dist.js'], 'the agent runs compiled')
+  t.same(
+    agent.spec.template.spec.containers[0].command,
+    ['node', 'apps/agent/bin/agent-dist.js'],
+    'the agent runs compiled'
+  )
 })
 
 t.test('Dockerfile: multi-stage, compiled dist, non-root, HEALTHCHECK', async (t) => {

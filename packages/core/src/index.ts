@@ -13,7 +13,14 @@ import { startPeriodic } from './periodic.js'
 import { transactionsSupported } from './service/durable/transaction.js'
 import { SchemaEvolution } from './evolution/index.js'
 import { startupCheck, type SchemaCheckMode } from './evolution/startup-check.js'
-import { DEFAULT_MAX_REQUEST_COST, DEFAULT_PAGE_SIZE, DEFAULT_QUERY_TIMEOUT_MS, DEFAULT_TENANT_COST_PER_MINUTE, MAX_PAGE_SIZE, MAX_QUERY_TIMEOUT_MS } from './values/limits.js'
+import {
+  DEFAULT_MAX_REQUEST_COST,
+  DEFAULT_PAGE_SIZE,
+  DEFAULT_QUERY_TIMEOUT_MS,
+  DEFAULT_TENANT_COST_PER_MINUTE,
+  MAX_PAGE_SIZE,
+  MAX_QUERY_TIMEOUT_MS
+} from './values/limits.js'
 import { CostBudget } from './service/cost/budget.js'
 import { memoryUsageStore } from './service/cost/usage-store.js'
 import { EventLog, eventLogSettings } from './service/event-log/index.js'
@@ -21,29 +28,103 @@ import { EventLog, eventLogSettings } from './service/event-log/index.js'
 export * from './errors.js'
 export { defineSchema } from './schema/define.js'
 export type * from './schema/define.js'
-export type { FieldModel, FieldKind, FileFieldOptions, RelationModel, ResourceModel, ResourceSchemas } from './schema/model.js'
+export type {
+  FieldModel,
+  FieldKind,
+  FileFieldOptions,
+  RelationModel,
+  ResourceModel,
+  ResourceSchemas
+} from './schema/model.js'
 export { DEFAULT_FILE_MAX_BYTES } from './schema/file-options.js'
 export { Registry } from './schema/registry.js'
 export { SchemaError } from './schema/schema-error.js'
 export { loadRegistry } from './schema/load.js'
 export { describeModel } from './schema/describe.js'
 export { Manifest, DEFAULT_VERSION } from './describe/manifest.js'
-export type { ManifestContribution, ManifestContributor, ManifestEndpoints, ManifestFeatures, RealtimeEndpoint, RestEndpoint } from './describe/manifest.js'
-export { ResourceService, ResourceServices, RecordEvents, memoryAggregationCache, memoryGenerations } from './service/index.js'
+export type {
+  ManifestContribution,
+  ManifestContributor,
+  ManifestEndpoints,
+  ManifestFeatures,
+  RealtimeEndpoint,
+  RestEndpoint
+} from './describe/manifest.js'
+export {
+  ResourceService,
+  ResourceServices,
+  RecordEvents,
+  memoryAggregationCache,
+  memoryGenerations
+} from './service/index.js'
 export type { AggregationCache, AggregationResult } from './service/index.js'
-export type { RecordEvent, ListQuery, ListResult, ReadOptions, RecordJson, Scope, DeleteStrategy, WriteResult, WriteSubscriber, Operation, PurgeHook, TombstoneUpdate, DurableDoc, DurableEffect, AudienceEvent, EventAudience } from './service/index.js'
+export type {
+  RecordEvent,
+  ListQuery,
+  ListResult,
+  ReadOptions,
+  RecordJson,
+  Scope,
+  DeleteStrategy,
+  WriteResult,
+  WriteSubscriber,
+  Operation,
+  PurgeHook,
+  TombstoneUpdate,
+  DurableDoc,
+  DurableEffect,
+  AudienceEvent,
+  EventAudience
+} from './service/index.js'
 // Schema evolution: `svc schema plan|apply`, migration files, the start-up check.
 export * from './evolution/index.js'
 export type { MigrateBatchOptions, MigrateBatchResult, MigratedRecord } from './service/migrate-batch.js'
 export { MigrationInvalidError, MIGRATION_MARKS_COLLECTION } from './service/migrate-batch.js'
 export { MigrationStepError, type MigrationStep, type StepImage } from './service/migration-steps.js'
-export { INTENTS_COLLECTION, CostBudget, tenantKey, memoryUsageStore, AGGREGATION_PRICE, BULK_WRITE_PRICE, pageRecords, readPrice, recordValues, relatedRecords } from './service/index.js'
+export {
+  INTENTS_COLLECTION,
+  CostBudget,
+  tenantKey,
+  memoryUsageStore,
+  AGGREGATION_PRICE,
+  BULK_WRITE_PRICE,
+  pageRecords,
+  readPrice,
+  recordValues,
+  relatedRecords
+} from './service/index.js'
 export type { CostLimits, UsageStore, Usage } from './service/index.js'
-export { EventLog, EVENTS_COLLECTION, CONSUMERS_COLLECTION, LEASES_COLLECTION, DEFAULT_RETENTION_MS, derivedUuid, checkEventPatterns, checkFeedPatterns, eventTypeMatches, EVENT_ACTIONS } from './service/event-log/index.js'
-export type { LoggedEvent, EventLogOptions, EventSubscription, FollowOptions, BatchHandler, DurableHandler } from './service/event-log/index.js'
+export {
+  EventLog,
+  EVENTS_COLLECTION,
+  CONSUMERS_COLLECTION,
+  LEASES_COLLECTION,
+  DEFAULT_RETENTION_MS,
+  derivedUuid,
+  checkEventPatterns,
+  checkFeedPatterns,
+  eventTypeMatches,
+  EVENT_ACTIONS
+} from './service/event-log/index.js'
+export type {
+  LoggedEvent,
+  EventLogOptions,
+  EventSubscription,
+  FollowOptions,
+  BatchHandler,
+  DurableHandler
+} from './service/event-log/index.js'
 export { normalizeError, type ErrorEnvelope, type NormalizedError } from './http/error-envelope.js'
 export { svcServerOptions, requestTimeouts } from './http/server-options.js'
-export { DOCUMENTED, documented, documentedResponse, documentedInput, OkSchema, AnyObject, listEnvelopeSchema } from './rest/route-docs.js'
+export {
+  DOCUMENTED,
+  documented,
+  documentedResponse,
+  documentedInput,
+  OkSchema,
+  AnyObject,
+  listEnvelopeSchema
+} from './rest/route-docs.js'
 // The BSON boundary, paging and the filter/search rules, for plugins that add reads (restore, history) or describe them (MCP).
 export { toJson, parseId } from './values/convert.js'
 export { resolveField } from './values/resolve-field.js'
@@ -60,13 +141,22 @@ export type { Identity, RequestContext, Surface } from './identity.js'
 export { requestContext, SYSTEM_CONTEXT } from './http/request-context.js'
 export type { SvcContext, SvcCoreOptions, SvcAuth, PasswordChangeBroadcast } from './types.js'
 // Auth helpers for hosts and the CLI (offline minting, duration parsing, user/client admin).
-export { parseDuration, signAccessToken, UserStore, ApiClientStore, normalizeEmail, DEFAULT_REFRESH_TOKEN_TTL_SECONDS } from './auth/index.js'
+export {
+  parseDuration,
+  signAccessToken,
+  UserStore,
+  ApiClientStore,
+  normalizeEmail,
+  DEFAULT_REFRESH_TOKEN_TTL_SECONDS
+} from './auth/index.js'
 export type { AccessClaims, PublicUser } from './auth/index.js'
 
 const TWO_HOURS = 2 * 60 * 60
 
 function wholeMs (name: string, v: unknown, min: number): number {
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < min) throw new Error(`@svc/core: option \`${name}\` must be a whole number of milliseconds (at least ${min})`)
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < min) {
+    throw new Error(`@svc/core: option \`${name}\` must be a whole number of milliseconds (at least ${min})`)
+  }
   return v
 }
 
@@ -76,54 +166,107 @@ function reconcileIntents (app: FastifyInstance, services: ResourceServices, int
   let timer: { stop: () => Promise<void> } | null = null
   app.addHook('onReady', async () => {
     await services.reconcileIntents()
-    if (intervalMs > 0) timer = startPeriodic('write intent reconciliation', async () => await services.reconcileIntents(), intervalMs, log)
+    if (intervalMs > 0) {
+      timer = startPeriodic(
+        'write intent reconciliation',
+        async () => await services.reconcileIntents(),
+        intervalMs,
+        log
+      )
+    }
   })
-  app.addHook('onClose', async () => { await timer?.stop() })
+  app.addHook('onClose', async () => {
+    await timer?.stop()
+  })
 }
 
 /** The `transactions` option against the server: asked once, at start-up. */
 async function useTransactions (app: FastifyInstance, db: SvcCoreOptions['db'], option: unknown): Promise<boolean> {
-  if (option !== 'auto' && typeof option !== 'boolean') throw new Error("@svc/core: option `transactions` must be 'auto', true or false")
+  if (option !== 'auto' && typeof option !== 'boolean') {
+    throw new Error("@svc/core: option `transactions` must be 'auto', true or false")
+  }
   const supported = option === false ? false : await transactionsSupported(db)
-  if (option === true && !supported) throw new Error('@svc/core: option `transactions: true` but the server runs no transactions (a standalone mongod): use a replica set, or `transactions: \'auto\'`')
+  if (option === true && !supported) {
+    throw new Error(
+      "@svc/core: option `transactions: true` but the server runs no transactions (a standalone mongod): use a replica set, or `transactions: 'auto'`"
+    )
+  }
   const on = option !== false && supported
-  app.log.child({ name: '@svc/core' }).info({ transactions: on, option }, on ? 'durable effects commit in transactions' : 'durable effects commit through write-ahead intents')
+  app.log
+    .child({ name: '@svc/core' })
+    .info(
+      { transactions: on, option },
+      on ? 'durable effects commit in transactions' : 'durable effects commit through write-ahead intents'
+    )
   return on
 }
 
 /** The cost options: per-request limit, tenant budget per minute (0 or false: none), the shared counter store. */
 function costBudget (opts: SvcCoreOptions): CostBudget {
   const maxRequestCost = opts.maxRequestCost ?? DEFAULT_MAX_REQUEST_COST
-  if (!Number.isInteger(maxRequestCost) || maxRequestCost < 1) throw new Error('@svc/core: option `maxRequestCost` must be a positive integer')
+  if (!Number.isInteger(maxRequestCost) || maxRequestCost < 1) {
+    throw new Error('@svc/core: option `maxRequestCost` must be a positive integer')
+  }
   const perMinute = opts.tenantCostPerMinute ?? DEFAULT_TENANT_COST_PER_MINUTE
-  if (perMinute !== false && (!Number.isInteger(perMinute) || perMinute < 0)) throw new Error('@svc/core: option `tenantCostPerMinute` must be a whole number >= 0 or false')
-  return new CostBudget({ maxRequestCost, tenantCostPerMinute: perMinute === false || perMinute === 0 ? null : perMinute, store: opts.costStore ?? memoryUsageStore() })
+  if (perMinute !== false && (!Number.isInteger(perMinute) || perMinute < 0)) {
+    throw new Error('@svc/core: option `tenantCostPerMinute` must be a whole number >= 0 or false')
+  }
+  return new CostBudget({
+    maxRequestCost,
+    tenantCostPerMinute: perMinute === false || perMinute === 0 ? null : perMinute,
+    store: opts.costStore ?? memoryUsageStore()
+  })
 }
 
 async function svcCore (app: FastifyInstance, opts: SvcCoreOptions): Promise<void> {
   if (opts.db == null) throw new Error('@svc/core: option `db` (a mongodb Db) is required')
-  if (typeof opts.jwtSecret !== 'string' || opts.jwtSecret.length === 0) throw new Error('@svc/core: option `jwtSecret` is required')
+  if (typeof opts.jwtSecret !== 'string' || opts.jwtSecret.length === 0) {
+    throw new Error('@svc/core: option `jwtSecret` is required')
+  }
   const accessTokenTtlSeconds = parseDuration(opts.accessTokenTtl ?? 900)
   if (accessTokenTtlSeconds > TWO_HOURS) throw new Error('@svc/core: accessTokenTtl above the 2 h ceiling')
   const pageSize = opts.pageSize ?? DEFAULT_PAGE_SIZE
-  if (!Number.isInteger(pageSize) || pageSize < 1) throw new Error('@svc/core: option `pageSize` must be a positive integer')
+  if (!Number.isInteger(pageSize) || pageSize < 1) {
+    throw new Error('@svc/core: option `pageSize` must be a positive integer')
+  }
   const queryTimeoutMs = opts.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS
-  if (!Number.isInteger(queryTimeoutMs) || queryTimeoutMs < 1 || queryTimeoutMs > MAX_QUERY_TIMEOUT_MS) throw new Error(`@svc/core: option \`queryTimeoutMs\` must be a whole number of milliseconds between 1 and ${MAX_QUERY_TIMEOUT_MS}`)
+  if (!Number.isInteger(queryTimeoutMs) || queryTimeoutMs < 1 || queryTimeoutMs > MAX_QUERY_TIMEOUT_MS) {
+    throw new Error(
+      `@svc/core: option \`queryTimeoutMs\` must be a whole number of milliseconds between 1 and ${MAX_QUERY_TIMEOUT_MS}`
+    )
+  }
   const intentLeaseMs = wholeMs('intentLeaseMs', opts.intentLeaseMs ?? 15_000, 1)
   const intentReconcileMs = wholeMs('intentReconcileMs', opts.intentReconcileMs ?? 30_000, 0)
   const refreshTokenTtlSeconds = opts.refreshTokenTtl === undefined ? undefined : parseDuration(opts.refreshTokenTtl)
-  if (opts.resetStalenessMs !== undefined && (!Number.isInteger(opts.resetStalenessMs) || opts.resetStalenessMs < 1)) throw new Error('@svc/core: option `resetStalenessMs` must be a positive whole number of milliseconds')
-  if (opts.publicBaseUrl !== undefined && !/^https?:\/\/\S+$/.test(opts.publicBaseUrl)) throw new Error('@svc/core: option `publicBaseUrl` must be an http(s) URL')
+  if (opts.resetStalenessMs !== undefined && (!Number.isInteger(opts.resetStalenessMs) || opts.resetStalenessMs < 1)) {
+    throw new Error('@svc/core: option `resetStalenessMs` must be a positive whole number of milliseconds')
+  }
+  if (opts.publicBaseUrl !== undefined && !/^https?:\/\/\S+$/.test(opts.publicBaseUrl)) {
+    throw new Error('@svc/core: option `publicBaseUrl` must be an http(s) URL')
+  }
 
   const schemaCheck: SchemaCheckMode = opts.schemaCheck ?? (process.env.NODE_ENV === 'production' ? 'refuse' : 'warn')
-  if (!['refuse', 'warn', 'off'].includes(schemaCheck)) throw new Error("@svc/core: option `schemaCheck` must be 'refuse', 'warn' or 'off'")
+  if (!['refuse', 'warn', 'off'].includes(schemaCheck)) {
+    throw new Error("@svc/core: option `schemaCheck` must be 'refuse', 'warn' or 'off'")
+  }
 
   const cost = costBudget(opts)
   const eventLogOptions = eventLogSettings(opts.eventLog)
   const transactions = await useTransactions(app, opts.db, opts.transactions ?? 'auto')
   const registry = await loadRegistry({ schemaDir: opts.schemaDir, schemas: opts.schemas, log: app.log })
   const events = new RecordEvents(app.log.child({ name: '@svc/core.events' }))
-  const services = new ResourceServices(registry, { db: opts.db, events, log: app.log.child({ name: '@svc/core' }), pageSize: Math.min(pageSize, MAX_PAGE_SIZE), queryTimeoutMs, intentLeaseMs, transactions, cost, cursorKey: () => svc.auth.deriveKey('svc-list-cursor'), ...(opts.aggregationCache !== undefined ? { aggregationCache: opts.aggregationCache } : {}) })
+  const services = new ResourceServices(registry, {
+    db: opts.db,
+    events,
+    log: app.log.child({ name: '@svc/core' }),
+    pageSize: Math.min(pageSize, MAX_PAGE_SIZE),
+    queryTimeoutMs,
+    intentLeaseMs,
+    transactions,
+    cost,
+    cursorKey: () => svc.auth.deriveKey('svc-list-cursor'),
+    ...(opts.aggregationCache !== undefined ? { aggregationCache: opts.aggregationCache } : {})
+  })
   const svc: SvcContext = {
     db: opts.db,
     registry,
@@ -149,7 +292,12 @@ async function svcCore (app: FastifyInstance, opts: SvcCoreOptions): Promise<voi
     auth: null as unknown as SvcContext['auth'], // installed by the auth layer below
     features: {},
     manifest: null as unknown as Manifest, // needs `svc` itself, set just below
-    evolution: new SchemaEvolution({ db: opts.db, registry, services, ...(opts.schemaDir !== undefined ? { schemaDir: opts.schemaDir } : {}) })
+    evolution: new SchemaEvolution({
+      db: opts.db,
+      registry,
+      services,
+      ...(opts.schemaDir !== undefined ? { schemaDir: opts.schemaDir } : {})
+    })
   }
   svc.manifest = new Manifest(svc)
   app.decorate('svc', svc)
@@ -159,13 +307,28 @@ async function svcCore (app: FastifyInstance, opts: SvcCoreOptions): Promise<voi
   installErrorHandling(app, { production: opts.production ?? process.env.NODE_ENV === 'production' })
   // Before the indexes: a new unique index's duplicates are reported, not just refused by the build.
   const migrations = schemaCheck === 'off' ? [] : await svc.evolution.migrations()
-  await startupCheck({ db: opts.db, registry, services, migrations, log: app.log.child({ name: '@svc/core.schema' }) }, schemaCheck)
+  await startupCheck(
+    { db: opts.db, registry, services, migrations, log: app.log.child({ name: '@svc/core.schema' }) },
+    schemaCheck
+  )
   if (opts.indexes !== false) await ensureIndexes(opts.db, registry)
-  await app.register(authPlugin, { jwtSecret: opts.jwtSecret, accessTokenTtlSeconds, bcryptRounds: svc.config.bcryptRounds, refreshTokenTtlSeconds, publicBaseUrl: opts.publicBaseUrl, resetStalenessMs: opts.resetStalenessMs, passwordChangeBroadcast: opts.passwordChangeBroadcast })
+  await app.register(authPlugin, {
+    jwtSecret: opts.jwtSecret,
+    accessTokenTtlSeconds,
+    bcryptRounds: svc.config.bcryptRounds,
+    refreshTokenTtlSeconds,
+    publicBaseUrl: opts.publicBaseUrl,
+    resetStalenessMs: opts.resetStalenessMs,
+    passwordChangeBroadcast: opts.passwordChangeBroadcast
+  })
   reconcileIntents(app, services, intentReconcileMs)
   // After the plugins registered (one may have enabled the log), and stopped before the database closes.
-  app.addHook('onReady', async () => { await svc.eventLog.start() })
-  app.addHook('onClose', async () => { await svc.eventLog.close() })
+  app.addHook('onReady', async () => {
+    await svc.eventLog.start()
+  })
+  app.addHook('onClose', async () => {
+    await svc.eventLog.close()
+  })
   describeRoute(app)
   for (const service of services.all()) {
     await app.register(resourceRoutes, { prefix: `/api/${service.model.version}`, service })

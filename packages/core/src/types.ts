@@ -14,9 +14,9 @@ import type { EventLog, EventLogOptions } from './service/event-log/index.js'
 /** How processes tell each other of completed password resets (a cluster's IPC, Redis pub/sub). */
 export interface PasswordChangeBroadcast {
   /** Resolves once every process has been sent the user id. */
-  publish (userId: string): Promise<void>
+  publish(userId: string): Promise<void>
   /** Called for each user id another process (or this one) published. */
-  subscribe (onChange: (userId: string) => void): void
+  subscribe(onChange: (userId: string) => void): void
 }
 
 /** Options of the @svc/core plugin. The host app owns the MongoDB connection and passes its `Db`. */
@@ -119,14 +119,17 @@ export interface SvcAuth {
    * Throws UnauthenticatedError (401) for a missing/invalid/expired/`alg:none` token or unknown client.
    * Sets and returns `request.identity`.
    */
-  authenticate (request: FastifyRequest, opts?: { allowClient?: boolean }): Promise<Identity>
+  authenticate(request: FastifyRequest, opts?: { allowClient?: boolean }): Promise<Identity>
   /** Signs an access token with the configured secret (claims per CONTRACT.md). */
-  mintAccessToken (claims: { user_id: string, email: string, roles: string[], account_id?: string }, ttlSeconds?: number): string
+  mintAccessToken(
+    claims: { user_id: string; email: string; roles: string[]; account_id?: string },
+    ttlSeconds?: number
+  ): string
   /**
    * A 32-byte key for one purpose (e.g. `files-signing`), derived from the JWT secret with HKDF:
    * plugins get a default secret of their own without ever holding the token key's bytes.
    */
-  deriveKey (purpose: string): Buffer
+  deriveKey(purpose: string): Buffer
 }
 
 /** `app.svc`: decorated once by core; plugins add members to it, never re-decorate. */
@@ -154,7 +157,10 @@ export interface SvcContext {
    * prices a request as a whole (GraphQL) charges it with `cost.chargeRequest(ctx, price)`.
    */
   cost: CostBudget
-  config: Required<Pick<SvcCoreOptions, 'pageSize' | 'bcryptRounds' | 'queryTimeoutMs'>> & { accessTokenTtlSeconds: number, publicBaseUrl?: string }
+  config: Required<Pick<SvcCoreOptions, 'pageSize' | 'bcryptRounds' | 'queryTimeoutMs'>> & {
+    accessTokenTtlSeconds: number
+    publicBaseUrl?: string
+  }
   auth: SvcAuth
   /**
    * Optional features loaded (the `_describe` manifest's `features`): each plugin sets its own

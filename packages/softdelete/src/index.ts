@@ -15,14 +15,20 @@ const HOUR_MS = 60 * 60 * 1000
 function positiveDays (name: string, v: unknown): number | undefined {
   if (v === undefined || v === '') return undefined
   const n = typeof v === 'string' ? Number(v) : v
-  if (typeof n !== 'number' || !Number.isFinite(n) || n <= 0) throw new Error(`@svc/softdelete: ${name} must be a positive number of days`)
+  if (typeof n !== 'number' || !Number.isFinite(n) || n <= 0) {
+    throw new Error(`@svc/softdelete: ${name} must be a positive number of days`)
+  }
   return n
 }
 
 async function softDelete (app: FastifyInstance, opts: SoftDeleteOptions): Promise<void> {
-  const globalDays = positiveDays('retentionDays', opts.retentionDays) ?? positiveDays('SOFT_DELETE_RETENTION_DAYS', process.env.SOFT_DELETE_RETENTION_DAYS)
+  const globalDays =
+    positiveDays('retentionDays', opts.retentionDays) ??
+    positiveDays('SOFT_DELETE_RETENTION_DAYS', process.env.SOFT_DELETE_RETENTION_DAYS)
   const intervalMs = opts.sweepIntervalMs ?? HOUR_MS
-  if (!Number.isInteger(intervalMs) || intervalMs < 0) throw new Error('@svc/softdelete: sweepIntervalMs must be a non-negative integer')
+  if (!Number.isInteger(intervalMs) || intervalMs < 0) {
+    throw new Error('@svc/softdelete: sweepIntervalMs must be a non-negative integer')
+  }
   const batchSize = opts.sweepBatchSize ?? 100
   const now = opts.now ?? (() => new Date())
   const log = app.log.child({ name: '@svc/softdelete' })
@@ -36,10 +42,13 @@ async function softDelete (app: FastifyInstance, opts: SoftDeleteOptions): Promi
   const retentionOf = (s: ResourceService): number | undefined => s.model.softDelete.retentionDays ?? globalDays
   for (const service of services) {
     // The sweep's query; sparse keeps live records (no deletedAt) out of it.
-    if (retentionOf(service) !== undefined) await service.ensureIndex(SYSTEM_CONTEXT, { deletedAt: 1 }, { sparse: true, name: 'svc_softdelete_deleted_at' })
+    if (retentionOf(service) !== undefined) {
+      await service.ensureIndex(SYSTEM_CONTEXT, { deletedAt: 1 }, { sparse: true, name: 'svc_softdelete_deleted_at' })
+    }
   }
 
-  const sweep: SoftDeleteApi['sweep'] = async () => await sweepOnce({ services, retentionDays: retentionOf, now, batchSize })
+  const sweep: SoftDeleteApi['sweep'] = async () =>
+    await sweepOnce({ services, retentionDays: retentionOf, now, batchSize })
   const api: SoftDeleteApi = {
     async restore (ctx, path, id, version = 'v1') {
       const service = app.svc.services.get(path, version)
@@ -55,13 +64,21 @@ async function softDelete (app: FastifyInstance, opts: SoftDeleteOptions): Promi
   const byVersion = new Map<string, ResourceService[]>()
   for (const s of services) byVersion.set(s.model.version, [...(byVersion.get(s.model.version) ?? []), s])
   for (const [version, list] of byVersion) {
-    await app.register(restoreRoutes, { prefix: `/api/${version}`, services: list, restore: async (s, ctx, id) => await restoreRecord(s, ctx, id) })
+    await app.register(restoreRoutes, {
+      prefix: `/api/${version}`,
+      services: list,
+      restore: async (s, ctx, id) => await restoreRecord(s, ctx, id)
+    })
   }
 
   if (intervalMs > 0 && services.some((s) => retentionOf(s) !== undefined)) {
     let timer: { stop: () => Promise<void> } | null = null
-    app.addHook('onReady', async () => { timer = startSweepTimer(sweep, intervalMs, app.svc.db, log) })
-    app.addHook('onClose', async () => { await timer?.stop() })
+    app.addHook('onReady', async () => {
+      timer = startSweepTimer(sweep, intervalMs, app.svc.db, log)
+    })
+    app.addHook('onClose', async () => {
+      await timer?.stop()
+    })
   }
 }
 

@@ -23,11 +23,11 @@ export interface SweepReport {
 /** `app.svc.softDelete`: the operations soft delete adds, for every surface (REST, GraphQL, MCP). */
 export interface SoftDeleteApi {
   /** Clears `deletedAt` of a tombstone the caller may delete; 404 for a live, unknown or foreign record. */
-  restore (ctx: RequestContext, path: string, id: string, version?: string): Promise<RecordJson>
+  restore(ctx: RequestContext, path: string, id: string, version?: string): Promise<RecordJson>
   /** One retention sweep over every schema with a retention; safe to run on several replicas at once. */
-  sweep (): Promise<SweepReport>
+  sweep(): Promise<SweepReport>
   /** The retention that applies to a schema (its own, else the global one), or undefined (kept forever). */
-  retentionDays (path: string, version?: string): number | undefined
+  retentionDays(path: string, version?: string): number | undefined
 }
 
 declare module '@svc/core' {

@@ -11,9 +11,11 @@ t.test('the timer sweep is leased: one replica sweeps, another takes over when i
   const behind = fakeClock()
   behind.advanceDays(-10)
   const { app: a, db } = await buildApp(t, { softDelete: { now: behind.now, retentionDays: 1, sweepIntervalMs: 20 } })
-  const leases = db.collection<{ _id: string, holder: string, until: Date }>(LEASES_COLLECTION)
+  const leases = db.collection<{ _id: string; holder: string; until: Date }>(LEASES_COLLECTION)
   const u = makeUser()
-  const id = (await a.inject({ method: 'POST', url: '/api/v1/notes', headers: u.headers, payload: { body: 'x' } })).json()._id
+  const id = (
+    await a.inject({ method: 'POST', url: '/api/v1/notes', headers: u.headers, payload: { body: 'x' } })
+  ).json()._id
   t.equal((await a.inject({ method: 'DELETE', url: `/api/v1/notes/${id}`, headers: u.headers })).statusCode, 200)
   const waitFor = async <T>(what: string, read: () => Promise<T | null>): Promise<T> => {
     for (let i = 0; i < 1000; i++) {
@@ -36,13 +38,16 @@ t.test('the timer sweep is leased: one replica sweeps, another takes over when i
   await waitFor('five renewals by A', async () => {
     const doc = await leases.findOne({ _id: SWEEP_LEASE })
     t.equal(doc?.holder, first.holder, 'A still holds the lease')
-    if (doc != null && doc.until.getTime() !== last) { renewals++; last = doc.until.getTime() }
+    if (doc != null && doc.until.getTime() !== last) {
+      renewals++
+      last = doc.until.getTime()
+    }
     return renewals >= 5 ? true : null
   })
   t.equal(await db.collection('notes').countDocuments(), 1, 'B did not sweep while A held the lease')
 
   await a.close()
-  await waitFor('B to sweep', async () => await db.collection('notes').countDocuments() === 0 ? true : null)
+  await waitFor('B to sweep', async () => ((await db.collection('notes').countDocuments()) === 0 ? true : null))
   const taken = await leases.findOne({ _id: SWEEP_LEASE })
   t.not(taken?.holder, first.holder, 'B holds the lease A released on close')
   await b.close()

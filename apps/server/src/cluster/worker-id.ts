@@ -10,7 +10,9 @@ export const WORKER_HEADER = 'x-svc-worker'
  */
 export function exposeWorkerId (app: FastifyInstance, workerId: string | undefined): void {
   if (workerId === undefined || workerId === '') return
-  app.addHook('onSend', async (_request, reply) => { reply.header(WORKER_HEADER, workerId) })
+  app.addHook('onSend', async (_request, reply) => {
+    reply.header(WORKER_HEADER, workerId)
+  })
 }
 
 /**

@@ -21,7 +21,9 @@ export class PasswordChanges {
     this.#users = users
     this.#cache = new LRUCache({ max: 50_000, ttl: Math.max(1, stalenessMs) })
     this.#broadcast = broadcast
-    broadcast?.subscribe((userId) => { this.forget(userId) })
+    broadcast?.subscribe((userId) => {
+      this.forget(userId)
+    })
   }
 
   /** Seconds since the epoch of the last password change, 0 when none is recorded (or no such user). */

@@ -15,13 +15,23 @@ const MIN_LEASE_MS = 30_000
  * releases it at once. (Concurrent sweeps would only repeat work: this
  * spares the database N replicas' identical scans.)
  */
-export function startSweepTimer (sweep: () => Promise<SweepReport>, intervalMs: number, db: Db, log: FastifyBaseLogger): { stop: () => Promise<void> } {
+export function startSweepTimer (
+  sweep: () => Promise<SweepReport>,
+  intervalMs: number,
+  db: Db,
+  log: FastifyBaseLogger
+): { stop: () => Promise<void> } {
   const lease = new Lease(db, SWEEP_LEASE, randomUUID(), Math.max(2 * intervalMs, MIN_LEASE_MS))
-  const periodic = startPeriodic('retention sweep', async () => {
-    if (!await lease.acquire()) return
-    const r = await sweep()
-    if (Object.keys(r.purged).length > 0) log.info({ purged: r.purged }, 'purged expired tombstones')
-  }, intervalMs, log)
+  const periodic = startPeriodic(
+    'retention sweep',
+    async () => {
+      if (!(await lease.acquire())) return
+      const r = await sweep()
+      if (Object.keys(r.purged).length > 0) log.info({ purged: r.purged }, 'purged expired tombstones')
+    },
+    intervalMs,
+    log
+  )
   return {
     async stop () {
       await periodic.stop()
