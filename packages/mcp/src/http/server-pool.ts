@@ -1,6 +1,7 @@
 import { setMaxListeners } from 'node:events'
 import { createRequire } from 'node:module'
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js'
 import {
   CallToolRequestSchema,
   ListToolsRequestSchema,
@@ -31,21 +32,44 @@ export const INSTRUCTIONS = [
 ].join(' ')
 
 /**
- * One connected SDK server and the request it serves now (a borrowed server serves one request at
- * a time); `stop` aborts that request's work at shutdown.
+ * One connected SDK server (a borrowed server serves one request at a time); `stop` aborts that
+ * request's work at shutdown.
  */
 interface Slot {
   server: Server
   transport: JsonResponseTransport
-  ctx: RequestContext | null
-  call: CallOptions | null
   stop: AbortController
+}
+
+/** What one POST hands its calls, through the SDK's per-request `authInfo.extra`. */
+interface Caller {
+  ctx: RequestContext
+  call: CallOptions
+}
+
+/**
+ * The caller travels with each message, as the SDK carries auth data to its handlers: no slot
+ * field a handler reads, so no context can outlive or cross its request.
+ */
+function authInfo (caller: Caller): AuthInfo {
+  const identity = caller.ctx.identity
+  // The bearer token stays with the auth layer that verified it: the handlers need the identity.
+  return {
+    token: '',
+    clientId: identity?.clientId ?? identity?.userId ?? '',
+    scopes: identity?.roles ?? [],
+    extra: { caller }
+  }
+}
+
+function callerOf (extra: { authInfo?: AuthInfo }): Caller {
+  return extra.authInfo!.extra!.caller as Caller
 }
 
 /**
  * SDK servers for the stateless endpoint. Building a `Server` costs about 150 µs (its
  * zod-checked handlers), so each stays connected to its own transport and requests borrow an
- * idle one: the handlers read the borrower's context from the slot.
+ * idle one: the handlers read the borrower's context from the SDK's per-request data.
  */
 export class ServerPool {
   readonly #idle: Slot[] = []
@@ -62,27 +86,20 @@ export class ServerPool {
       capabilities: { tools: { listChanged: false } },
       instructions: INSTRUCTIONS
     })
-    const slot: Slot = {
-      server,
-      transport: new JsonResponseTransport(),
-      ctx: null,
-      call: null,
-      stop: new AbortController()
-    }
+    const slot: Slot = { server, transport: new JsonResponseTransport(), stop: new AbortController() }
     // Every read of the slot's calls in flight listens to `stop` (a batch runs BATCH_CONCURRENCY calls,
     // each reading relations in parallel) and stops listening when it ends: more than Node's 10 is no leak.
     setMaxListeners(MAX_READS_IN_FLIGHT, slot.stop.signal)
-    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: this.#catalog().list(slot.ctx!.identity!) }))
+    server.setRequestHandler(ListToolsRequestSchema, (_req, extra) => ({
+      tools: this.#catalog().list(callerOf(extra).ctx.identity!)
+    }))
     // Each call's reads stop when the server shuts down. The SDK's own signal (`extra.signal`) adds
     // nothing: the transport settles cancellations itself and never hands them to the SDK, and it
     // is closed only after `stop` aborted; `AbortSignal.any` per call cost ~40 µs.
-    server.setRequestHandler(CallToolRequestSchema, async (req) => {
-      return await this.#catalog().call(
-        { ...slot.ctx!, signal: slot.stop.signal },
-        req.params.name,
-        req.params.arguments ?? {},
-        slot.call!
-      )
+    server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
+      const caller = callerOf(extra)
+      const ctx = { ...caller.ctx, signal: slot.stop.signal }
+      return await this.#catalog().call(ctx, req.params.name, req.params.arguments ?? {}, caller.call)
     })
     await server.connect(slot.transport)
     return slot
@@ -96,12 +113,16 @@ export class ServerPool {
     extra: MessageExtraInfo
   ): Promise<JSONRPCMessage[]> {
     const slot = this.#idle.pop() ?? (await this.#make())
-    slot.ctx = ctx
-    slot.call = call
     this.#busy.add(slot)
     try {
       const direct = directCall(messages)
-      if (direct === undefined) return await slot.transport.exchange(messages, extra, BATCH_CONCURRENCY)
+      if (direct === undefined) {
+        return await slot.transport.exchange(
+          messages,
+          { ...extra, authInfo: authInfo({ ctx, call }) },
+          BATCH_CONCURRENCY
+        )
+      }
       // Answered through the transport, so a shutdown's `abandon` answers it like any other call.
       const answer = slot.transport.expect(direct.id)
       this.#catalog()
@@ -117,8 +138,6 @@ export class ServerPool {
       return [await answer]
     } finally {
       this.#busy.delete(slot)
-      slot.ctx = null
-      slot.call = null
       if (slot.stop.signal.aborted) await slot.server.close()
       else if (this.#idle.length < MAX_IDLE) this.#idle.push(slot)
       else await slot.server.close()
