@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import mercurius, { type MercuriusLoaders } from 'mercurius'
 import { NoSchemaIntrospectionCustomRule } from 'graphql'
-import type { RequestContext } from '@svc/core'
+import { requestContext, type RequestContext } from '@svc/core'
 import { errorFormatter } from '../errors.js'
 import { costGuard } from '../cost/guard.js'
 import type { Built } from '../schema/build.js'
@@ -46,7 +46,7 @@ export async function graphqlRoute (app: FastifyInstance, opts: GraphqlRouteOpti
     validationRules: opts.introspection ? [] : [NoSchemaIntrospectionCustomRule],
     errorFormatter: errorFormatter(opts.production),
     ...(opts.persistedQueries ? { persistedQueryProvider: mercurius.persistedQueryDefaults.automatic(APQ_CACHE_SIZE) } : {}),
-    context: (request): { svc: RequestContext } => ({ svc: { identity: request.identity, surface: 'graphql', req: request, requestId: request.id } }),
+    context: (request): { svc: RequestContext } => ({ svc: requestContext(request, 'graphql') }),
     // `<path>Events` over graphql-ws on the same path (see subscriptions/).
     ...(opts.built.subscriptions ? { subscription: wsOptions(app, opts.keepAliveMs) } : {})
   })

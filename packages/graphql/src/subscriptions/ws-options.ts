@@ -1,6 +1,6 @@
 import { validate, type DocumentNode, type GraphQLSchema } from 'graphql'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { ValidationError, type RequestContext } from '@svc/core'
+import { requestContext, ValidationError, type RequestContext } from '@svc/core'
 import type { costGuard } from '../cost/guard.js'
 import { graphqlError } from './event-fields.js'
 
@@ -31,7 +31,7 @@ export function wsOptions (app: FastifyInstance, keepAliveMs: number) {
   return {
     keepAlive: keepAliveMs,
     context: (_socket: unknown, request: FastifyRequest): { svc: RequestContext } => ({
-      svc: { identity: request.identity, surface: 'graphql', req: request, requestId: request.id }
+      svc: requestContext(request, 'graphql')
     }),
     onConnect: async (data: { payload?: unknown }): Promise<boolean | { svc: RequestContext }> => {
       const headers = payloadHeaders(data.payload)

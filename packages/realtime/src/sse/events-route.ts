@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { OutgoingHttpHeaders } from 'node:http'
-import { UnauthenticatedError, type Identity, type RequestContext } from '@svc/core'
+import { requestContext, UnauthenticatedError, type Identity, type RequestContext } from '@svc/core'
 import type { Feed } from '../feed/feed.js'
 import { parseTypes } from '../feed/views.js'
 import type { TicketStore } from '../tickets/ticket-store.js'
@@ -82,7 +82,7 @@ export async function eventsRoutes (app: FastifyInstance, opts: EventsRouteOptio
     const { query } = request as FastifyRequest & EventsRequest
     const header = request.headers['last-event-id']
     const lastEventId = typeof header === 'string' && header !== '' ? header : query.lastEventId
-    const ctx: RequestContext = { identity, surface: 'rest', req: request, requestId: request.id }
+    const ctx: RequestContext = requestContext(request, 'rest', identity)
     const sink = new SseStream(reply.raw, {
       maxBufferedBytes: settings.maxBufferedBytes,
       onSlow: () => { request.log.info('realtime stream closed: the client does not read (a slow consumer)') }
