@@ -1,4 +1,4 @@
-import { ERROR_DESCRIPTION, ERROR_ENVELOPE, METHODS, operationBasics, pathParameters, toolPath } from './operations.js'
+import { ERROR_DESCRIPTION, ERROR_ENVELOPE, finishPaths } from './operations.js'
 
 type Obj = Record<string, any>
 
@@ -16,8 +16,9 @@ export function toOpenApi31Schema (input: unknown): unknown {
   const out: Obj = {}
   for (const [k, v] of Object.entries(input)) {
     if (k === 'nullable') continue
-    if (SUBSCHEMA_MAPS.includes(k) && isObject(v)) out[k] = Object.fromEntries(Object.entries(v).map(([n, s]) => [n, toOpenApi31Schema(s)]))
-    else if (SUBSCHEMA_LISTS.includes(k) && Array.isArray(v)) out[k] = v.map(toOpenApi31Schema)
+    if (SUBSCHEMA_MAPS.includes(k) && isObject(v)) {
+      out[k] = Object.fromEntries(Object.entries(v).map(([n, s]) => [n, toOpenApi31Schema(s)]))
+    } else if (SUBSCHEMA_LISTS.includes(k) && Array.isArray(v)) out[k] = v.map(toOpenApi31Schema)
     else if (SUBSCHEMAS.includes(k)) out[k] = toOpenApi31Schema(v)
     else out[k] = v
   }
@@ -34,12 +35,27 @@ export function toOpenApi31Schema (input: unknown): unknown {
 
 function content (c: Obj | undefined): Obj | undefined {
   if (c === undefined) return undefined
-  return Object.fromEntries(Object.entries<Obj>(c).map(([type, media]) => [type, media.schema === undefined ? media : { ...media, schema: toOpenApi31Schema(media.schema) }]))
+  return Object.fromEntries(
+    Object.entries<Obj>(c).map(([type, media]) => [
+      type,
+      media.schema === undefined ? media : { ...media, schema: toOpenApi31Schema(media.schema) }
+    ])
+  )
 }
 
 export const SECURITY_SCHEMES = {
-  bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'access token from POST /login (signed with JWT_SECRET)' },
-  clientId: { type: 'apiKey', in: 'header', name: 'X-Client-Id', description: 'an api client id: anonymous, read-only, scoped by the client\'s role' }
+  bearer: {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
+    description: 'access token from POST /login (signed with JWT_SECRET)'
+  },
+  clientId: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-Client-Id',
+    description: "an api client id: anonymous, read-only, scoped by the client's role"
+  }
 }
 
 /**
@@ -48,28 +64,27 @@ export const SECURITY_SCHEMES = {
  * summary, security and tags on every operation, tool-friendly path parameters.
  */
 export function finishOpenApiDocument (doc: Obj): Obj {
-  const schemas: Obj = Object.fromEntries(Object.entries(doc.components?.schemas ?? {}).map(([k, v]) => [k, toOpenApi31Schema(v)]))
+  const schemas: Obj = Object.fromEntries(
+    Object.entries(doc.components?.schemas ?? {}).map(([k, v]) => [k, toOpenApi31Schema(v)])
+  )
   schemas.ErrorEnvelope = ERROR_ENVELOPE
-  const paths: Obj = {}
-  for (const [rawPath, item] of Object.entries<Obj>(doc.paths ?? {})) {
-    const path = toolPath(rawPath)
-    paths[path] = {}
-    for (const [method, op] of Object.entries<Obj>(item)) {
-      if (!METHODS.includes(method)) continue
-      const given = (op.parameters ?? []).map((p: Obj) => p.schema === undefined ? p : { ...p, schema: toOpenApi31Schema(p.schema) })
-      const parameters = pathParameters(path, given, (name) => ({ name, in: 'path', required: true, schema: { type: 'string' } }))
-      const responses: Obj = {}
-      for (const [status, r] of Object.entries<Obj>(op.responses ?? {})) responses[status] = r.content === undefined ? r : { ...r, content: content(r.content) }
-      responses.default = { description: ERROR_DESCRIPTION, content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } } }
-      const { parameters: _drop, ...rest } = op
-      paths[path][method] = {
-        ...rest,
-        ...operationBasics(path, method, op),
-        ...(parameters.length > 0 ? { parameters } : {}),
-        ...(op.requestBody !== undefined ? { requestBody: { ...op.requestBody, content: content(op.requestBody.content) } } : {}),
-        responses
-      }
-    }
+  const paths = finishPaths(doc.paths, {
+    parameter: (p) => (p.schema === undefined ? p : { ...p, schema: toOpenApi31Schema(p.schema) }),
+    pathParameter: (name) => ({ name, in: 'path', required: true, schema: { type: 'string' } }),
+    response: (r) => (r.content === undefined ? r : { ...r, content: content(r.content) }),
+    errorResponse: {
+      description: ERROR_DESCRIPTION,
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } }
+    },
+    extra: (op) =>
+      op.requestBody !== undefined
+        ? { requestBody: { ...op.requestBody, content: content(op.requestBody.content) } }
+        : {}
+  })
+  return {
+    ...doc,
+    servers: doc.servers?.length > 0 ? doc.servers : [{ url: '/' }],
+    components: { ...doc.components, schemas, securitySchemes: SECURITY_SCHEMES },
+    paths
   }
-  return { ...doc, servers: doc.servers?.length > 0 ? doc.servers : [{ url: '/' }], components: { ...doc.components, schemas, securitySchemes: SECURITY_SCHEMES }, paths }
 }

@@ -1,13 +1,23 @@
 import { toSwagger2Parameter, toSwagger2Schema } from './swagger2-schema.js'
-import { ERROR_DESCRIPTION, ERROR_ENVELOPE, METHODS, operationBasics, pathParameters, toolPath } from './operations.js'
+import { ERROR_DESCRIPTION, ERROR_ENVELOPE, finishPaths } from './operations.js'
 
 type Obj = Record<string, any>
 
 export { ERROR_ENVELOPE }
 
 export const SECURITY_DEFINITIONS = {
-  bearer: { type: 'apiKey', in: 'header', name: 'Authorization', description: '`Bearer <access token>` from POST /login (signed with JWT_SECRET)' },
-  clientId: { type: 'apiKey', in: 'header', name: 'X-Client-Id', description: 'an api client id: anonymous, read-only, scoped by the client\'s role' }
+  bearer: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'Authorization',
+    description: '`Bearer <access token>` from POST /login (signed with JWT_SECRET)'
+  },
+  clientId: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-Client-Id',
+    description: "an api client id: anonymous, read-only, scoped by the client's role"
+  }
 }
 
 /**
@@ -16,21 +26,15 @@ export const SECURITY_DEFINITIONS = {
  * operation's `default` response, summary, security and tags on every operation.
  */
 export function finishDocument (doc: Obj): Obj {
-  const definitions: Obj = Object.fromEntries(Object.entries(doc.definitions ?? {}).map(([k, v]) => [k, toSwagger2Schema(v)]))
+  const definitions: Obj = Object.fromEntries(
+    Object.entries(doc.definitions ?? {}).map(([k, v]) => [k, toSwagger2Schema(v)])
+  )
   definitions.ErrorEnvelope = ERROR_ENVELOPE
-  const paths: Obj = {}
-  for (const [rawPath, item] of Object.entries<Obj>(doc.paths ?? {})) {
-    const path = toolPath(rawPath)
-    paths[path] = {}
-    for (const [method, op] of Object.entries<Obj>(item)) {
-      if (!METHODS.includes(method)) continue
-      const parameters = pathParameters(path, (op.parameters ?? []).map(toSwagger2Parameter), (name) => ({ name, in: 'path', required: true, type: 'string' }))
-      const responses: Obj = {}
-      for (const [status, r] of Object.entries<Obj>(op.responses ?? {})) responses[status] = r.schema === undefined ? r : { ...r, schema: toSwagger2Schema(r.schema) }
-      responses.default = { description: ERROR_DESCRIPTION, schema: { $ref: '#/definitions/ErrorEnvelope' } }
-      const { parameters: _drop, ...rest } = op
-      paths[path][method] = { ...rest, ...operationBasics(path, method, op), ...(parameters.length > 0 ? { parameters } : {}), responses }
-    }
-  }
+  const paths = finishPaths(doc.paths, {
+    parameter: toSwagger2Parameter,
+    pathParameter: (name) => ({ name, in: 'path', required: true, type: 'string' }),
+    response: (r) => (r.schema === undefined ? r : { ...r, schema: toSwagger2Schema(r.schema) }),
+    errorResponse: { description: ERROR_DESCRIPTION, schema: { $ref: '#/definitions/ErrorEnvelope' } }
+  })
   return { ...doc, securityDefinitions: SECURITY_DEFINITIONS, definitions, paths }
 }
