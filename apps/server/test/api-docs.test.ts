@@ -93,9 +93,13 @@ t.test('the API descriptions of the reference server hold for tools and for its 
   if (config == null) throw new Error(problems.join('; '))
   const app = await buildServer(config, { db, logger: false })
   t.teardown(async () => await app.close())
-  const mails: string[] = []
+  // The reset mail, awaited by the exercise (a polled budget ran out when redocly and tsc share the CPU).
+  let mailed!: (text: string) => void
+  const firstMail = new Promise<string>((resolve) => {
+    mailed = resolve
+  })
   app.svc.mailer = async (m) => {
-    mails.push(m.text)
+    mailed(m.text)
   }
   await app.ready()
   const swagger = (await app.inject({ url: '/api-docs/swagger.json' })).json() as Doc
@@ -214,7 +218,7 @@ t.test('the API descriptions of the reference server hold for tools and for its 
   t.test(
     'every JSON answer of every route fits the documented response (Ajv over the OpenAPI 3.1 document)',
     async (t) => {
-      const exchanges: Exchange[] = await exercise(app, mails)
+      const exchanges: Exchange[] = await exercise(app, firstMail)
       const ajv = addFormats(new Ajv2020({ strict: false, allErrors: true }))
       ajv.addSchema({ ...openapi, $id: 'svc-openapi' } as never)
       const failures: string[] = []
