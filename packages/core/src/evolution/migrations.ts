@@ -4,7 +4,7 @@ import { join, relative } from 'node:path'
 import type { Registry } from '../schema/registry.js'
 import { importDefault } from '../schema/load.js'
 import { hint } from '../schema/schema-error.js'
-import { isPlainObject } from '../schema/fields.js'
+import { isPlainObject } from '../values/plain-object.js'
 import { DEFAULT_VERSION } from '../describe/manifest.js'
 
 /** What a migration does to one resource's records. */

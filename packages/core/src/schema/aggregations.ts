@@ -2,7 +2,7 @@ import type { Document } from 'mongodb'
 import { castScalar } from '../values/convert.js'
 import { regexProblem } from '../values/regex.js'
 import { resolveField, type FieldLookup } from '../values/resolve-field.js'
-import { isPlainObject } from './fields.js'
+import { isPlainObject } from '../values/plain-object.js'
 import { SchemaError } from './schema-error.js'
 
 /** Stages that write, read other collections or the server's state: any of them could escape the tenant. */

@@ -2,6 +2,7 @@ import type { FieldKind, FieldModel } from './model.js'
 import { SYSTEM_FIELD_SET } from './model.js'
 import { SchemaError } from './schema-error.js'
 import { fileOptions } from './file-options.js'
+import { isPlainObject } from '../values/plain-object.js'
 
 const CTORS = new Map<unknown, FieldKind>([[String, 'string'], [Number, 'number'], [Boolean, 'boolean'], [Date, 'date']])
 const NAMES: Record<string, FieldKind> = { String: 'string', Number: 'number', Boolean: 'boolean', Date: 'date', Mixed: 'mixed', File: 'file' }
@@ -9,10 +10,6 @@ const TYPE_NAMES: Record<FieldKind, string> = { string: 'String', number: 'Numbe
 const OPTION_KEYS = new Set(['name', 'type', 'required', 'default', 'enum', 'min', 'lowercase', 'searchable', 'computed', 'reference', 'stateMachine', 'file', 'acl'])
 // No `$` or `.` (operators and paths) and no leading `__` (framework query parameters, __proto__).
 const NAME_RE = /^(?!__)[A-Za-z_][A-Za-z0-9_]*$/
-
-function isPlainObject (v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) && (Object.getPrototypeOf(v) === Object.prototype || Object.getPrototypeOf(v) === null)
-}
 
 /** A field-options object has a `type` that is itself a type (not a nested field named `type`). */
 function isFieldOptions (v: unknown): v is Record<string, unknown> {
@@ -176,4 +173,3 @@ function stateMachine (source: string, key: string, f: FieldModel, sm: unknown):
   return sm as unknown as FieldModel['stateMachine']
 }
 
-export { isPlainObject }

@@ -1,6 +1,7 @@
 import type { SchemaDefinition } from './define.js'
 import type { FieldModel, RelationModel, ResourceModel } from './model.js'
-import { isPlainObject, normalizeFields } from './fields.js'
+import { normalizeFields } from './fields.js'
+import { isPlainObject } from '../values/plain-object.js'
 import { SchemaError } from './schema-error.js'
 import { buildSchemas } from './typebox.js'
 import { compileAggregations } from './aggregations.js'
