@@ -1,5 +1,6 @@
 import type { Db } from 'mongodb'
 import type { FastifyRequest } from 'fastify'
+import type { PasswordChangeBroadcast } from './auth/password-changes.js'
 import type { SendMail } from './auth/session.js'
 import type { Manifest } from './describe/manifest.js'
 import type { Identity } from './identity.js'
@@ -11,13 +12,7 @@ import type { RecordEvents, ResourceServices } from './service/index.js'
 import type { SchemaEvolution } from './evolution/index.js'
 import type { EventLog, EventLogOptions } from './service/event-log/index.js'
 
-/** How processes tell each other of completed password resets (a cluster's IPC, Redis pub/sub). */
-export interface PasswordChangeBroadcast {
-  /** Resolves once every process has been sent the user id. */
-  publish(userId: string): Promise<void>
-  /** Called for each user id another process (or this one) published. */
-  subscribe(onChange: (userId: string) => void): void
-}
+export type { PasswordChangeBroadcast } from './auth/password-changes.js'
 
 /** Options of the @svc/core plugin. The host app owns the MongoDB connection and passes its `Db`. */
 export interface SvcCoreOptions {

@@ -1,6 +1,13 @@
 import { LRUCache } from 'lru-cache'
-import type { PasswordChangeBroadcast } from '../types.js'
 import type { UserStore } from './stores/users.js'
+
+/** How processes tell each other of completed password resets (a cluster's IPC, Redis pub/sub). */
+export interface PasswordChangeBroadcast {
+  /** Resolves once every process has been sent the user id. */
+  publish(userId: string): Promise<void>
+  /** Called for each user id another process (or this one) published. */
+  subscribe(onChange: (userId: string) => void): void
+}
 
 /** Default bound on how long another process may still accept a token issued before a reset. */
 export const DEFAULT_RESET_STALENESS_MS = 10_000

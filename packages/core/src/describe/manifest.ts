@@ -1,7 +1,7 @@
 import type { RouteOptions } from 'fastify'
 import { describeModel } from '../schema/describe.js'
 import type { ResourceModel } from '../schema/model.js'
-import type { SvcContext } from '../types.js'
+import type { Registry } from '../schema/registry.js'
 
 /** One REST route of a schema as the manifest lists it; `idempotent` marks the route taking `Idempotency-Key`. */
 export interface RestEndpoint {
@@ -65,19 +65,26 @@ export const DEFAULT_VERSION = 'v1'
 
 const ROUTE_METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE'])
 
+/** What the manifest reads of `app.svc` (named here so that `types.ts`, which holds it, is not imported). */
+export interface ManifestSource {
+  registry: Registry
+  features: Record<string, boolean>
+  config: { accessTokenTtlSeconds: number }
+}
+
 /**
  * Builds `GET /_describe` and `GET /api/<v>/<path>-schema` from one function (`schema(model)`).
  * REST endpoints come from the routes actually registered (an `onRoute` hook installed by core
  * before any resource route), so a plugin that is not loaded is never advertised.
  */
 export class Manifest {
-  readonly #svc: SvcContext
+  readonly #svc: ManifestSource
   readonly #routes: Array<{ method: string, url: string }> = []
   readonly #contributors: ManifestContributor[] = []
   readonly #sections = new Map<string, () => unknown>()
   #cache: { key: string, value: Record<string, unknown> } | null = null
 
-  constructor (svc: SvcContext) {
+  constructor (svc: ManifestSource) {
     this.#svc = svc
   }
 

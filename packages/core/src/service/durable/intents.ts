@@ -1,5 +1,10 @@
 import type { Collection, Db, Document, ObjectId } from 'mongodb'
-import type { DurableDoc } from './types.js'
+
+/** One document a durable effect inserts: `document._id` is required (a replay is idempotent by it). */
+export interface DurableDoc {
+  collection: string
+  document: Document & { _id: unknown }
+}
 
 export const INTENTS_COLLECTION = 'svc_write_intents'
 /** How long a completed intent stays as a marker (see `slotKey`): far longer than any request. */

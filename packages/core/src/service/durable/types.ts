@@ -1,13 +1,9 @@
-import type { ClientSession, Collection, Db, Document, ObjectId } from 'mongodb'
+import type { ClientSession, Collection, Db, ObjectId } from 'mongodb'
 import type { FastifyBaseLogger } from 'fastify'
 import type { WriteResult } from '../types.js'
-import type { IntentStore, RecordState } from './intents.js'
+import type { DurableDoc, IntentStore, RecordState } from './intents.js'
 
-/** One document a durable effect inserts: `document._id` is required (a replay is idempotent by it). */
-export interface DurableDoc {
-  collection: string
-  document: Document & { _id: unknown }
-}
+export type { DurableDoc } from './intents.js'
 
 /**
  * Builds the documents a write must leave behind (audit rows, the event log). Core
