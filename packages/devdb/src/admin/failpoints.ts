@@ -6,7 +6,6 @@
  * closes the connection after it (the reply is lost, the write is done).
  */
 import type { Document } from 'bson'
-import type { Handler } from '../commands/context.js'
 import { Codes } from '../errors.js'
 import { adminError } from './error-codes.js'
 import { isNumeric, toNumber } from '../engine/bson-order.js'
@@ -63,7 +62,8 @@ export class FailPoints {
   /** mongod's failGetMoreAfterCursorCheckout: a getMore fails with `errorCode` once it holds its cursor */
   private readonly failGetMoreAfterCursorCheckout = new FailPoint()
 
-  readonly configure: Handler = (cmd, ctx) => {
+  /** `configureFailPoint`; of the command's context it reads the database only (so no import of it). */
+  readonly configure = (cmd: Document, ctx: { db: string }): Document => {
     if (ctx.db !== 'admin') throw adminError(Codes.Unauthorized, 'configureFailPoint may only be run against the admin database.')
     const name: unknown = cmd.configureFailPoint
     if (typeof name !== 'string') throw adminError(Codes.TypeMismatch, "BSON field 'configureFailPoint' is the wrong type, expected type 'string'")

@@ -4,7 +4,6 @@
  * (`startupWarnings`). devdb writes them nowhere else.
  */
 import { EJSON, type Document } from 'bson'
-import type { Handler } from '../commands/context.js'
 import { Codes } from '../errors.js'
 import { adminError } from './error-codes.js'
 import { typeLabel } from '../commands/args.js'
@@ -47,8 +46,8 @@ export class ServerLog {
     if (e.tags?.includes('startupWarnings') === true) this.logs.startupWarnings.push(text)
   }
 
-  /** `getLog`: `'*'` names the logs, a name gives its lines. */
-  readonly getLog: Handler = (cmd, ctx) => {
+  /** `getLog`: `'*'` names the logs, a name gives its lines (of the context it reads the database only). */
+  readonly getLog = (cmd: Document, ctx: { db: string }): Document => {
     if (ctx.db !== 'admin') throw adminError(Codes.Unauthorized, 'getLog may only be run against the admin database.')
     const name: unknown = cmd.getLog
     if (typeof name !== 'string') {

@@ -8,7 +8,7 @@
 import type { Document } from 'bson'
 import { bsonTypeName } from '../engine/bson-order.js'
 import { isPlainDoc } from '../engine/paths.js'
-import type { QuerySpec } from './planner.js'
+import type { QuerySpec } from './query-spec.js'
 
 export interface CachedPlan { index: string, works: number }
 

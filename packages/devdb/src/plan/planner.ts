@@ -5,7 +5,6 @@
  * multi-planner picks among several by a trial run.
  */
 import type { Document } from 'bson'
-import type { Collation } from '../collation/collation.js'
 import { sameCollation } from '../collation/collation.js'
 import type { IndexDef } from '../engine/index-def.js'
 import type { SortKey } from '../query/sort.js'
@@ -19,27 +18,9 @@ import { Fetch, Limit, Skip } from './row-stages.js'
 import { Sort, SortMerge } from './sort-stages.js'
 import { Count, CountScan } from './count-stages.js'
 import type { ExecContext, Stage } from './stage.js'
+import type { QuerySpec } from './query-spec.js'
 
-export interface QuerySpec {
-  /** the filter as the client sent it (explain's parsedQuery, stages' `filter`) */
-  filter?: Document
-  matcher: (d: Document) => boolean
-  /** `$text` queries are answered by scanning with the text matcher */
-  text: boolean
-  score?: (d: Document) => number
-  sort: SortKey[]
-  skip: number
-  /** 0 = none */
-  limit: number
-  /** an index (resolved by the caller), or a collection scan in a direction */
-  hint?: { index: IndexDef } | { natural: 1 | -1 }
-  collation?: Collation
-  /** count command: answer with a COUNT root */
-  count?: boolean
-  /** bytes a blocking sort may hold (undefined: no limit) */
-  sortMemoryLimit?: number
-  errorContext: string
-}
+export type { QuerySpec } from './query-spec.js'
 
 export interface Candidate { root: Stage, rank: number, index?: IndexDef }
 
