@@ -3,6 +3,7 @@ import { ForbiddenError, ValidationError } from '../errors.js'
 import type { Identity, RequestContext } from '../identity.js'
 import type { FieldModel, ResourceModel } from '../schema/model.js'
 import { SYSTEM_FIELDS } from '../schema/model.js'
+import { modelFacts } from './model-facts.js'
 
 /**
  * Field- and document-level ACL. Roles come from the verified identity (bearer JWT or the
@@ -33,7 +34,7 @@ export function canWrite (ctx: RequestContext, f: FieldModel, slot: WriteSlot): 
  * relations and audit use it to project records exactly like the service's own answers.
  */
 export function readableFields (model: ResourceModel, ctx: RequestContext): Set<string> | null {
-  if (ctx.system === true || model.fields.every((f) => f.acl?.read === undefined)) return null
+  if (ctx.system === true || !modelFacts(model).readAcl) return null
   const out = new Set<string>(SYSTEM_FIELDS)
   for (const f of model.fields) if (canRead(ctx, f)) out.add(f.name)
   return out

@@ -113,6 +113,6 @@ export async function deleteMatching (h: WriteHost, ctx: RequestContext, filter:
   result.numAffected = result.records.length
   await h.publish(result)
   const removed = docs.filter((d) => hit.has(String(d._id)) && result!.records!.some((r) => r.before._id === String(d._id) && r.after === null))
-  if (removed.length > 0) await h.purged(removed)
+  if (removed.length > 0) await h.purged(removed, ctx)
   return { numAffected: result.numAffected }
 }

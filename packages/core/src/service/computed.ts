@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { ResourceModel } from '../schema/model.js'
 import { toJson } from '../values/convert.js'
+import { modelFacts } from './model-facts.js'
 
 /**
  * Computed fields are derived on every read from the stored record (JSON form, the same shape
@@ -9,7 +10,7 @@ import { toJson } from '../values/convert.js'
  * A throwing function yields null and a log line: one bad formula never breaks a list.
  */
 export function applyComputed (model: ResourceModel, record: Record<string, unknown>, log: FastifyBaseLogger): void {
-  const fields = model.fields.filter((f) => f.computed !== undefined)
+  const fields = modelFacts(model).computed
   if (fields.length === 0) return
   // A value stored under a computed name (legacy data, a raw insert) never leaks or feeds a formula.
   for (const f of fields) delete record[f.name]

@@ -15,7 +15,7 @@ export interface PluginOpsHost {
   collection: Collection
   maxTimeMS: number
   scopeFilter: (ctx: RequestContext, op: 'get') => Document
-  purged: (docs: Document[]) => Promise<void>
+  purged: (docs: Document[], ctx: RequestContext) => Promise<void>
 }
 
 function systemOnly (ctx: RequestContext, what: string): void {
@@ -40,7 +40,7 @@ export async function purgeDeletedBefore (h: PluginOpsHost, ctx: RequestContext,
     }
     if (purged.length > 0) {
       total += purged.length
-      await h.purged(purged)
+      await h.purged(purged, ctx)
     }
     if (candidates.length < batchSize) return total
   }

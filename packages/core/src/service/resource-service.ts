@@ -96,6 +96,9 @@ export class ResourceService {
   readonly #clientScopes: Map<string, Document>
   readonly #cursors: ListCursors
   #deleteStrategy: DeleteStrategy = hardDelete
+  /** The write path's and plugin operations' view of this service, built once (see write-path.ts). */
+  readonly #host: WriteHost
+  readonly #ops: PluginOpsHost
   /** `__include`: one query per relation for a page, tenant and target scopes re-applied. */
   readonly relations: RelationLoader
   /** Declared aggregations: `aggregations.run(ctx, name, params)` for every surface. */
@@ -118,6 +121,20 @@ export class ResourceService {
     this.aggregations = new AggregationRunner(this)
     this.stored = new StoredRecords(deps.collection)
     this.#durable = { db: deps.collection.db, store: deps.intents, effects: this.#effects, leaseMs: deps.intentLeaseMs, log: deps.log, transactions: deps.transactions }
+    this.#host = {
+      model,
+      collection: deps.collection,
+      maxTimeMS: this.maxTimeMS,
+      deleteStrategy: (args) => this.#deleteStrategy(args),
+      log: (ctx) => this.#log(ctx),
+      scopeFilter: (c, op) => this.scopeFilter(c, op),
+      accept: (c, input, mode) => this.accept(c, input, mode),
+      present: (c, doc) => this.present(c, doc),
+      publish: async (result) => await this.publish(result),
+      purged: async (docs, ctx) => await this.purged(docs, ctx),
+      commit: async (plan, taken) => await commitDurably(this.#durable, plan, taken)
+    }
+    this.#ops = { model, collection: deps.collection, maxTimeMS: this.maxTimeMS, scopeFilter: this.#host.scopeFilter, purged: this.#host.purged }
   }
 
   /**
@@ -177,28 +194,23 @@ export class ResourceService {
     screenWrite(this.model, ctx, input, mode)
   }
 
-  #host (ctx: RequestContext): WriteHost {
-    return {
-      model: this.model,
-      collection: this.#collection,
-      maxTimeMS: this.maxTimeMS,
-      deleteStrategy: this.#deleteStrategy,
-      log: this.#log(ctx),
-      scopeFilter: (c, op) => this.scopeFilter(c, op),
-      accept: (c, input, mode) => this.accept(c, input, mode),
-      present: (c, doc) => this.present(c, doc),
-      publish: async (result) => await this.publish(result),
-      purged: async (docs) => await this.purged(docs, ctx),
-      commit: async (plan, taken) => await commitDurably(this.#durable, plan, taken)
-    }
-  }
-
   /**
    * The one outbound seam (see present.ts): BSON → JSON, computed fields, `availableTransitions`,
    * field-ACL read projection. Relations and audit call it too, so no read path can skip it.
    */
   present (ctx: RequestContext, doc: Document): RecordJson {
     return presentRecord(this.model, ctx, doc, this.#log(ctx))
+  }
+
+  /** Stored records presented (the caller's readable fields worked out once), with the related records of `includes`. */
+  async #presentAll (ctx: RequestContext, docs: Document[], includes: string[]): Promise<RecordJson[]> {
+    const related = includes.length === 0 ? [] : await this.relations.populate(ctx, docs, includes)
+    const log = this.#log(ctx)
+    const readable = this.readableFields(ctx)
+    return docs.map((d, i) => {
+      const record = presentRecord(this.model, ctx, d, log, readable)
+      return includes.length === 0 ? record : { ...record, ...related[i] }
+    })
   }
 
   /** Top-level fields the caller may read (system fields included); null when none is hidden. */
@@ -278,8 +290,7 @@ export class ResourceService {
     const more = docs.length > perPage
     if (more) docs.length = perPage
     const nextCursor = more ? this.#cursors.issue(this.model, shape, order, docs[perPage - 1], page + 1, skip + perPage) : null
-    const related = await this.relations.populate(ctx, docs, includes)
-    return recordsEnvelope(docs.map((d, i) => ({ ...this.present(ctx, d), ...related[i] })), totalResults, page, perPage, more, nextCursor)
+    return recordsEnvelope(await this.#presentAll(ctx, docs, includes), totalResults, page, perPage, more, nextCursor)
   }
 
   /**
@@ -294,8 +305,7 @@ export class ResourceService {
     if (!Number.isInteger(skip) || skip < 0 || skip > 1e9) throw new ValidationError('skip must be an integer between 0 and 1e9', { field: 'skip' })
     await this.charge(ctx, this.priceRead(limit, includes))
     const docs = await this.#collection.find(filter, { sort, skip, limit, batchSize: limit, ...readOptions(this, ctx) }).toArray()
-    const related = await this.relations.populate(ctx, docs, includes)
-    return docs.map((d, i) => ({ ...this.present(ctx, d), ...related[i] }))
+    return await this.#presentAll(ctx, docs, includes)
   }
 
   /** Filter, sort and includes of a list query inside `scoped`, after the caller's ACL screened them. */
@@ -317,8 +327,7 @@ export class ResourceService {
     await this.charge(ctx, this.priceRead(1, includes))
     const doc = await this.#collection.findOne(and({ _id }, scoped), readOptions(this, ctx))
     if (doc == null) throw new NotFoundError(`${this.model.path} not found`)
-    const [related] = await this.relations.populate(ctx, [doc], includes)
-    return { ...this.present(ctx, doc), ...related }
+    return (await this.#presentAll(ctx, [doc], includes))[0]
   }
 
   /**
@@ -335,7 +344,7 @@ export class ResourceService {
   async create (ctx: RequestContext, input: unknown, opts: { idempotencyKey?: string } = {}): Promise<RecordJson> {
     await this.#chargeRecords(ctx, 1)
     if (opts.idempotencyKey !== undefined) return (await this.createOnce(ctx, input, opts.idempotencyKey)).record
-    return await createRecord(this.#host(ctx), ctx, input)
+    return await createRecord(this.#host, ctx, input)
   }
 
   /**
@@ -351,7 +360,7 @@ export class ResourceService {
       path: this.model.key,
       key: checkIdempotencyKey(key),
       body: input,
-      create: async (_id) => await createRecord(this.#host(ctx), ctx, input, { _id }),
+      create: async (_id) => await createRecord(this.#host, ctx, input, { _id }),
       find: async (_id) => {
         const doc = await this.#collection.findOne(and({ _id }, this.scopeFilter(ctx, 'get')), { maxTimeMS: this.maxTimeMS })
         return doc == null ? null : this.present(ctx, doc)
@@ -361,13 +370,13 @@ export class ResourceService {
 
   async updateById (ctx: RequestContext, id: string, patch: unknown): Promise<RecordJson> {
     await this.#chargeRecords(ctx, 1)
-    return await updateRecord(this.#host(ctx), ctx, id, patch)
+    return await updateRecord(this.#host, ctx, id, patch)
   }
 
   /** Several creates at once without hooks (GraphQL `<path>CreateMany`); all validated before any is inserted. */
   async createMany (ctx: RequestContext, inputs: unknown[]): Promise<RecordJson[]> {
     await this.#chargeRecords(ctx, Array.isArray(inputs) ? Math.min(inputs.length, BULK_WRITE_PRICE) : 1)
-    return await createRecords(this.#host(ctx), ctx, inputs)
+    return await createRecords(this.#host, ctx, inputs)
   }
 
   /**
@@ -382,24 +391,24 @@ export class ResourceService {
     if (!Number.isInteger(skip) || skip < 0 || skip > 1e9) throw new ValidationError('skip must be an integer between 0 and 1e9', { field: 'skip' })
     const first = await this.#collection.findOne(and(buildFilter(this.model, query.filter), scoped), { sort: buildSort(this.model, query.sort), skip, projection: { _id: 1 }, maxTimeMS: this.maxTimeMS })
     if (first == null) throw new NotFoundError(`no ${this.model.path} record matches the filter`)
-    return await updateRecord(this.#host(ctx), ctx, String(first._id), patch, { hooks: false })
+    return await updateRecord(this.#host, ctx, String(first._id), patch, { hooks: false })
   }
 
   /** Deletes every record of the caller matching `filter` without hooks (GraphQL `<path>RemoveMany`); one bulk event. */
   async deleteMany (ctx: RequestContext, filter: Record<string, unknown>): Promise<{ numAffected: number }> {
     await this.charge(ctx, BULK_WRITE_PRICE)
-    return await deleteMatching(this.#host(ctx), ctx, filter)
+    return await deleteMatching(this.#host, ctx, filter)
   }
 
   /** Moves one state field (GraphQL `<path>Transition<Field>`, MCP): fires `onEnter` only, no update hooks. */
   async transition (ctx: RequestContext, id: string, field: string, to: unknown): Promise<RecordJson> {
     await this.#chargeRecords(ctx, 1)
-    return await transitionRecord(this.#host(ctx), ctx, id, field, to)
+    return await transitionRecord(this.#host, ctx, id, field, to)
   }
 
   async deleteById (ctx: RequestContext, id: string): Promise<RecordJson> {
     await this.#chargeRecords(ctx, 1)
-    return await deleteRecord(this.#host(ctx), ctx, id)
+    return await deleteRecord(this.#host, ctx, id)
   }
 
   /**
@@ -410,7 +419,7 @@ export class ResourceService {
    */
   async updateWhere (ctx: RequestContext, filter: Document, change: TombstoneUpdate, opts: { operation?: string } = {}): Promise<{ before: Document, after: Document } | null> {
     await this.#chargeRecords(ctx, 1)
-    return await patchRecord(this.#host(ctx), ctx, filter, change, opts)
+    return await patchRecord(this.#host, ctx, filter, change, opts)
   }
 
   /**
@@ -421,26 +430,16 @@ export class ResourceService {
    */
   async readFile (ctx: RequestContext, id: string, field: string): Promise<Document | null> {
     await this.#chargeRecords(ctx, 1)
-    return await readFileField(this.#host(ctx), ctx, id, field)
+    return await readFileField(this.#host, ctx, id, field)
   }
 
   async checkFileWrite (ctx: RequestContext, id: string, field: string): Promise<{ userId: string }> {
-    return await checkFileWrite(this.#host(ctx), ctx, id, field)
+    return await checkFileWrite(this.#host, ctx, id, field)
   }
 
   async setFile (ctx: RequestContext, id: string, field: string, value: Document | null): Promise<{ previous: Document | null, record: RecordJson }> {
     await this.#chargeRecords(ctx, 1)
-    return await writeFileField(this.#host(ctx), ctx, id, field, value)
-  }
-
-  #ops (ctx: RequestContext): PluginOpsHost {
-    return {
-      model: this.model,
-      collection: this.#collection,
-      maxTimeMS: this.maxTimeMS,
-      scopeFilter: (c, op) => this.scopeFilter(c, op),
-      purged: async (docs) => await this.purged(docs, ctx)
-    }
+    return await writeFileField(this.#host, ctx, id, field, value)
   }
 
   /**
@@ -448,19 +447,19 @@ export class ResourceService {
    * sweep and its index, the blob route's and the files reconciler's lookups by blob key.
    */
   async purgeDeletedBefore (ctx: RequestContext, cutoff: Date, opts: { batchSize: number }): Promise<number> {
-    return await purgeDeletedBefore(this.#ops(ctx), ctx, cutoff, opts.batchSize)
+    return await purgeDeletedBefore(this.#ops, ctx, cutoff, opts.batchSize)
   }
 
   async ensureIndex (ctx: RequestContext, keys: IndexSpecification, options: { name: string, sparse?: boolean }): Promise<void> {
-    await ensurePluginIndex(this.#ops(ctx), ctx, keys, options)
+    await ensurePluginIndex(this.#ops, ctx, keys, options)
   }
 
   async fileNamingKey (ctx: RequestContext, _id: ObjectId, field: string, key: string): Promise<Document | null> {
-    return await fileNamingKey(this.#ops(ctx), ctx, _id, field, key)
+    return await fileNamingKey(this.#ops, ctx, _id, field, key)
   }
 
   async fileKeysOf (ctx: RequestContext, ids: ObjectId[], field: string): Promise<Set<string>> {
-    return await fileKeysOf(this.#ops(ctx), ctx, ids, field)
+    return await fileKeysOf(this.#ops, ctx, ids, field)
   }
 
   /**
@@ -480,7 +479,7 @@ export class ResourceService {
     const seed = opts.upsert !== false && owner !== null && legalSeed(this.model, userFilter) ? upsertSeed(this.model, userFilter, set, owner) : null
     if (seed != null) stampInitial(this.model, seed, userFilter)
     const results: WriteResult[] = []
-    const h = this.#host(ctx)
+    const h = this.#host
     await h.commit(async () => {
       results.length = 0
       const plan = await planBulkUpdate(this.#collection, and(userFilter, scoped), { set, unset }, { maxTimeMS: this.maxTimeMS, seed, images: this.#bulkRecords || this.#effects.length > 0 })

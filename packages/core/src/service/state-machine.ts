@@ -3,6 +3,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import { InvalidTransitionError, ValidationError } from '../errors.js'
 import type { ResourceModel } from '../schema/model.js'
 import type { StateMachineDefinition } from '../schema/define.js'
+import { modelFacts } from './model-facts.js'
 
 export interface Transition { field: string, from: string | null, to: string }
 
@@ -17,7 +18,7 @@ function reachable (sm: StateMachineDefinition, current: unknown): string[] {
  * states; with several, `{ <field>: [...] }`. Fields the caller cannot read are left out.
  */
 export function availableTransitions (model: ResourceModel, record: Record<string, unknown>, readable: Set<string> | null): unknown {
-  const entries = Object.entries(model.stateMachines)
+  const entries = modelFacts(model).machines
   if (entries.length === 0) return undefined
   const visible = entries.filter(([field]) => readable === null || readable.has(field))
   if (entries.length === 1) return visible.length === 1 ? reachable(visible[0][1], record[visible[0][0]]) : undefined

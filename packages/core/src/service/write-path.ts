@@ -13,20 +13,24 @@ import type { DeleteStrategy, RecordJson, TombstoneUpdate, WriteResult } from '.
 import { nextStamp, type PlannedWrite } from './durable/commit.js'
 import { stateOf } from './durable/intents.js'
 
-/** What the single-record write path needs from its ResourceService. */
+/**
+ * What the single-record write path needs from its ResourceService: built once per service (the
+ * caller's context is an argument of each write, never captured), so a write allocates no host.
+ */
 export interface WriteHost {
   model: ResourceModel
   collection: Collection
   /** Time bound of each query (see ResourceService.maxTimeMS). */
   maxTimeMS: number
+  /** The service's delete strategy as set now (soft delete replaces it at registration). */
   deleteStrategy: DeleteStrategy
-  log: FastifyBaseLogger
+  log: (ctx: RequestContext) => FastifyBaseLogger
   scopeFilter: (ctx: RequestContext, op: Operation) => Document
   accept: (ctx: RequestContext, input: unknown, mode: 'create' | 'update') => PreparedInput
   present: (ctx: RequestContext, doc: Document) => RecordJson
   publish: (result: WriteResult) => Promise<void>
   /** Runs the purge hooks for documents removed for good (hard delete). */
-  purged: (docs: Document[]) => Promise<void>
+  purged: (docs: Document[], ctx: RequestContext) => Promise<void>
   /**
    * Commits a planned write with the service's durable effects (see durable/commit.ts),
    * planning again after a lost race; a plan of `null` writes nothing. `taken` throws when a
@@ -104,7 +108,7 @@ export async function createRecord (h: WriteHost, ctx: RequestContext, input: un
   }), () => { throw duplicateId(h.collection) })
   await h.publish(result)
   const record = h.present(ctx, doc)
-  await runAfter(model, 'afterCreate', { record, ...hookBase(model, ctx) }, h.log)
+  await runAfter(model, 'afterCreate', { record, ...hookBase(model, ctx) }, h.log(ctx))
   return record
 }
 
@@ -179,8 +183,8 @@ export async function updateRecord (h: WriteHost, ctx: RequestContext, id: strin
   const record = h.present(ctx, next)
   const base = hookBase(model, ctx)
   const prior = h.present(ctx, previous)
-  for (const t of transitions) await runOnEnter(model, t, { record, previous: prior, ...base }, h.log)
-  if (hooks) await runAfter(model, 'afterUpdate', { record, previous: prior, ...base }, h.log)
+  for (const t of transitions) await runOnEnter(model, t, { record, previous: prior, ...base }, h.log(ctx))
+  if (hooks) await runAfter(model, 'afterUpdate', { record, previous: prior, ...base }, h.log(ctx))
   return record
 }
 
@@ -219,9 +223,9 @@ export async function deleteRecord (h: WriteHost, ctx: RequestContext, id: strin
   })
   await h.publish(result!)
   // A removal (not a tombstone) is final: attached blobs go with it.
-  if (after === null) await h.purged([current])
+  if (after === null) await h.purged([current], ctx)
   const record = h.present(ctx, after ?? current)
-  await runAfter(model, 'afterDelete', { record, ...hookBase(model, ctx) }, h.log)
+  await runAfter(model, 'afterDelete', { record, ...hookBase(model, ctx) }, h.log(ctx))
   return record
 }
 
