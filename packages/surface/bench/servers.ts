@@ -1,6 +1,6 @@
-// Child process: two svc apps on one database — `bare` (core alone) and `surface` (core behind
-// @svc/surface with metrics, rate limits and CORS on) — listening on 127.0.0.1. Prints ports, a
-// record id and a token as one JSON line.
+// Child process: svc apps on one database — `bare` (core alone), core behind @svc/surface with
+// every part off, with one part on at a time, and with what the reference server turns on —
+// listening on 127.0.0.1. Prints their ports, a record id and a token as one JSON line.
 import { once } from 'node:events'
 import { createServer } from 'node:http'
 import Fastify, { type FastifyInstance } from 'fastify'
@@ -26,15 +26,31 @@ async function app (surface: SurfaceOptions | null): Promise<FastifyInstance> {
 }
 
 const port = (a: FastifyInstance): number => (a.server.address() as { port: number }).port
-const bare = await app(null)
-// What the issue measures: metrics + rate limiting + CORS (the budget high enough never to refuse).
-const measured = await app({ metrics: {}, rateLimit: { apiPerMin: 1e9 }, cors: { origins: ['https://app.example.test'] }, securityHeaders: false, loadShedding: false })
-// Everything the reference server turns on.
-const full = await app({ metrics: {}, rateLimit: { apiPerMin: 1e9 }, cors: { origins: ['https://app.example.test'] } })
-// Server-process CPU (all three apps live here; one is loaded at a time), on a port of its own.
+// Each part of @svc/surface alone on top of the plugin with everything off (the rate limit's
+// budget high enough never to refuse), then everything the reference server turns on.
+const off: SurfaceOptions = { docs: false, securityHeaders: false, loadShedding: false, rateLimit: false }
+const variants: Record<string, SurfaceOptions | null> = {
+  bare: null,
+  'surface, all off': off,
+  '+ security headers': { ...off, securityHeaders: true },
+  '+ cors': { ...off, cors: { origins: ['https://app.example.test'] } },
+  '+ load shedding': { ...off, loadShedding: {} },
+  '+ metrics': { ...off, metrics: {} },
+  '+ rate limits': { ...off, rateLimit: { apiPerMin: 1e9 } },
+  '+ api docs': { ...off, docs: {} },
+  'all (reference server)': { metrics: {}, rateLimit: { apiPerMin: 1e9 }, cors: { origins: ['https://app.example.test'] } }
+}
+const ports: Record<string, number> = {}
+const apps: FastifyInstance[] = []
+for (const [name, options] of Object.entries(variants)) {
+  const a = await app(options)
+  apps.push(a)
+  ports[name] = port(a)
+}
+// Server-process CPU (all apps live here; one is loaded at a time), on a port of its own.
 const cpuServer = createServer((_req, res) => { res.end(JSON.stringify(process.cpuUsage())) }).listen(0, '127.0.0.1')
 await once(cpuServer, 'listening')
 const ctx = { identity: { kind: 'user' as const, userId, roles: ['user'] }, surface: 'system' as const }
-const { _id: id } = await bare.svc.services.get('deals').create(ctx, { title: 'bench', amount: 1 })
+const { _id: id } = await apps[0].svc.services.get('deals').create(ctx, { title: 'bench', amount: 1 })
 const token = signToken({ user_id: userId, email: 'bench@example.test', roles: ['user'] }, SECRET)
-process.stdout.write(JSON.stringify({ bare: port(bare), measured: port(measured), full: port(full), cpu: (cpuServer.address() as { port: number }).port, id, token }) + '\n')
+process.stdout.write(JSON.stringify({ ports, cpu: (cpuServer.address() as { port: number }).port, id, token }) + '\n')
