@@ -28,12 +28,14 @@ for (let i = 0; i < 200; i++) {
 }
 
 // The baseline: what a developer would write by hand for the same answers — the same JWT check
-// (the tenant is the token's user), then the driver.
+// (@fastify/jwt's verify of the bearer, as svc's; the tenant is the token's user), then the driver.
 const raw: FastifyInstance = Fastify({ logger: false })
 await raw.register(fastifyJwt, { secret: SECRET })
-const tenant = async (request: { jwtVerify: () => Promise<unknown> }): Promise<string> => {
-  const claims = await request.jwtVerify() as { user_id?: unknown }
-  if (typeof claims.user_id !== 'string') throw Object.assign(new Error('no user'), { statusCode: 401 })
+const BEARER = /^Bearer +(\S+)$/i
+const tenant = async (request: { headers: { authorization?: string } }): Promise<string> => {
+  const token = BEARER.exec(request.headers.authorization ?? '')?.[1]
+  const claims = token === undefined ? null : raw.jwt.verify<{ user_id?: unknown }>(token)
+  if (typeof claims?.user_id !== 'string') throw Object.assign(new Error('no user'), { statusCode: 401 })
   return claims.user_id
 }
 const records = db.collection('deals')
