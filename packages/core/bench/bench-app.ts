@@ -9,13 +9,19 @@ import type { RequestContext } from '../src/index.js'
 
 export const SECRET = 'bench-secret-0123456789abcdef0123'
 
-export interface BenchDatabase { client: MongoClient, db: Db, commands: Map<string, number> }
+export interface BenchDatabase {
+  client: MongoClient
+  db: Db
+  commands: Map<string, number>
+}
 
 /** The bench's client: command monitoring on, every started command counted by name. */
 export async function benchDatabase (uri: string): Promise<BenchDatabase> {
   const client = new MongoClient(uri, { monitorCommands: true })
   const commands = new Map<string, number>()
-  client.on('commandStarted', (e) => { commands.set(e.commandName, (commands.get(e.commandName) ?? 0) + 1) })
+  client.on('commandStarted', (e) => {
+    commands.set(e.commandName, (commands.get(e.commandName) ?? 0) + 1)
+  })
   await client.connect()
   return { client, db: client.db(), commands }
 }
@@ -28,9 +34,11 @@ export async function svcApp (db: Db, fields: Array<Record<string, unknown>>): P
 }
 
 /** The bench tenant: one user, its service context and its bearer token. */
-export function benchTenant (): { userId: string, ctx: RequestContext, token: string } {
+export function benchTenant (): { userId: string; ctx: RequestContext; token: string } {
   const userId = new ObjectId().toHexString()
-  const token = signToken({ user_id: userId, email: 'bench@example.test', roles: ['user'] }, SECRET, { expiresIn: 3600 })
+  const token = signToken({ user_id: userId, email: 'bench@example.test', roles: ['user'] }, SECRET, {
+    expiresIn: 3600
+  })
   return { userId, ctx: { identity: { kind: 'user', userId, roles: ['user'] }, surface: 'system' }, token }
 }
 
@@ -44,7 +52,11 @@ export function measureRoutes (app: FastifyInstance, commands: Map<string, numbe
 }
 
 /** Listens on 127.0.0.1, prints `{ <name>Port…, ...extra }` as one line, closes everything on SIGTERM. */
-export async function answer (apps: Record<string, FastifyInstance>, client: MongoClient, extra: Record<string, unknown>): Promise<void> {
+export async function answer (
+  apps: Record<string, FastifyInstance>,
+  client: MongoClient,
+  extra: Record<string, unknown>
+): Promise<void> {
   const ports: Record<string, number> = {}
   for (const [name, app] of Object.entries(apps)) {
     await app.listen({ host: '127.0.0.1', port: 0 })
@@ -52,6 +64,11 @@ export async function answer (apps: Record<string, FastifyInstance>, client: Mon
   }
   process.stdout.write(JSON.stringify({ ...ports, ...extra }) + '\n')
   process.on('SIGTERM', () => {
-    void Promise.all(Object.values(apps).map(async (a) => await a.close())).then(async () => await client.close()).then(() => process.exit(0))
+    Promise.all(Object.values(apps).map(async (a) => await a.close()))
+      .then(async () => await client.close())
+      .then(
+        () => process.exit(0),
+        () => process.exit(1)
+      )
   })
 }

@@ -9,7 +9,8 @@ import type { Load } from '@svc/testkit/bench'
  * Count before any load runs: requests a load left in flight would still be issuing commands.
  */
 export async function commandsPerRequest (commandsUrl: string, load: Load, n = 20): Promise<string> {
-  const count = async (): Promise<Record<string, number>> => await (await fetch(commandsUrl)).json() as Record<string, number>
+  const count = async (): Promise<Record<string, number>> =>
+    (await (await fetch(commandsUrl)).json()) as Record<string, number>
   const before = await count()
   for (let i = 0; i < n; i++) {
     const url = load.paths === undefined ? load.url : new URL(load.paths[i % load.paths.length], load.url).href
@@ -17,7 +18,10 @@ export async function commandsPerRequest (commandsUrl: string, load: Load, n = 2
     if (!res.ok) throw new Error(`${load.label}: ${res.status} ${await res.text()}`)
   }
   const after = await count()
-  return Object.entries(after).filter(([k, v]) => v !== (before[k] ?? 0)).map(([k, v]) => `${k} ${(v - (before[k] ?? 0)) / n}`).join(', ')
+  return Object.entries(after)
+    .filter(([k, v]) => v !== (before[k] ?? 0))
+    .map(([k, v]) => `${k} ${(v - (before[k] ?? 0)) / n}`)
+    .join(', ')
 }
 
 /**

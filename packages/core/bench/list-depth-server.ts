@@ -7,7 +7,10 @@ import { answer, benchDatabase, benchTenant, measureRoutes, svcApp } from './ben
 const RECORDS = Number(process.argv[3] ?? 100_000)
 const { client, db, commands } = await benchDatabase(process.argv[2])
 const { userId, ctx, token } = benchTenant()
-const app = await svcApp(db, [{ name: 'title', type: String, required: true }, { name: 'amount', type: Number, min: 0 }])
+const app = await svcApp(db, [
+  { name: 'title', type: String, required: true },
+  { name: 'amount', type: Number, min: 0 }
+])
 measureRoutes(app, commands)
 await app.ready()
 
@@ -23,6 +26,8 @@ for (let from = 0; from < RECORDS; from += 2000) {
 
 // The cursor after record 50,000 (page 2,500 of 20) — issued once by offset, then reused by cursor.
 const t0 = Date.now()
-const deep = await app.svc.services.get('deals').list(ctx, { perPage: 20, page: Math.floor(RECORDS / 2 / 20), count: false })
+const deep = await app.svc.services
+  .get('deals')
+  .list(ctx, { perPage: 20, page: Math.floor(RECORDS / 2 / 20), count: false })
 console.error(`seeded ${RECORDS} records; issuing the deep cursor by offset took ${Date.now() - t0} ms`)
 await answer({ svc: app }, client, { token, cursor: deep.nextCursor, page: deep.page })

@@ -8,7 +8,15 @@ const records = Number(process.env.BENCH_RECORDS ?? 100_000)
 const processes = new BenchProcesses()
 try {
   const db = await processes.database('svc_bench_depth')
-  const { svcPort: port, token, cursor, page } = await processes.script<{ svcPort: number, token: string, cursor: string, page: number }>(new URL('./list-depth-server.ts', import.meta.url), [db.uri, String(records)])
+  const {
+    svcPort: port,
+    token,
+    cursor,
+    page
+  } = await processes.script<{ svcPort: number; token: string; cursor: string; page: number }>(
+    new URL('./list-depth-server.ts', import.meta.url),
+    [db.uri, String(records)]
+  )
   const headers = { authorization: `Bearer ${token}` }
   const url = (q: string): string => `http://127.0.0.1:${port}/api/v1/deals?${q}`
   console.log(describeRun(db.label) + `; ${records} records of one tenant`)
@@ -24,13 +32,20 @@ try {
   const svcCpu = cpuFrom(`http://127.0.0.1:${port}/cpu`)
   const dbCpu = await databaseCpu(db.uri)
   const cpuLabel = dbCpu === undefined ? 'svc' : 'svc+db'
-  const measured = await compareLoads(loads, dbCpu === undefined ? svcCpu : async () => await svcCpu() + await dbCpu())
+  const measured = await compareLoads(
+    loads,
+    dbCpu === undefined ? svcCpu : async () => (await svcCpu()) + (await dbCpu())
+  )
   const [first, firstCounted, deep] = measured
   for (const [i, m] of measured.entries()) {
-    console.log(`${m.label.padEnd(28)} ${m.rps.toFixed(0).padStart(7)} req/s   ${m.cpuUs.toFixed(0).padStart(7)} µs ${cpuLabel} CPU/request   commands: ${commands[i]}`)
+    console.log(
+      `${m.label.padEnd(28)} ${m.rps.toFixed(0).padStart(7)} req/s   ${m.cpuUs.toFixed(0).padStart(7)} µs ${cpuLabel} CPU/request   commands: ${commands[i]}`
+    )
   }
   console.log(`cursor at depth / first page: ${(first.rps / deep.rps).toFixed(2)}× slower (goal ≤ 1.3)`)
-  console.log(`__count=false / counted:      ${(first.rps / firstCounted.rps).toFixed(2)}× (goal ≥ 1.8); by ${cpuLabel} CPU ${(firstCounted.cpuUs / first.cpuUs).toFixed(2)}×`)
+  console.log(
+    `__count=false / counted:      ${(first.rps / firstCounted.rps).toFixed(2)}× (goal ≥ 1.8); by ${cpuLabel} CPU ${(firstCounted.cpuUs / first.cpuUs).toFixed(2)}×`
+  )
 } finally {
   processes.stop()
 }

@@ -8,7 +8,12 @@ import { commandsPerRequest } from './commands.js'
 const processes = new BenchProcesses()
 try {
   const db = await processes.database('svc_bench')
-  const { svcPort, rawPort, ids, token } = await processes.script<{ svcPort: number, rawPort: number, ids: string[], token: string }>(new URL('./servers.ts', import.meta.url), [db.uri])
+  const { svcPort, rawPort, ids, token } = await processes.script<{
+    svcPort: number
+    rawPort: number
+    ids: string[]
+    token: string
+  }>(new URL('./servers.ts', import.meta.url), [db.uri])
   const id = ids[100]
   const headers = { authorization: `Bearer ${token}` }
   const svc = `http://127.0.0.1:${svcPort}`
@@ -28,13 +33,24 @@ try {
     ...(method === undefined ? { headers } : { method, body, headers: json }),
     ...(each === undefined ? {} : { paths: each.map((x) => new URL(base + path + x).pathname) })
   })
-  const pairs = loads.map(([label, svcPath, rawPath, method, body, each]) => ({ label, pair: [load('svc', svc, svcPath, method, body, each), load('raw', raw, rawPath, method, body, each)] }))
+  const pairs = loads.map(([label, svcPath, rawPath, method, body, each]) => ({
+    label,
+    pair: [load('svc', svc, svcPath, method, body, each), load('raw', raw, rawPath, method, body, each)]
+  }))
   const commands = []
-  for (const { pair } of pairs) commands.push(`svc ${await commandsPerRequest(`${raw}/commands`, pair[0])}; raw ${await commandsPerRequest(`${raw}/commands`, pair[1])}`)
+  for (const { pair } of pairs) {
+    commands.push(
+      `svc ${await commandsPerRequest(`${raw}/commands`, pair[0])}; raw ${await commandsPerRequest(`${raw}/commands`, pair[1])}`
+    )
+  }
   for (const [i, { label, pair }] of pairs.entries()) {
     const [s, r] = await compareLoads(pair, cpuFrom(`${raw}/cpu`))
-    console.log(`${label.padEnd(14)} svc ${s.rps.toFixed(0).padStart(6)} req/s   raw ${r.rps.toFixed(0).padStart(6)} req/s   ratio ${(s.rps / r.rps).toFixed(2)}`)
-    console.log(`${''.padEnd(14)} server CPU per request: svc ${s.cpuUs.toFixed(0)} µs, raw ${r.cpuUs.toFixed(0)} µs (raw/svc ${(r.cpuUs / s.cpuUs).toFixed(2)})`)
+    console.log(
+      `${label.padEnd(14)} svc ${s.rps.toFixed(0).padStart(6)} req/s   raw ${r.rps.toFixed(0).padStart(6)} req/s   ratio ${(s.rps / r.rps).toFixed(2)}`
+    )
+    console.log(
+      `${''.padEnd(14)} server CPU per request: svc ${s.cpuUs.toFixed(0)} µs, raw ${r.cpuUs.toFixed(0)} µs (raw/svc ${(r.cpuUs / s.cpuUs).toFixed(2)})`
+    )
     console.log(`${''.padEnd(14)} database commands per request: ${commands[i]}`)
   }
 } finally {

@@ -15,7 +15,15 @@ const client = new MongoClient(process.argv[2])
 await client.connect()
 const db = client.db()
 const userId = new ObjectId().toHexString()
-const SCHEMAS = [{ path: 'deals', fields: [{ name: 'title', type: String, required: true }, { name: 'amount', type: Number }] }]
+const SCHEMAS = [
+  {
+    path: 'deals',
+    fields: [
+      { name: 'title', type: String, required: true },
+      { name: 'amount', type: Number }
+    ]
+  }
+]
 
 async function app (surface: SurfaceOptions | null): Promise<FastifyInstance> {
   const a = Fastify({ logger: false })
@@ -38,7 +46,11 @@ const variants: Record<string, SurfaceOptions | null> = {
   '+ metrics': { ...off, metrics: {} },
   '+ rate limits': { ...off, rateLimit: { apiPerMin: 1e9 } },
   '+ api docs': { ...off, docs: {} },
-  'all (reference server)': { metrics: {}, rateLimit: { apiPerMin: 1e9 }, cors: { origins: ['https://app.example.test'] } }
+  'all (reference server)': {
+    metrics: {},
+    rateLimit: { apiPerMin: 1e9 },
+    cors: { origins: ['https://app.example.test'] }
+  }
 }
 const ports: Record<string, number> = {}
 const apps: FastifyInstance[] = []
@@ -48,7 +60,9 @@ for (const [name, options] of Object.entries(variants)) {
   ports[name] = port(a)
 }
 // Server-process CPU (all apps live here; one is loaded at a time), on a port of its own.
-const cpuServer = createServer((_req, res) => { res.end(JSON.stringify(process.cpuUsage())) }).listen(0, '127.0.0.1')
+const cpuServer = createServer((_req, res) => {
+  res.end(JSON.stringify(process.cpuUsage()))
+}).listen(0, '127.0.0.1')
 await once(cpuServer, 'listening')
 const ctx = { identity: { kind: 'user' as const, userId, roles: ['user'] }, surface: 'system' as const }
 const { _id: id } = await apps[0].svc.services.get('deals').create(ctx, { title: 'bench', amount: 1 })

@@ -8,14 +8,26 @@ import { BenchProcesses, compareLoads, cpuFrom, describeRun } from '@svc/testkit
 const processes = new BenchProcesses()
 try {
   const db = await processes.database('svc_bench_surface')
-  const s = await processes.script<{ ports: Record<string, number>, cpu: number, id: string, token: string }>(new URL('./servers.ts', import.meta.url), [db.uri])
+  const s = await processes.script<{ ports: Record<string, number>; cpu: number; id: string; token: string }>(
+    new URL('./servers.ts', import.meta.url),
+    [db.uri]
+  )
   const headers = { authorization: `Bearer ${s.token}`, origin: 'https://app.example.test' }
-  const results = await compareLoads(Object.entries(s.ports).map(([label, port]) => ({ label, url: `http://127.0.0.1:${port}/api/v1/deals/${s.id}`, headers })), cpuFrom(`http://127.0.0.1:${s.cpu}/`))
+  const results = await compareLoads(
+    Object.entries(s.ports).map(([label, port]) => ({
+      label,
+      url: `http://127.0.0.1:${port}/api/v1/deals/${s.id}`,
+      headers
+    })),
+    cpuFrom(`http://127.0.0.1:${s.cpu}/`)
+  )
   console.log(`GET /api/v1/deals/:id — ${describeRun(db.label)}`)
   const [bare] = results
   for (const r of results) {
     const extra = r.cpuUs - bare.cpuUs
-    console.log(`${r.label.padEnd(24)} ${r.rps.toFixed(0).padStart(6)} req/s   ratio ${(r.rps / bare.rps).toFixed(2)}   server CPU ${r.cpuUs.toFixed(0).padStart(4)} µs/request (${extra >= 0 ? '+' : ''}${extra.toFixed(0)} vs core alone)`)
+    console.log(
+      `${r.label.padEnd(24)} ${r.rps.toFixed(0).padStart(6)} req/s   ratio ${(r.rps / bare.rps).toFixed(2)}   server CPU ${r.cpuUs.toFixed(0).padStart(4)} µs/request (${extra >= 0 ? '+' : ''}${extra.toFixed(0)} vs core alone)`
+    )
   }
 } finally {
   processes.stop()

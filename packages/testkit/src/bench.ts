@@ -14,11 +14,19 @@ import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import autocannon from 'autocannon'
 
-export interface BenchSettings { seconds: number, connections: number, rounds: number }
+export interface BenchSettings {
+  seconds: number
+  connections: number
+  rounds: number
+}
 
 export function benchSettings (env: Record<string, string | undefined> = process.env): BenchSettings {
-  const num = (v: string | undefined, fallback: number): number => v === undefined || v === '' ? fallback : Number(v)
-  return { seconds: num(env.BENCH_SECONDS, 5), connections: num(env.BENCH_CONNECTIONS, 10), rounds: num(env.BENCH_ROUNDS, 3) }
+  const num = (v: string | undefined, fallback: number): number => (v === undefined || v === '' ? fallback : Number(v))
+  return {
+    seconds: num(env.BENCH_SECONDS, 5),
+    connections: num(env.BENCH_CONNECTIONS, 10),
+    rounds: num(env.BENCH_ROUNDS, 3)
+  }
 }
 
 /** The child processes of one benchmark run; `stop()` ends them all (call it in `finally`). */
@@ -31,17 +39,21 @@ export class BenchProcesses {
     this.#children.push(proc)
     return await new Promise<string>((resolve, reject) => {
       createInterface({ input: proc.stdout! }).once('line', resolve)
-      proc.once('exit', (code) => reject(new Error(`node ${args.join(' ')} exited with ${String(code)} before answering`)))
+      proc.once('exit', (code) =>
+        reject(new Error(`node ${args.join(' ')} exited with ${String(code)} before answering`))
+      )
     })
   }
 
   /** A TypeScript script run on the workspace sources (tsx, `@svc/source`): its first stdout line as JSON. */
-  async script<T = Record<string, unknown>> (script: URL, args: string[] = []): Promise<T> {
-    return JSON.parse(await this.line(['--conditions=@svc/source', '--import', 'tsx', fileURLToPath(script), ...args])) as T
+  async script<T = Record<string, unknown>>(script: URL, args: string[] = []): Promise<T> {
+    return JSON.parse(
+      await this.line(['--conditions=@svc/source', '--import', 'tsx', fileURLToPath(script), ...args])
+    ) as T
   }
 
   /** `MONGODB_URI` when set, else an in-memory devdb in a child process; `name` is the database. */
-  async database (name: string): Promise<{ uri: string, label: string }> {
+  async database (name: string): Promise<{ uri: string; label: string }> {
     const given = process.env.MONGODB_URI
     if (given !== undefined && given !== '') return { uri: given, label: 'MONGODB_URI' }
     const bin = join(dirname(fileURLToPath(import.meta.resolve('@svc/devdb'))), '..', 'bin', 'svc-devdb.js')
@@ -65,19 +77,32 @@ export function median (xs: number[]): number {
  * request by request: writes spread over many records, so a figure measures the write path and
  * not ten connections contending for one record.
  */
-export interface Load { label: string, url: string, method?: string, headers?: Record<string, string>, body?: string, paths?: string[] }
+export interface Load {
+  label: string
+  url: string
+  method?: string
+  headers?: Record<string, string>
+  body?: string
+  paths?: string[]
+}
 
-function cycling (paths: string[]): { requests: Array<{ setupRequest: (req: { path?: string }) => { path?: string } }> } {
+function cycling (paths: string[]): {
+  requests: Array<{ setupRequest: (req: { path?: string }) => { path?: string } }>
+} {
   let next = 0
   return { requests: [{ setupRequest: (req) => ({ ...req, path: paths[next++ % paths.length] }) }] }
 }
 /** Medians over the rounds: requests per second, and server CPU µs per request (NaN without `cpu`). */
-export interface Measured { label: string, rps: number, cpuUs: number }
+export interface Measured {
+  label: string
+  rps: number
+  cpuUs: number
+}
 
 /** A server's CPU time so far (µs, user + system) from an endpoint answering `process.cpuUsage()`. */
 export function cpuFrom (url: string): () => Promise<number> {
   return async () => {
-    const { user, system } = await (await fetch(url)).json() as { user: number, system: number }
+    const { user, system } = (await (await fetch(url)).json()) as { user: number; system: number }
     return user + system
   }
 }
@@ -87,14 +112,23 @@ export function cpuFrom (url: string): () => Promise<number> {
  * alternating order (reversed every other round), and answers each load's medians. Any error or
  * non-2xx answer fails the run: a benchmark of errors measures nothing.
  */
-export async function compareLoads (loads: Load[], cpu?: () => Promise<number>, settings: BenchSettings = benchSettings()): Promise<Measured[]> {
+export async function compareLoads (
+  loads: Load[],
+  cpu?: () => Promise<number>,
+  settings: BenchSettings = benchSettings()
+): Promise<Measured[]> {
   const rps = loads.map((): number[] => [])
   const cpuUs = loads.map((): number[] => [])
   const once = async (i: number): Promise<void> => {
     const { label, paths, ...request } = loads[i]
     const before = cpu === undefined ? 0 : await cpu()
-    const r = await autocannon({ ...request, ...(paths === undefined ? {} : cycling(paths)), connections: settings.connections, duration: settings.seconds })
-    const used = cpu === undefined ? NaN : await cpu() - before
+    const r = await autocannon({
+      ...request,
+      ...(paths === undefined ? {} : cycling(paths)),
+      connections: settings.connections,
+      duration: settings.seconds
+    })
+    const used = cpu === undefined ? NaN : (await cpu()) - before
     if (r.errors + r.non2xx > 0) throw new Error(`${label}: ${r.errors + r.non2xx} errors / non-2xx responses`)
     rps[i].push(r.requests.average)
     cpuUs[i].push(used / r.requests.total)

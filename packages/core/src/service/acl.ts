@@ -61,8 +61,15 @@ export function screenWrite (model: ResourceModel, ctx: RequestContext, input: u
     if (f === undefined || f.path !== key) continue
     if (f.computed !== undefined) throw new ValidationError(`${key} is computed and cannot be written`, { field: key })
     // FileMeta is written by the file routes only (the blob must exist); a JSON body cannot forge it.
-    if (f.kind === 'file') throw new ValidationError(`${key} is a file field: upload it with POST /:id/${key}, remove it with DELETE /:id/${key}`, { field: key })
-    if (!canWrite(ctx, f, slot)) throw new ForbiddenError(`you may not ${slot === 'create' ? 'set' : 'change'} ${key}`, { field: key })
+    if (f.kind === 'file') {
+      throw new ValidationError(
+        `${key} is a file field: upload it with POST /:id/${key}, remove it with DELETE /:id/${key}`,
+        { field: key }
+      )
+    }
+    if (!canWrite(ctx, f, slot)) {
+      throw new ForbiddenError(`you may not ${slot === 'create' ? 'set' : 'change'} ${key}`, { field: key })
+    }
   }
 }
 
@@ -71,7 +78,12 @@ export function screenWrite (model: ResourceModel, ctx: RequestContext, input: u
  * not stored). A hidden field answers exactly like an unknown one, so its existence and values
  * cannot be probed through counts or ordering.
  */
-export function screenQuery (model: ResourceModel, ctx: RequestContext, filter: Record<string, unknown> | undefined, sort: unknown): void {
+export function screenQuery (
+  model: ResourceModel,
+  ctx: RequestContext,
+  filter: Record<string, unknown> | undefined,
+  sort: unknown
+): void {
   const keys = filter != null && typeof filter === 'object' ? Object.keys(filter) : []
   const text = Array.isArray(sort) ? sort.join(',') : sort
   if (typeof text === 'string' && text !== '') {
@@ -81,7 +93,9 @@ export function screenQuery (model: ResourceModel, ctx: RequestContext, filter: 
     const f = model.fieldsByPath.get(key.split('.')[0])
     if (f === undefined) continue
     if (!canRead(ctx, f)) throw new ValidationError(`unknown field '${key}'`, { field: key })
-    if (f.computed !== undefined) throw new ValidationError(`field '${key}' is computed and cannot be filtered or sorted`, { field: key })
+    if (f.computed !== undefined) {
+      throw new ValidationError(`field '${key}' is computed and cannot be filtered or sorted`, { field: key })
+    }
   }
 }
 

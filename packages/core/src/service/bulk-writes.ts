@@ -12,13 +12,14 @@ import { applyChange, asRead, newWriteId, type WriteHost } from './write-path.js
 import { nextStamp } from './durable/commit.js'
 import { stateOf } from './durable/intents.js'
 
-
 /** The index of the failing record in front of a validation error's field (`records.2.name`). */
 function atIndex (err: unknown, i: number): unknown {
   const details = (err as { details?: Record<string, unknown> }).details
   if (details !== undefined) {
     details.index = i
-    if (typeof details.field === 'string') details.field = details.field === '' ? `records.${i}` : `records.${i}.${details.field}`
+    if (typeof details.field === 'string') {
+      details.field = details.field === '' ? `records.${i}` : `records.${i}.${details.field}`
+    }
   }
   if (err instanceof Error) err.message = `records[${i}]: ${err.message}`
   return err
@@ -31,7 +32,9 @@ function atIndex (err: unknown, i: number): unknown {
  * `<path>.created` per record.
  */
 export async function createRecords (h: WriteHost, ctx: RequestContext, inputs: unknown[]): Promise<RecordJson[]> {
-  if (inputs.length === 0 || inputs.length > MAX_BULK_RECORDS) throw new ValidationError(`records must hold 1 to ${MAX_BULK_RECORDS} records`, { field: 'records' })
+  if (inputs.length === 0 || inputs.length > MAX_BULK_RECORDS) {
+    throw new ValidationError(`records must hold 1 to ${MAX_BULK_RECORDS} records`, { field: 'records' })
+  }
   const owner = stamp(ctx)
   const now = new Date()
   const docs: Document[] = inputs.map((input, i) => {
@@ -54,7 +57,10 @@ export async function createRecords (h: WriteHost, ctx: RequestContext, inputs: 
     targets: docs.map((d) => ({ recordId: d._id as ObjectId, from: null, to: now.getTime() })),
     results,
     write: async (session) => {
-      await h.collection.insertMany(docs.map((d) => ({ ...d })), { ordered: true, session })
+      await h.collection.insertMany(
+        docs.map((d) => ({ ...d })),
+        { ordered: true, session }
+      )
       return docs.map((d) => String(d._id))
     }
   }))
@@ -69,17 +75,27 @@ export async function createRecords (h: WriteHost, ctx: RequestContext, inputs: 
  * with `numAffected` and each record's images (audit writes a row per record); removed records
  * go to the purge hooks.
  */
-export async function deleteMatching (h: WriteHost, ctx: RequestContext, filter: Record<string, unknown>): Promise<{ numAffected: number }> {
+export async function deleteMatching (
+  h: WriteHost,
+  ctx: RequestContext,
+  filter: Record<string, unknown>
+): Promise<{ numAffected: number }> {
   const scoped = h.scopeFilter(ctx, 'delete')
   screenQuery(h.model, ctx, filter, undefined)
   const userFilter = buildFilter(h.model, filter)
   const find = async (): Promise<Document[]> => {
-    const found = await h.collection.find(and(userFilter, scoped), { limit: MAX_BULK_RECORDS + 1, maxTimeMS: h.maxTimeMS }).toArray()
-    if (found.length > MAX_BULK_RECORDS) throw new ValidationError(`the filter matches more than ${MAX_BULK_RECORDS} records: narrow it`, { field: 'filter' })
+    const found = await h.collection
+      .find(and(userFilter, scoped), { limit: MAX_BULK_RECORDS + 1, maxTimeMS: h.maxTimeMS })
+      .toArray()
+    if (found.length > MAX_BULK_RECORDS) {
+      throw new ValidationError(`the filter matches more than ${MAX_BULK_RECORDS} records: narrow it`, {
+        field: 'filter'
+      })
+    }
     return found
   }
   let docs: Document[] = []
-  let records: Array<{ before: RecordJson, after: RecordJson | null }> = []
+  let records: Array<{ before: RecordJson; after: RecordJson | null }> = []
   let result: WriteResult | undefined
   const { changed } = await h.commit(async () => {
     docs = await find()
@@ -89,30 +105,67 @@ export async function deleteMatching (h: WriteHost, ctx: RequestContext, filter:
       const t = h.deleteStrategy({ ctx, model: h.model, record: d })
       return t === null ? null : { ...t, $set: { ...t.$set, updatedAt } }
     })
-    records = docs.map((d, i) => ({ before: toJson<RecordJson>(d), after: changes[i] === null ? null : toJson<RecordJson>(applyChange(d, changes[i]!)) }))
-    const targets = docs.map((d, i) => ({ recordId: d._id as ObjectId, from: stateOf(d), to: changes[i] === null ? null : updatedAt.getTime() }))
-    result = { action: 'deleted', writeId: newWriteId(), model: h.model, ctx, filter: toJson(userFilter), numAffected: docs.length, records }
-    const ops: AnyBulkWriteOperation[] = docs.map((d, i) => changes[i] === null ? { deleteOne: { filter: asRead(d) } } : { updateOne: { filter: asRead(d), update: changes[i]! } })
+    records = docs.map((d, i) => ({
+      before: toJson<RecordJson>(d),
+      after: changes[i] === null ? null : toJson<RecordJson>(applyChange(d, changes[i]!))
+    }))
+    const targets = docs.map((d, i) => ({
+      recordId: d._id as ObjectId,
+      from: stateOf(d),
+      to: changes[i] === null ? null : updatedAt.getTime()
+    }))
+    result = {
+      action: 'deleted',
+      writeId: newWriteId(),
+      model: h.model,
+      ctx,
+      filter: toJson(userFilter),
+      numAffected: docs.length,
+      records
+    }
+    const ops: AnyBulkWriteOperation[] = docs.map((d, i) =>
+      changes[i] === null
+        ? { deleteOne: { filter: asRead(d) } }
+        : { updateOne: { filter: asRead(d), update: changes[i]! } }
+    )
     return {
       coll: h.collection,
       targets,
       results: [result],
       write: async (session) => {
         await h.collection.bulkWrite(ops, { ordered: false, session })
-        const now = new Map((await h.collection.find({ _id: { $in: docs.map((d) => d._id) } }, { projection: { updatedAt: 1 }, session }).toArray()).map((d) => [String(d._id), d]))
-        return targets.filter((t) => stateOf(now.get(t.recordId.toHexString())) === t.to).map((t) => t.recordId.toHexString())
+        const now = new Map(
+          (
+            await h.collection
+              .find({ _id: { $in: docs.map((d) => d._id) } }, { projection: { updatedAt: 1 }, session })
+              .toArray()
+          ).map((d) => [String(d._id), d])
+        )
+        return targets
+          .filter((t) => stateOf(now.get(t.recordId.toHexString())) === t.to)
+          .map((t) => t.recordId.toHexString())
       }
     }
   })
   if (result === undefined) {
-    await h.publish({ action: 'deleted', writeId: newWriteId(), model: h.model, ctx, filter: toJson(userFilter), numAffected: 0, records: [] })
+    await h.publish({
+      action: 'deleted',
+      writeId: newWriteId(),
+      model: h.model,
+      ctx,
+      filter: toJson(userFilter),
+      numAffected: 0,
+      records: []
+    })
     return { numAffected: 0 }
   }
   const hit = new Set(changed)
   result.records = records.filter((r) => hit.has(r.before._id))
   result.numAffected = result.records.length
   await h.publish(result)
-  const removed = docs.filter((d) => hit.has(String(d._id)) && result!.records!.some((r) => r.before._id === String(d._id) && r.after === null))
+  const removed = docs.filter(
+    (d) => hit.has(String(d._id)) && result!.records!.some((r) => r.before._id === String(d._id) && r.after === null)
+  )
   if (removed.length > 0) await h.purged(removed, ctx)
   return { numAffected: result.numAffected }
 }

@@ -27,7 +27,12 @@ function systemOnly (ctx: RequestContext, what: string): void {
  * Each row goes with its own `findOneAndDelete` re-checking `deletedAt`, so with several replicas
  * sweeping at once every tombstone is purged by exactly one, and a record restored meanwhile stays.
  */
-export async function purgeDeletedBefore (h: PluginOpsHost, ctx: RequestContext, cutoff: Date, batchSize: number): Promise<number> {
+export async function purgeDeletedBefore (
+  h: PluginOpsHost,
+  ctx: RequestContext,
+  cutoff: Date,
+  batchSize: number
+): Promise<number> {
   systemOnly(ctx, 'purging tombstones')
   const expired = { deletedAt: { $lt: cutoff } }
   let total = 0
@@ -48,7 +53,10 @@ export async function purgeDeletedBefore (h: PluginOpsHost, ctx: RequestContext,
 
 /** An index a plugin's own queries need (soft delete's sweep); named, so a second call is a no-op. */
 export async function ensurePluginIndex (
-  h: PluginOpsHost, ctx: RequestContext, keys: IndexSpecification, options: { name: string, sparse?: boolean }
+  h: PluginOpsHost,
+  ctx: RequestContext,
+  keys: IndexSpecification,
+  options: { name: string; sparse?: boolean }
 ): Promise<void> {
   systemOnly(ctx, 'creating an index')
   await h.collection.createIndex(keys, options)
@@ -59,7 +67,11 @@ export async function ensurePluginIndex (
  * included: a tombstone's file is gone) and still names blob `key`; null otherwise.
  */
 export async function fileNamingKey (
-  h: PluginOpsHost, ctx: RequestContext, _id: ObjectId, field: string, key: string
+  h: PluginOpsHost,
+  ctx: RequestContext,
+  _id: ObjectId,
+  field: string,
+  key: string
 ): Promise<Document | null> {
   systemOnly(ctx, 'looking a blob up by key')
   fileFieldOf(h.model, field)
@@ -72,7 +84,12 @@ export async function fileNamingKey (
  * The blob keys `field` names on the records `ids`, tombstones included (a tombstone owns its
  * blobs until the sweep purges it): the files reconciler keeps exactly these.
  */
-export async function fileKeysOf (h: PluginOpsHost, ctx: RequestContext, ids: ObjectId[], field: string): Promise<Set<string>> {
+export async function fileKeysOf (
+  h: PluginOpsHost,
+  ctx: RequestContext,
+  ids: ObjectId[],
+  field: string
+): Promise<Set<string>> {
   systemOnly(ctx, 'listing blob keys')
   fileFieldOf(h.model, field)
   const named = new Set<string>()

@@ -13,7 +13,15 @@ import { prepareInput, type PreparedInput } from './input.js'
 import { upsertSeed } from './bulk-upsert.js'
 import { readableFields, screenQuery, screenWrite } from './acl.js'
 import { legalSeed, refuseBulkState, stampInitial } from './state-machine.js'
-import { createRecord, deleteRecord, newWriteId, patchRecord, transitionRecord, updateRecord, type WriteHost } from './write-path.js'
+import {
+  createRecord,
+  deleteRecord,
+  newWriteId,
+  patchRecord,
+  transitionRecord,
+  updateRecord,
+  type WriteHost
+} from './write-path.js'
 import { createRecords, deleteMatching } from './bulk-writes.js'
 import { presentRecord } from './present.js'
 import { eventAudience, type EventAudience } from './event-audience.js'
@@ -30,14 +38,24 @@ import { memoryAggregationCache, type AggregationCache } from './aggregation-cac
 import { searchSort, textClause } from './search.js'
 import { readOptions } from './read-options.js'
 import type { CostBudget } from './cost/budget.js'
-import { BULK_WRITE_PRICE, pageRecords, readPrice, recordValues } from './cost/price.js'
+import { BULK_WRITE_PRICE, readPrice, recordValues } from './cost/price.js'
 import { checkIdempotencyKey, type IdempotencyKeys, type IdempotentResult } from './idempotency.js'
 import { StoredRecords } from './stored-records.js'
 import { migrateBatch, type MigrateBatchOptions, type MigrateBatchResult } from './migrate-batch.js'
 import { settleMigrationWrites } from './migrate-judge.js'
 import { keepCollection } from './record-collection.js'
 import { ensurePluginIndex, fileKeysOf, fileNamingKey, purgeDeletedBefore, type PluginOpsHost } from './plugin-ops.js'
-import type { DeleteStrategy, ListQuery, ListResult, ReadOptions, RecordJson, Scope, TombstoneUpdate, WriteResult, WriteSubscriber } from './types.js'
+import type {
+  DeleteStrategy,
+  ListQuery,
+  ListResult,
+  ReadOptions,
+  RecordJson,
+  Scope,
+  TombstoneUpdate,
+  WriteResult,
+  WriteSubscriber
+} from './types.js'
 
 const hardDelete: DeleteStrategy = () => null
 
@@ -117,10 +135,23 @@ export class ResourceService {
     this.#deps = deps
     this.#clientScopes = compileClientScopes(model)
     this.#cursors = new ListCursors(deps.cursorKey)
-    this.relations = new RelationLoader(model, deps.lookup ?? ((p) => { throw new Error(`@svc/core: no service lookup for relation target '${p}'`) }))
+    this.relations = new RelationLoader(
+      model,
+      deps.lookup ??
+        ((p) => {
+          throw new Error(`@svc/core: no service lookup for relation target '${p}'`)
+        })
+    )
     this.aggregations = new AggregationRunner(this)
     this.stored = new StoredRecords(deps.collection)
-    this.#durable = { db: deps.collection.db, store: deps.intents, effects: this.#effects, leaseMs: deps.intentLeaseMs, log: deps.log, transactions: deps.transactions }
+    this.#durable = {
+      db: deps.collection.db,
+      store: deps.intents,
+      effects: this.#effects,
+      leaseMs: deps.intentLeaseMs,
+      log: deps.log,
+      transactions: deps.transactions
+    }
     this.#host = {
       model,
       collection: deps.collection,
@@ -134,7 +165,13 @@ export class ResourceService {
       purged: async (docs, ctx) => await this.purged(docs, ctx),
       commit: async (plan, taken) => await commitDurably(this.#durable, plan, taken)
     }
-    this.#ops = { model, collection: deps.collection, maxTimeMS: this.maxTimeMS, scopeFilter: this.#host.scopeFilter, purged: this.#host.purged }
+    this.#ops = {
+      model,
+      collection: deps.collection,
+      maxTimeMS: this.maxTimeMS,
+      scopeFilter: this.#host.scopeFilter,
+      purged: this.#host.purged
+    }
   }
 
   /**
@@ -145,7 +182,9 @@ export class ResourceService {
    * outbox leaves it off, as migrations publish no event).
    */
   addDurableEffect (name: string, build: DurableEffect, opts: { migrations?: boolean } = {}): void {
-    if (this.#effects.some((e) => e.name === name)) throw new Error(`@svc/core: durable effect '${name}' is already registered on ${this.model.key}`)
+    if (this.#effects.some((e) => e.name === name)) {
+      throw new Error(`@svc/core: durable effect '${name}' is already registered on ${this.model.key}`)
+    }
     this.#effects.push({ name, build, ...(opts.migrations === true ? { migrations: true } : {}) })
   }
 
@@ -157,7 +196,11 @@ export class ResourceService {
   async migrateBatch (ctx: RequestContext, opts: MigrateBatchOptions): Promise<MigrateBatchResult> {
     if (ctx.system !== true) throw new ForbiddenError('migrations are run by operators (svc schema apply)')
     const durable = { ...this.#durable, effects: this.#effects.filter((e) => e.migrations === true) }
-    return await migrateBatch({ model: this.model, collection: this.#collection, stored: this.stored, durable }, ctx, opts)
+    return await migrateBatch(
+      { model: this.model, collection: this.#collection, stored: this.stored, durable },
+      ctx,
+      opts
+    )
   }
 
   /** Before `svc schema apply` (holding its lock): settles the writes a killed run left in flight. */
@@ -166,19 +209,34 @@ export class ResourceService {
     return await settleMigrationWrites(this.#durable, this.#collection.collectionName)
   }
 
-  addScope (scope: Scope): void { this.#scopes.push(scope) }
-  setDeleteStrategy (strategy: DeleteStrategy): void { this.#deleteStrategy = strategy }
-  onWrite (subscriber: WriteSubscriber): void { this.#subscribers.push(subscriber) }
+  addScope (scope: Scope): void {
+    this.#scopes.push(scope)
+  }
+
+  setDeleteStrategy (strategy: DeleteStrategy): void {
+    this.#deleteStrategy = strategy
+  }
+
+  onWrite (subscriber: WriteSubscriber): void {
+    this.#subscribers.push(subscriber)
+  }
+
   /** Hooks run after records are purged for good (extension point 4, see purge.ts). */
   readonly purgeHooks: PurgeHook[] = []
-  onPurge (hook: PurgeHook): void { this.purgeHooks.push(hook) }
+  onPurge (hook: PurgeHook): void {
+    this.purgeHooks.push(hook)
+  }
+
   /** Hands documents removed for good (hard delete, retention sweep) to the purge hooks; never throws. */
   async purged (docs: Document[], ctx?: RequestContext): Promise<void> {
     await runPurgeHooks(this.purgeHooks, this.model, docs, ctx === undefined ? this.#deps.log : this.#log(ctx))
   }
+
   #bulkRecords = false
   /** Bulk writes then report per-record before/after images (`WriteResult.records`), at the cost of a pre-read. */
-  wantBulkRecords (): void { this.#bulkRecords = true }
+  wantBulkRecords (): void {
+    this.#bulkRecords = true
+  }
 
   /**
    * The one inbound seam for every operation and surface: field-ACL write slots and computed
@@ -268,13 +326,17 @@ export class ResourceService {
     const { filter, sort, includes } = this.#plan(ctx, query, scoped)
     const paging = buildPaging(query.page, query.perPage, this.#deps.pageSize)
     const { perPage } = paging
-    if (query.count !== undefined && typeof query.count !== 'boolean') throw new ValidationError('__count must be true or false', { field: '__count' })
+    if (query.count !== undefined && typeof query.count !== 'boolean') {
+      throw new ValidationError('__count must be true or false', { field: '__count' })
+    }
     const order = sort as Document // buildSort and searchSort answer plain objects
     const shape = queryShape(this.model, filter, order, perPage)
     let { page, skip } = paging
     let where = filter
     if (query.cursor !== undefined) {
-      if (query.page !== undefined) throw new ValidationError('__cursor continues a walk: it does not combine with __page', { field: '__cursor' })
+      if (query.page !== undefined) {
+        throw new ValidationError('__cursor continues a walk: it does not combine with __page', { field: '__cursor' })
+      }
       const at = this.#cursors.read(this.model, shape, order, query.cursor)
       page = at.page
       skip = at.skip ?? 0
@@ -289,7 +351,9 @@ export class ResourceService {
     ])
     const more = docs.length > perPage
     if (more) docs.length = perPage
-    const nextCursor = more ? this.#cursors.issue(this.model, shape, order, docs[perPage - 1], page + 1, skip + perPage) : null
+    const nextCursor = more
+      ? this.#cursors.issue(this.model, shape, order, docs[perPage - 1], page + 1, skip + perPage)
+      : null
     return recordsEnvelope(await this.#presentAll(ctx, docs, includes), totalResults, page, perPage, more, nextCursor)
   }
 
@@ -297,19 +361,32 @@ export class ResourceService {
    * The list's records by offset (`skip`, `limit` up to MAX_PAGE_SIZE) and without a count: GraphQL
    * `<path>Many` and `<path>Search` answer a plain array, so they never pay for `countDocuments`.
    */
-  async findMany (ctx: RequestContext, query: ListQuery & { skip?: number, limit?: number } = {}): Promise<RecordJson[]> {
+  async findMany (
+    ctx: RequestContext,
+    query: ListQuery & { skip?: number; limit?: number } = {}
+  ): Promise<RecordJson[]> {
     const { filter, sort, includes } = this.#plan(ctx, query, this.scopeFilter(ctx, 'list', query))
     const limit = query.limit ?? this.#deps.pageSize
-    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE) throw new ValidationError(`limit must be an integer between 1 and ${MAX_PAGE_SIZE}`, { field: 'limit' })
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE) {
+      throw new ValidationError(`limit must be an integer between 1 and ${MAX_PAGE_SIZE}`, { field: 'limit' })
+    }
     const skip = query.skip ?? 0
-    if (!Number.isInteger(skip) || skip < 0 || skip > 1e9) throw new ValidationError('skip must be an integer between 0 and 1e9', { field: 'skip' })
+    if (!Number.isInteger(skip) || skip < 0 || skip > 1e9) {
+      throw new ValidationError('skip must be an integer between 0 and 1e9', { field: 'skip' })
+    }
     await this.charge(ctx, this.priceRead(limit, includes))
-    const docs = await this.#collection.find(filter, { sort, skip, limit, batchSize: limit, ...readOptions(this, ctx) }).toArray()
+    const docs = await this.#collection
+      .find(filter, { sort, skip, limit, batchSize: limit, ...readOptions(this, ctx) })
+      .toArray()
     return await this.#presentAll(ctx, docs, includes)
   }
 
   /** Filter, sort and includes of a list query inside `scoped`, after the caller's ACL screened them. */
-  #plan (ctx: RequestContext, query: ListQuery, scoped: Document): { filter: Document, sort: ReturnType<typeof searchSort>, includes: string[] } {
+  #plan (
+    ctx: RequestContext,
+    query: ListQuery,
+    scoped: Document
+  ): { filter: Document; sort: ReturnType<typeof searchSort>; includes: string[] } {
     screenQuery(this.model, ctx, query.filter, query.sort)
     const includes = this.relations.parse(query.include)
     const text = textClause(this.model, query.q, this.readableFields(ctx))
@@ -362,7 +439,9 @@ export class ResourceService {
       body: input,
       create: async (_id) => await createRecord(this.#host, ctx, input, { _id }),
       find: async (_id) => {
-        const doc = await this.#collection.findOne(and({ _id }, this.scopeFilter(ctx, 'get')), { maxTimeMS: this.maxTimeMS })
+        const doc = await this.#collection.findOne(and({ _id }, this.scopeFilter(ctx, 'get')), {
+          maxTimeMS: this.maxTimeMS
+        })
         return doc == null ? null : this.present(ctx, doc)
       }
     })
@@ -383,13 +462,24 @@ export class ResourceService {
    * Updates the first record of the caller matching `filter` (in `sort` order, after `skip`)
    * without hooks (GraphQL `<path>UpdateOne`); state fields still move only along their table.
    */
-  async updateOne (ctx: RequestContext, query: { filter?: Record<string, unknown>, sort?: string | string[], skip?: number }, patch: unknown): Promise<RecordJson> {
+  async updateOne (
+    ctx: RequestContext,
+    query: { filter?: Record<string, unknown>; sort?: string | string[]; skip?: number },
+    patch: unknown
+  ): Promise<RecordJson> {
     const scoped = this.scopeFilter(ctx, 'update')
     screenQuery(this.model, ctx, query.filter, query.sort)
     await this.#chargeRecords(ctx, 1)
     const skip = query.skip ?? 0
-    if (!Number.isInteger(skip) || skip < 0 || skip > 1e9) throw new ValidationError('skip must be an integer between 0 and 1e9', { field: 'skip' })
-    const first = await this.#collection.findOne(and(buildFilter(this.model, query.filter), scoped), { sort: buildSort(this.model, query.sort), skip, projection: { _id: 1 }, maxTimeMS: this.maxTimeMS })
+    if (!Number.isInteger(skip) || skip < 0 || skip > 1e9) {
+      throw new ValidationError('skip must be an integer between 0 and 1e9', { field: 'skip' })
+    }
+    const first = await this.#collection.findOne(and(buildFilter(this.model, query.filter), scoped), {
+      sort: buildSort(this.model, query.sort),
+      skip,
+      projection: { _id: 1 },
+      maxTimeMS: this.maxTimeMS
+    })
     if (first == null) throw new NotFoundError(`no ${this.model.path} record matches the filter`)
     return await updateRecord(this.#host, ctx, String(first._id), patch, { hooks: false })
   }
@@ -417,7 +507,12 @@ export class ResourceService {
    * no hooks, `updatedAt` stamped, published as `updated` with `operation`, durable effects
    * included. Answers the stored images, or null when nothing matched.
    */
-  async updateWhere (ctx: RequestContext, filter: Document, change: TombstoneUpdate, opts: { operation?: string } = {}): Promise<{ before: Document, after: Document } | null> {
+  async updateWhere (
+    ctx: RequestContext,
+    filter: Document,
+    change: TombstoneUpdate,
+    opts: { operation?: string } = {}
+  ): Promise<{ before: Document; after: Document } | null> {
     await this.#chargeRecords(ctx, 1)
     return await patchRecord(this.#host, ctx, filter, change, opts)
   }
@@ -437,7 +532,12 @@ export class ResourceService {
     return await checkFileWrite(this.#host, ctx, id, field)
   }
 
-  async setFile (ctx: RequestContext, id: string, field: string, value: Document | null): Promise<{ previous: Document | null, record: RecordJson }> {
+  async setFile (
+    ctx: RequestContext,
+    id: string,
+    field: string,
+    value: Document | null
+  ): Promise<{ previous: Document | null; record: RecordJson }> {
     await this.#chargeRecords(ctx, 1)
     return await writeFileField(this.#host, ctx, id, field, value)
   }
@@ -450,7 +550,11 @@ export class ResourceService {
     return await purgeDeletedBefore(this.#ops, ctx, cutoff, opts.batchSize)
   }
 
-  async ensureIndex (ctx: RequestContext, keys: IndexSpecification, options: { name: string, sparse?: boolean }): Promise<void> {
+  async ensureIndex (
+    ctx: RequestContext,
+    keys: IndexSpecification,
+    options: { name: string; sparse?: boolean }
+  ): Promise<void> {
     await ensurePluginIndex(this.#ops, ctx, keys, options)
   }
 
@@ -467,28 +571,73 @@ export class ResourceService {
    * matches, inserts one if that is safe (see upsertSeed) unless `upsert: false` (GraphQL
    * `<path>UpdateMany`). Fires no hooks; one bulk event.
    */
-  async bulkPut (ctx: RequestContext, filter: Record<string, unknown>, record: unknown, opts: { upsert?: boolean } = {}): Promise<{ numAffected: number }> {
+  async bulkPut (
+    ctx: RequestContext,
+    filter: Record<string, unknown>,
+    record: unknown,
+    opts: { upsert?: boolean } = {}
+  ): Promise<{ numAffected: number }> {
     const scoped = this.scopeFilter(ctx, 'bulk')
     screenQuery(this.model, ctx, filter, undefined)
     await this.charge(ctx, BULK_WRITE_PRICE)
     refuseBulkState(this.model, record)
     const userFilter = buildFilter(this.model, filter)
     const { set, unset } = this.accept(ctx, record, 'update')
-    if (Object.keys(set).length === 0 && unset.length === 0) throw new ValidationError('record has no writable fields', { field: 'record' })
+    if (Object.keys(set).length === 0 && unset.length === 0) {
+      throw new ValidationError('record has no writable fields', { field: 'record' })
+    }
     const owner = ctx.identity?.kind === 'user' ? stamp(ctx) : null
-    const seed = opts.upsert !== false && owner !== null && legalSeed(this.model, userFilter) ? upsertSeed(this.model, userFilter, set, owner) : null
+    const seed =
+      opts.upsert !== false && owner !== null && legalSeed(this.model, userFilter)
+        ? upsertSeed(this.model, userFilter, set, owner)
+        : null
     if (seed != null) stampInitial(this.model, seed, userFilter)
     const results: WriteResult[] = []
     const h = this.#host
     await h.commit(async () => {
       results.length = 0
-      const plan = await planBulkUpdate(this.#collection, and(userFilter, scoped), { set, unset }, { maxTimeMS: this.maxTimeMS, seed, images: this.#bulkRecords || this.#effects.length > 0 })
+      const plan = await planBulkUpdate(
+        this.#collection,
+        and(userFilter, scoped),
+        { set, unset },
+        { maxTimeMS: this.maxTimeMS, seed, images: this.#bulkRecords || this.#effects.length > 0 }
+      )
       const writeId = newWriteId()
-      if (plan.created !== undefined) results.push({ action: 'created', writeId, model: this.model, ctx, recordId: plan.created._id, before: null, after: plan.created })
-      results.push({ action: 'updated', writeId, model: this.model, ctx, filter: toJson(userFilter), numAffected: plan.targets.length, ...(this.#bulkRecords ? { records: plan.records ?? [] } : {}) })
-      return plan.targets.length === 0 ? null : { coll: this.#collection, targets: plan.targets, results, write: plan.write }
+      if (plan.created !== undefined) {
+        results.push({
+          action: 'created',
+          writeId,
+          model: this.model,
+          ctx,
+          recordId: plan.created._id,
+          before: null,
+          after: plan.created
+        })
+      }
+      results.push({
+        action: 'updated',
+        writeId,
+        model: this.model,
+        ctx,
+        filter: toJson(userFilter),
+        numAffected: plan.targets.length,
+        ...(this.#bulkRecords ? { records: plan.records ?? [] } : {})
+      })
+      return plan.targets.length === 0
+        ? null
+        : { coll: this.#collection, targets: plan.targets, results, write: plan.write }
     })
-    if (results.length === 0) results.push({ action: 'updated', writeId: newWriteId(), model: this.model, ctx, filter: toJson(userFilter), numAffected: 0, ...(this.#bulkRecords ? { records: [] } : {}) })
+    if (results.length === 0) {
+      results.push({
+        action: 'updated',
+        writeId: newWriteId(),
+        model: this.model,
+        ctx,
+        filter: toJson(userFilter),
+        numAffected: 0,
+        ...(this.#bulkRecords ? { records: [] } : {})
+      })
+    }
     for (const r of results) await this.publish(r)
     return { numAffected: results[results.length - 1].numAffected ?? 0 }
   }
@@ -501,9 +650,12 @@ export class ResourceService {
     const log = this.#log(result.ctx)
     if (this.#cachesAggregations && this.aggregationCache.invalidate !== undefined) {
       // Before the answer: the writer's next aggregation, on any replica, sees its write.
-      const owner = result.recordId !== undefined ? ownerOf(result) ?? null : null
+      const owner = result.recordId !== undefined ? (ownerOf(result) ?? null) : null
       await this.aggregationCache.invalidate(this.model.key, owner).catch((err: unknown) => {
-        log.error({ err, path: this.model.path }, 'aggregation cache invalidation failed: cached answers may be stale for their TTL')
+        log.error(
+          { err, path: this.model.path },
+          'aggregation cache invalidation failed: cached answers may be stale for their TTL'
+        )
       })
     }
     for (const sub of this.#subscribers) {

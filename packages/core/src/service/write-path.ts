@@ -7,7 +7,14 @@ import { parseId, toJson } from '../values/convert.js'
 import { canRead } from './acl.js'
 import { hookBase, runAfter, runBefore } from './hooks.js'
 import { prepareInput, type PreparedInput } from './input.js'
-import { checkInitial, planTransitions, runOnEnter, stampInitial, transitionGuard, type Transition } from './state-machine.js'
+import {
+  checkInitial,
+  planTransitions,
+  runOnEnter,
+  stampInitial,
+  transitionGuard,
+  type Transition
+} from './state-machine.js'
 import { and, stamp, type Operation } from './tenancy.js'
 import type { DeleteStrategy, RecordJson, TombstoneUpdate, WriteResult } from './types.js'
 import { nextStamp, type PlannedWrite } from './durable/commit.js'
@@ -36,7 +43,10 @@ export interface WriteHost {
    * planning again after a lost race; a plan of `null` writes nothing. `taken` throws when a
    * create's id is already used.
    */
-  commit: (plan: (attempt: number) => Promise<PlannedWrite | null>, taken?: () => never) => Promise<{ changed: string[] }>
+  commit: (
+    plan: (attempt: number) => Promise<PlannedWrite | null>,
+    taken?: () => never
+  ) => Promise<{ changed: string[] }>
 }
 
 export function newWriteId (): string {
@@ -78,7 +88,12 @@ function notFound (model: ResourceModel): never {
  * timestamps or pick a non-initial state), insert with the durable effects, publish,
  * afterCreate with the projected record.
  */
-export async function createRecord (h: WriteHost, ctx: RequestContext, input: unknown, opts: { _id?: ObjectId } = {}): Promise<RecordJson> {
+export async function createRecord (
+  h: WriteHost,
+  ctx: RequestContext,
+  input: unknown,
+  opts: { _id?: ObjectId } = {}
+): Promise<RecordJson> {
   const { model } = h
   const owner = stamp(ctx)
   let { set } = h.accept(ctx, input, 'create')
@@ -96,16 +111,29 @@ export async function createRecord (h: WriteHost, ctx: RequestContext, input: un
   const _id = opts._id ?? new ObjectId()
   const doc: Document = { _id, ...set, ...owner, createdAt: now, updatedAt: now }
   const after = toJson<RecordJson>(doc)
-  const result: WriteResult = { action: 'created', writeId: newWriteId(), model, ctx, recordId: after._id, before: null, after }
-  await h.commit(async () => ({
-    coll: h.collection,
-    targets: [{ recordId: _id, from: null, to: now.getTime() }],
-    results: [result],
-    write: async (session) => {
-      await h.collection.insertOne({ ...doc }, { session })
-      return [after._id]
+  const result: WriteResult = {
+    action: 'created',
+    writeId: newWriteId(),
+    model,
+    ctx,
+    recordId: after._id,
+    before: null,
+    after
+  }
+  await h.commit(
+    async () => ({
+      coll: h.collection,
+      targets: [{ recordId: _id, from: null, to: now.getTime() }],
+      results: [result],
+      write: async (session) => {
+        await h.collection.insertOne({ ...doc }, { session })
+        return [after._id]
+      }
+    }),
+    () => {
+      throw duplicateId(h.collection)
     }
-  }), () => { throw duplicateId(h.collection) })
+  )
   await h.publish(result)
   const record = h.present(ctx, doc)
   await runAfter(model, 'afterCreate', { record, ...hookBase(model, ctx) }, h.log(ctx))
@@ -113,13 +141,25 @@ export async function createRecord (h: WriteHost, ctx: RequestContext, input: un
 }
 
 function duplicateId (coll: Collection): Error {
-  return Object.assign(new Error(`E11000 duplicate key error collection: ${coll.collectionName} index: _id_`), { code: 11000, keyPattern: { _id: 1 } })
+  return Object.assign(new Error(`E11000 duplicate key error collection: ${coll.collectionName} index: _id_`), {
+    code: 11000,
+    keyPattern: { _id: 1 }
+  })
 }
 
 function stateConflict (h: WriteHost, ctx: RequestContext, first: Transition[], now: Document): Error | undefined {
   const t = first.find((x) => now[x.field] !== x.from)
   if (t === undefined) return undefined
-  return redactState(h.model, ctx, new ConflictError(`${t.field} changed concurrently; read the record and retry`, { field: t.field, current: now[t.field] ?? null, attempted: t.to, expected: t.from }))
+  return redactState(
+    h.model,
+    ctx,
+    new ConflictError(`${t.field} changed concurrently; read the record and retry`, {
+      field: t.field,
+      current: now[t.field] ?? null,
+      attempted: t.to,
+      expected: t.from
+    })
+  )
 }
 
 /**
@@ -129,17 +169,28 @@ function stateConflict (h: WriteHost, ctx: RequestContext, first: Transition[], 
  * transitions were validated from must not have moved: of two concurrent transitions from one
  * state exactly one lands, the other is 409 CONFLICT.
  */
-export async function updateRecord (h: WriteHost, ctx: RequestContext, id: string, patch: unknown, opts: { hooks?: boolean } = {}): Promise<RecordJson> {
+export async function updateRecord (
+  h: WriteHost,
+  ctx: RequestContext,
+  id: string,
+  patch: unknown,
+  opts: { hooks?: boolean } = {}
+): Promise<RecordJson> {
   const { model } = h
   const scoped = h.scopeFilter(ctx, 'update')
   const _id = parseId(id) ?? notFound(model)
   let { set, unset } = h.accept(ctx, patch, 'update')
   const hooks = opts.hooks !== false
-  const read = async (): Promise<Document> => (await h.collection.findOne(and({ _id }, scoped), { maxTimeMS: h.maxTimeMS })) ?? notFound(model)
+  const read = async (): Promise<Document> =>
+    (await h.collection.findOne(and({ _id }, scoped), { maxTimeMS: h.maxTimeMS })) ?? notFound(model)
   let current = await read()
   if (hooks && model.hooks.beforeUpdate !== undefined) {
     const given: Record<string, unknown> = { ...set, ...Object.fromEntries(unset.map((k) => [k, null])) }
-    const out = await runBefore(model, 'beforeUpdate', { input: given, current: toJson(current), ...hookBase(model, ctx) })
+    const out = await runBefore(model, 'beforeUpdate', {
+      input: given,
+      current: toJson(current),
+      ...hookBase(model, ctx)
+    })
     ;({ set, unset } = prepareInput(model, out ?? given, 'update'))
   }
   let first: Transition[] | undefined
@@ -169,14 +220,24 @@ export async function updateRecord (h: WriteHost, ctx: RequestContext, id: strin
     const writeId = newWriteId()
     results = [
       { action: 'updated', writeId, model, ctx, recordId: after._id, before, after },
-      ...transitions.map((t): WriteResult => ({ action: 'transitioned', writeId, model, ctx, recordId: after._id, before, after, transition: t }))
+      ...transitions.map((t): WriteResult => ({
+        action: 'transitioned',
+        writeId,
+        model,
+        ctx,
+        recordId: after._id,
+        before,
+        after,
+        transition: t
+      }))
     ]
     const guard = and(asRead(previous), transitionGuard(transitions))
     return {
       coll: h.collection,
       targets: [{ recordId: _id, from: stateOf(previous), to: updatedAt.getTime() }],
       results,
-      write: async (session) => (await h.collection.updateOne(guard, change, { session })).matchedCount === 1 ? [after._id] : []
+      write: async (session) =>
+        (await h.collection.updateOne(guard, change, { session })).matchedCount === 1 ? [after._id] : []
     }
   })
   for (const r of results) await h.publish(r)
@@ -193,7 +254,8 @@ export async function deleteRecord (h: WriteHost, ctx: RequestContext, id: strin
   const { model } = h
   const scoped = h.scopeFilter(ctx, 'delete')
   const _id = parseId(id) ?? notFound(model)
-  const read = async (): Promise<Document> => (await h.collection.findOne(and({ _id }, scoped), { maxTimeMS: h.maxTimeMS })) ?? notFound(model)
+  const read = async (): Promise<Document> =>
+    (await h.collection.findOne(and({ _id }, scoped), { maxTimeMS: h.maxTimeMS })) ?? notFound(model)
   let current = await read()
   if (model.hooks.beforeDelete !== undefined) {
     await runBefore(model, 'beforeDelete', { current: toJson(current), ...hookBase(model, ctx) })
@@ -210,15 +272,25 @@ export async function deleteRecord (h: WriteHost, ctx: RequestContext, id: strin
     let to: number | null = null
     if (tombstone === null) {
       after = null
-      write = async (session) => (await h.collection.deleteOne(guard, { session })).deletedCount === 1 ? [before._id] : []
+      write = async (session) =>
+        (await h.collection.deleteOne(guard, { session })).deletedCount === 1 ? [before._id] : []
     } else {
       const updatedAt = nextStamp(from)
       const change: TombstoneUpdate = { ...tombstone, $set: { ...tombstone.$set, updatedAt } }
       after = applyChange(current, change)
       to = updatedAt.getTime()
-      write = async (session) => (await h.collection.updateOne(guard, change, { session })).matchedCount === 1 ? [before._id] : []
+      write = async (session) =>
+        (await h.collection.updateOne(guard, change, { session })).matchedCount === 1 ? [before._id] : []
     }
-    result = { action: 'deleted', writeId: newWriteId(), model, ctx, recordId: before._id, before, after: after === null ? null : toJson<RecordJson>(after) }
+    result = {
+      action: 'deleted',
+      writeId: newWriteId(),
+      model,
+      ctx,
+      recordId: before._id,
+      before,
+      after: after === null ? null : toJson<RecordJson>(after)
+    }
     return { coll: h.collection, targets: [{ recordId: _id, from, to }], results: [result], write }
   })
   await h.publish(result!)
@@ -234,9 +306,14 @@ export async function deleteRecord (h: WriteHost, ctx: RequestContext, id: strin
  * `$set`/`$unset`, with no hooks: file fields, soft delete's restore. Published as `updated`
  * (with `operation` when given). Answers the stored images, or null when nothing matched.
  */
-export async function patchRecord (h: WriteHost, ctx: RequestContext, filter: Document, change: TombstoneUpdate, opts: { operation?: string } = {}):
-Promise<{ before: Document, after: Document } | null> {
-  let images: { before: Document, after: Document } | null = null
+export async function patchRecord (
+  h: WriteHost,
+  ctx: RequestContext,
+  filter: Document,
+  change: TombstoneUpdate,
+  opts: { operation?: string } = {}
+): Promise<{ before: Document; after: Document } | null> {
+  let images: { before: Document; after: Document } | null = null
   let result: WriteResult | undefined
   await h.commit(async () => {
     const current = await h.collection.findOne(filter, { maxTimeMS: h.maxTimeMS })
@@ -249,12 +326,22 @@ Promise<{ before: Document, after: Document } | null> {
     const next = applyChange(current, full)
     images = { before: current, after: next }
     const before = toJson<RecordJson>(current)
-    result = { action: 'updated', writeId: newWriteId(), model: h.model, ctx, recordId: before._id, before, after: toJson<RecordJson>(next), ...(opts.operation !== undefined ? { operation: opts.operation } : {}) }
+    result = {
+      action: 'updated',
+      writeId: newWriteId(),
+      model: h.model,
+      ctx,
+      recordId: before._id,
+      before,
+      after: toJson<RecordJson>(next),
+      ...(opts.operation !== undefined ? { operation: opts.operation } : {})
+    }
     return {
       coll: h.collection,
       targets: [{ recordId: current._id, from: stateOf(current), to: updatedAt.getTime() }],
       results: [result],
-      write: async (session) => (await h.collection.updateOne(asRead(current), full, { session })).matchedCount === 1 ? [before._id] : []
+      write: async (session) =>
+        (await h.collection.updateOne(asRead(current), full, { session })).matchedCount === 1 ? [before._id] : []
     }
   })
   if (images !== null) await h.publish(result!)
@@ -266,8 +353,16 @@ Promise<{ before: Document, after: Document } | null> {
  * transition table and conditional write as PUT by id, but per the spec only `onEnter` runs,
  * not beforeUpdate/afterUpdate.
  */
-export async function transitionRecord (h: WriteHost, ctx: RequestContext, id: string, field: string, to: unknown): Promise<RecordJson> {
-  if (!Object.hasOwn(h.model.stateMachines, field)) throw new ValidationError(`${field} is not a state field of ${h.model.path}`, { field })
+export async function transitionRecord (
+  h: WriteHost,
+  ctx: RequestContext,
+  id: string,
+  field: string,
+  to: unknown
+): Promise<RecordJson> {
+  if (!Object.hasOwn(h.model.stateMachines, field)) {
+    throw new ValidationError(`${field} is not a state field of ${h.model.path}`, { field })
+  }
   if (typeof to !== 'string') throw new ValidationError(`${field} must be a string`, { field })
   return await updateRecord(h, ctx, id, { [field]: to }, { hooks: false })
 }
