@@ -75,6 +75,7 @@ export async function buildServer (config: ServerConfig, opts: BuildServerOption
             authPerMin: config.rateLimitAuthPerMin,
             authPerEmailPerMin: config.rateLimitAuthPerEmailPerMin
           },
+    loadShedding: { maxEventLoopDelayMs: config.loadShedEventLoopDelayMs },
     ...(config.redisUrl !== undefined ? { redis: config.redisUrl } : {}),
     ...(shared !== null ? { usageStore: shared.usageStore } : {})
   })

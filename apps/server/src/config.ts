@@ -48,6 +48,8 @@ export interface ServerConfig {
   requestCostLimit: number
   /** Price each tenant may be charged per minute (RATE_LIMIT_COST_PER_MIN). */
   rateLimitCostPerMin: number
+  /** Event-loop lag (ms) past which requests are shed with 503 (LOAD_SHED_EVENT_LOOP_DELAY_MS); 0: never. */
+  loadShedEventLoopDelayMs: number
   uploadsDir: string
   /** HMAC key of local download URLs; unset, @svc/files derives one from JWT_SECRET. */
   filesSigningSecret?: string
@@ -203,6 +205,7 @@ export function loadConfig (env: Env = process.env): ConfigResult {
   const requestTimeoutMs = int('REQUEST_TIMEOUT_MS', DEFAULT_REQUEST_TIMEOUT_MS, 1000, 600_000)
   const requestCostLimit = int('REQUEST_COST_LIMIT', DEFAULT_MAX_REQUEST_COST, 1, 1_000_000_000)
   const rateLimitCostPerMin = int('RATE_LIMIT_COST_PER_MIN', DEFAULT_TENANT_COST_PER_MINUTE, 1, 1_000_000_000_000)
+  const loadShedEventLoopDelayMs = int('LOAD_SHED_EVENT_LOOP_DELAY_MS', 1000, 0, 600_000)
   const retention = positive('SOFT_DELETE_RETENTION_DAYS', 36_500)
   const sweepSeconds = positive('SOFT_DELETE_SWEEP_SECONDS', 7 * 24 * 60 * 60) ?? 3600
   let webhookRetrySchedule = DEFAULT_RETRY_SCHEDULE
@@ -308,6 +311,7 @@ export function loadConfig (env: Env = process.env): ConfigResult {
       requestTimeoutMs,
       requestCostLimit,
       rateLimitCostPerMin,
+      loadShedEventLoopDelayMs,
       uploadsDir: read(env, 'UPLOADS_DIR') ?? './uploads',
       filesSigningSecret,
       publicBaseUrl,

@@ -82,6 +82,10 @@ t.test('values are read and converted', async (t) => {
     'cost and per-e-mail limits'
   )
   t.match(loadConfig({ REQUEST_COST_LIMIT: '0' }).problems, [/REQUEST_COST_LIMIT must be a whole number/])
+  t.equal(loadConfig({}).config?.loadShedEventLoopDelayMs, 1000, 'load shedding past 1 s of lag by default')
+  t.match(loadConfig({ LOAD_SHED_EVENT_LOOP_DELAY_MS: '-1' }).problems, [
+    /LOAD_SHED_EVENT_LOOP_DELAY_MS must be a whole number between 0 and 600000/
+  ])
   t.equal(loadConfig({ REQUEST_TIMEOUT_MS: '2000' }).config?.requestTimeoutMs, 2000, 'REQUEST_TIMEOUT_MS')
   t.match(loadConfig({ REQUEST_TIMEOUT_MS: '10' }).problems, [
     /REQUEST_TIMEOUT_MS must be a whole number between 1000 and 600000/
