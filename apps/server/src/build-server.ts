@@ -11,8 +11,7 @@ import svcSoftDelete from '@svc/softdelete'
 import svcWebhooks from '@svc/webhooks'
 import svcRealtime from '@svc/realtime'
 import svcSurface from '@svc/surface'
-import { primaryStores } from './cluster/shared-state.js'
-import { exposeWorkerId, workerServerOptions } from './cluster/worker-id.js'
+import { clusterStores, exposeWorkerId, workerServerOptions } from './cluster/worker-id.js'
 import type { ServerConfig } from './config.js'
 import { healthRoute } from './health.js'
 import { redisPasswordBroadcast } from './password-broadcast.js'
@@ -42,7 +41,7 @@ export interface BuildServerOptions {
 /** The reference composition: logging, request ids, readiness, and the svc plugins. */
 export async function buildServer (config: ServerConfig, opts: BuildServerOptions): Promise<FastifyInstance> {
   // A cluster worker without Redis shares counters and cache generations through its primary.
-  const shared = config.workerId !== undefined && config.redisUrl === undefined ? primaryStores() : null
+  const shared = config.workerId !== undefined && config.redisUrl === undefined ? await clusterStores() : null
   const app = Fastify({
     // The router's and Node's own refusals (long ids, 431, malformed requests) in the envelope.
     ...svcServerOptions,
