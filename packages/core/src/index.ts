@@ -108,6 +108,7 @@ export {
 } from './service/event-log/index.js'
 export type {
   LoggedEvent,
+  PublishedEvent,
   EventLogOptions,
   EventSubscription,
   FollowOptions,

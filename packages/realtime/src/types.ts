@@ -1,4 +1,4 @@
-import type { RequestContext } from '@svc/core'
+import type { PublishedEvent, RequestContext } from '@svc/core'
 
 /** Options of the @svc/realtime plugin (the reference server reads them from `REALTIME_*`). */
 export interface RealtimeOptions {
@@ -33,15 +33,8 @@ export interface DeliveredEvent {
   frame: () => string
 }
 
-export interface EventData {
-  id: string
-  type: string
-  version: string
-  userId: string | null
-  recordId?: string
-  record?: Record<string, unknown>
-  filter?: Record<string, unknown>
-  numAffected?: number
+/** Core's published event with the time it was logged, as an ISO string. */
+export interface EventData extends PublishedEvent {
   at: string
 }
 

@@ -1,20 +1,12 @@
 import { randomUUID } from 'node:crypto'
 import type { Collection, Db } from 'mongodb'
+import type { PublishedEvent } from '@svc/core'
 import { insertIgnoringDuplicates } from './insert-once.js'
 
 export const JOBS_COLLECTION = 'webhook_jobs'
 
 /** What a delivery body is built from (the spec's single-record, bulk and `webhook.test` bodies). */
-export interface EventPayload {
-  /** Event id: the same for every subscription the event reaches. */
-  id: string
-  type: string
-  version: string
-  userId: string | null
-  recordId?: string
-  record?: Record<string, unknown>
-  filter?: Record<string, unknown>
-  numAffected?: number
+export interface EventPayload extends PublishedEvent {
   /** `webhook.test` only. */
   subscriptionId?: string
 }

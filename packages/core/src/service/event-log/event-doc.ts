@@ -49,6 +49,22 @@ export interface LoggedEvent {
 }
 
 /**
+ * An event as a consumer hands it out — a webhook body, realtime's SSE `data` — declared once here:
+ * the log's fields that leave the service, the record projected to what its reader may see.
+ */
+export interface PublishedEvent {
+  /** The log's event id: the same for every subscriber the event reaches. */
+  id: string
+  type: string
+  version: string
+  userId: string | null
+  recordId?: string
+  record?: Record<string, unknown>
+  filter?: Record<string, unknown>
+  numAffected?: number
+}
+
+/**
  * A UUID-shaped id (version 5 layout) hashed from `key`: a write's effects may be built again
  * when it is replayed, and the replay must land on the same event.
  */

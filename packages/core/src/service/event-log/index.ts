@@ -1,5 +1,5 @@
 export { EventLog, DEFAULT_RETENTION_MS } from './event-log.js'
-export { EVENTS_COLLECTION, derivedUuid, eventId, type LoggedEvent } from './event-doc.js'
+export { EVENTS_COLLECTION, derivedUuid, eventId, type LoggedEvent, type PublishedEvent } from './event-doc.js'
 export { CONSUMERS_COLLECTION } from './event-store.js'
 export { LEASES_COLLECTION } from './lease.js'
 export { eventLogSettings, type EventLogOptions } from './options.js'
