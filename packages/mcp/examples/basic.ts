@@ -12,19 +12,35 @@ const app = Fastify({ logger: true })
 await app.register(svcCore, {
   db: client.db(),
   jwtSecret: process.env.JWT_SECRET ?? 'dev-only-secret',
-  schemas: [{
-    path: 'tasks',
-    collection: 'tasks',
-    fields: [
-      { name: 'title', type: String, required: true, searchable: true },
-      { name: 'status', type: String, stateMachine: { initial: 'open', states: ['open', 'done'], transitions: { open: ['done'], done: ['open'] } } }
-    ]
-  }]
+  schemas: [
+    {
+      path: 'tasks',
+      collection: 'tasks',
+      fields: [
+        { name: 'title', type: String, required: true, searchable: true },
+        {
+          name: 'status',
+          type: String,
+          stateMachine: { initial: 'open', states: ['open', 'done'], transitions: { open: ['done'], done: ['open'] } }
+        }
+      ]
+    }
+  ]
 })
 await app.register(softDelete)
 // list_tasks, get_tasks, search_tasks, create_tasks, update_tasks, delete_tasks, restore_tasks, list_resources.
 await app.register(svcMcp, { maxResultChars: 50_000 })
 // A token for the MCP client (development only): the same JWTs as the REST API.
-app.log.info({ token: app.svc.auth.mintAccessToken({ user_id: '65f000000000000000000001', email: 'agent@example.com', roles: ['user'] }, 3600) }, 'bearer for the MCP client')
-app.addHook('onClose', async () => { await client.close() })
+app.log.info(
+  {
+    token: app.svc.auth.mintAccessToken(
+      { user_id: '65f000000000000000000001', email: 'agent@example.com', roles: ['user'] },
+      3600
+    )
+  },
+  'bearer for the MCP client'
+)
+app.addHook('onClose', async () => {
+  await client.close()
+})
 await app.listen({ port: 3000 })

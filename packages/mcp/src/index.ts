@@ -21,13 +21,26 @@ async function svcMcp (app: FastifyInstance, opts: McpOptions): Promise<void> {
   const path = opts.path ?? '/mcp'
   if (!/^\/[\w\-/.]*$/.test(path)) throw new Error('@svc/mcp: option `path` must be a URL path such as /mcp')
   const maxResultChars = opts.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS
-  if (!Number.isInteger(maxResultChars) || maxResultChars < 1000) throw new Error('@svc/mcp: option `maxResultChars` must be an integer >= 1000')
+  if (!Number.isInteger(maxResultChars) || maxResultChars < 1000) {
+    throw new Error('@svc/mcp: option `maxResultChars` must be an integer >= 1000')
+  }
   const production = opts.production ?? process.env.NODE_ENV === 'production'
-  if (opts.tools !== undefined && opts.tools !== 'full' && opts.tools !== 'compact') throw new Error("@svc/mcp: option `tools` must be 'full' or 'compact'")
-  if (opts.readOnly !== undefined && typeof opts.readOnly !== 'boolean') throw new Error('@svc/mcp: option `readOnly` must be a boolean')
-  if (opts.exclude !== undefined && (!Array.isArray(opts.exclude) || !opts.exclude.every((p) => typeof p === 'string'))) throw new Error('@svc/mcp: option `exclude` must be an array of schema paths')
+  if (opts.tools !== undefined && opts.tools !== 'full' && opts.tools !== 'compact') {
+    throw new Error("@svc/mcp: option `tools` must be 'full' or 'compact'")
+  }
+  if (opts.readOnly !== undefined && typeof opts.readOnly !== 'boolean') {
+    throw new Error('@svc/mcp: option `readOnly` must be a boolean')
+  }
+  if (
+    opts.exclude !== undefined &&
+    (!Array.isArray(opts.exclude) || !opts.exclude.every((p) => typeof p === 'string'))
+  ) {
+    throw new Error('@svc/mcp: option `exclude` must be an array of schema paths')
+  }
   const shutdownGraceMs = opts.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS
-  if (!Number.isInteger(shutdownGraceMs) || shutdownGraceMs < 0) throw new Error('@svc/mcp: option `shutdownGraceMs` must be an integer >= 0')
+  if (!Number.isInteger(shutdownGraceMs) || shutdownGraceMs < 0) {
+    throw new Error('@svc/mcp: option `shutdownGraceMs` must be an integer >= 0')
+  }
 
   // Built on ready: soft delete, audit and files may register after this plugin, and decide which tools exist.
   let catalog: ToolCatalog | null = null

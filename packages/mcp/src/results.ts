@@ -7,7 +7,7 @@ import type { ToolOutput } from './types.js'
  * `truncated` says so and `hint` tells the model how to get the rest (a smaller page). Returns
  * the JSON text it measured, so the common case serializes once.
  */
-export function bound (out: ToolOutput, maxChars: number): { structured: Record<string, unknown>, json: string } {
+export function bound (out: ToolOutput, maxChars: number): { structured: Record<string, unknown>; json: string } {
   const structured = out.list === undefined ? out.structured : { ...out.structured, truncated: false }
   const json = JSON.stringify(structured)
   if (out.list === undefined || json.length <= maxChars) return { structured, json }
@@ -20,9 +20,10 @@ export function bound (out: ToolOutput, maxChars: number): { structured: Record<
     if (room < 0) break
     keep++
   }
-  const hint = keep === 0
-    ? 'not even one result fits the answer size: ask for fewer fields of data through filters, or read records one by one with get_'
-    : `only the first ${keep} of ${items.length} results fit the answer size: call again with perPage=${keep} to page through all of them`
+  const hint =
+    keep === 0
+      ? 'not even one result fits the answer size: ask for fewer fields of data through filters, or read records one by one with get_'
+      : `only the first ${keep} of ${items.length} results fit the answer size: call again with perPage=${keep} to page through all of them`
   const cut = { ...structured, [out.list]: items.slice(0, keep), truncated: true, hint }
   return { structured: cut, json: JSON.stringify(cut) }
 }
@@ -36,7 +37,12 @@ export function success (out: ToolOutput, maxChars: number): CallToolResult {
 
 // The service names REST's parameters in `details.field`; a model knows them as tool arguments.
 const ARGUMENT_NAMES: Record<string, string> = {
-  __sort: 'sort', __page: 'page', __perPage: 'perPage', __include: 'include', __includeDeleted: 'includeDeleted', 'Idempotency-Key': 'idempotencyKey'
+  __sort: 'sort',
+  __page: 'page',
+  __perPage: 'perPage',
+  __include: 'include',
+  __includeDeleted: 'includeDeleted',
+  'Idempotency-Key': 'idempotencyKey'
 }
 
 /**
@@ -44,9 +50,11 @@ const ARGUMENT_NAMES: Record<string, string> = {
  * `{ error: { code, message, details? } }` with its stable code, as JSON text, so the model can
  * read and correct it. No `structuredContent`: it would have to match the success schema.
  */
-export function failure (err: unknown, production: boolean): { result: CallToolResult, status: number } {
+export function failure (err: unknown, production: boolean): { result: CallToolResult; status: number } {
   const { statusCode, body } = normalizeError(err, { production })
   const field = body.error.details?.field
-  if (typeof field === 'string' && Object.hasOwn(ARGUMENT_NAMES, field)) body.error.details!.field = ARGUMENT_NAMES[field]
+  if (typeof field === 'string' && Object.hasOwn(ARGUMENT_NAMES, field)) {
+    body.error.details!.field = ARGUMENT_NAMES[field]
+  }
   return { result: { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] }, status: statusCode }
 }

@@ -59,7 +59,7 @@ export type ToolAudience = 'read' | 'user'
  */
 export interface ToolAction {
   name: string
-  key?: { arg: 'relation' | 'aggregation' | 'field', value: string }
+  key?: { arg: 'relation' | 'aggregation' | 'field'; value: string }
 }
 
 /** One generated tool: its MCP definition, built once at start-up, and how to run it. */

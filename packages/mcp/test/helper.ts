@@ -25,14 +25,24 @@ export interface BuildOptions {
   first?: (app: FastifyInstance) => Promise<void>
 }
 
-export interface TestApp { app: FastifyInstance, db: Db, url: string }
+export interface TestApp {
+  app: FastifyInstance
+  db: Db
+  url: string
+}
 
 /** core (+ soft delete, audit) + @svc/mcp on a fresh database, listening on an ephemeral port. */
 export async function buildApp (t: Teardownable, opts: BuildOptions = {}): Promise<TestApp> {
   const { db } = await getTestDb(t)
   const app = Fastify({ logger: false })
   await opts.first?.(app)
-  await app.register(svcCore, { db, jwtSecret: JWT_SECRET, bcryptRounds: 4, schemas: opts.schemas ?? crmSchemas(), ...opts.core })
+  await app.register(svcCore, {
+    db,
+    jwtSecret: JWT_SECRET,
+    bcryptRounds: 4,
+    schemas: opts.schemas ?? crmSchemas(),
+    ...opts.core
+  })
   // MCP first, on purpose: its tools are built on ready, after every feature plugin registered.
   await app.register(svcMcp, opts.mcp ?? {})
   if (opts.softDelete !== false) await app.register(svcSoftDelete, { sweepIntervalMs: 0 })
@@ -44,11 +54,18 @@ export async function buildApp (t: Teardownable, opts: BuildOptions = {}): Promi
   return { app, db, url: `http://127.0.0.1:${port}${opts.mcp?.path ?? '/mcp'}` }
 }
 
-export interface TestUser { userId: string, token: string, headers: Record<string, string> }
+export interface TestUser {
+  userId: string
+  token: string
+  headers: Record<string, string>
+}
 
 export function makeUser (claims: Record<string, unknown> = {}): TestUser {
   const userId = typeof claims.user_id === 'string' ? claims.user_id : new ObjectId().toHexString()
-  const token = signToken({ user_id: userId, email: `u-${randomBytes(3).toString('hex')}@example.test`, roles: ['user'], ...claims }, JWT_SECRET)
+  const token = signToken(
+    { user_id: userId, email: `u-${randomBytes(3).toString('hex')}@example.test`, roles: ['user'], ...claims },
+    JWT_SECRET
+  )
   return { userId, token, headers: { authorization: `Bearer ${token}` } }
 }
 
@@ -62,14 +79,18 @@ export async function connect (t: Teardownable, url: string, headers: Record<str
 
 /** Calls a tool that must succeed; the SDK client has already checked the answer against its outputSchema. */
 export async function ok (client: Client, name: string, args: Record<string, unknown> = {}): Promise<any> {
-  const res = await client.callTool({ name, arguments: args }) as CallToolResult
+  const res = (await client.callTool({ name, arguments: args })) as CallToolResult
   if (res.isError === true) throw new Error(`${name} failed: ${(res.content[0] as { text: string }).text}`)
   return res.structuredContent
 }
 
 /** Calls a tool that must fail; returns the error envelope's `error`. */
-export async function fails (client: Client, name: string, args: Record<string, unknown> = {}): Promise<{ code: string, message: string, details?: any }> {
-  const res = await client.callTool({ name, arguments: args }) as CallToolResult
+export async function fails (
+  client: Client,
+  name: string,
+  args: Record<string, unknown> = {}
+): Promise<{ code: string; message: string; details?: any }> {
+  const res = (await client.callTool({ name, arguments: args })) as CallToolResult
   if (res.isError !== true) throw new Error(`${name} succeeded: ${JSON.stringify(res.structuredContent)}`)
   if (res.structuredContent !== undefined) throw new Error(`${name}: an error result must not carry structuredContent`)
   return (JSON.parse((res.content[0] as { text: string }).text) as { error: any }).error

@@ -43,26 +43,65 @@ t.test('not even one result fits: an empty page with a hint, never a broken answ
 t.test("core's filter cost bounds hold on MCP", async (t) => {
   const { url } = await buildApp(t)
   const client = await connect(t, url, makeUser().headers)
-  t.match(await fails(client, 'list_contacts', { filter: { firstName: { $regex: 'a'.repeat(257) } } }), { code: 'VALIDATION', details: { field: 'filter.firstName' } }, 'regex length')
-  t.match(await fails(client, 'list_contacts', { filter: { firstName: { $in: Array(1001).fill('a') } } }), { code: 'VALIDATION' }, '$in size')
-  t.match(await fails(client, 'list_contacts', { filter: { firstName: { $regex: '(' } } }), { code: 'VALIDATION', message: /not a valid regular expression/ }, 'an invalid regex reaches core and is refused there')
-  t.match(await fails(client, 'search_contacts', { q: 'q'.repeat(513) }), { code: 'VALIDATION', details: { field: 'q' } }, 'q length')
+  t.match(
+    await fails(client, 'list_contacts', { filter: { firstName: { $regex: 'a'.repeat(257) } } }),
+    { code: 'VALIDATION', details: { field: 'filter.firstName' } },
+    'regex length'
+  )
+  t.match(
+    await fails(client, 'list_contacts', { filter: { firstName: { $in: Array(1001).fill('a') } } }),
+    { code: 'VALIDATION' },
+    '$in size'
+  )
+  t.match(
+    await fails(client, 'list_contacts', { filter: { firstName: { $regex: '(' } } }),
+    { code: 'VALIDATION', message: /not a valid regular expression/ },
+    'an invalid regex reaches core and is refused there'
+  )
+  t.match(
+    await fails(client, 'search_contacts', { q: 'q'.repeat(513) }),
+    { code: 'VALIDATION', details: { field: 'q' } },
+    'q length'
+  )
 })
 
 t.test('a backtracking $regex is refused by core, as on REST', async (t) => {
   const { url } = await buildApp(t)
   const client = await connect(t, url, makeUser().headers)
-  t.match(await fails(client, 'list_contacts', { filter: { firstName: { $regex: '^(a+)+$' } } }), { code: 'VALIDATION', message: /backtrack catastrophically/, details: { field: 'firstName' } })
+  t.match(await fails(client, 'list_contacts', { filter: { firstName: { $regex: '^(a+)+$' } } }), {
+    code: 'VALIDATION',
+    message: /backtrack catastrophically/,
+    details: { field: 'firstName' }
+  })
 })
 
 t.test('a query past queryTimeoutMs is a QUERY_TIMEOUT tool error and the process keeps serving', async (t) => {
   const { app, url } = await buildApp(t, { core: { queryTimeoutMs: 1 } })
   const u = makeUser()
   const now = new Date()
-  await app.svc.db.collection('logs').insertMany(Array.from({ length: 20_000 }, (_, i) => ({ line: `line ${i} with some text to scan`, userId: u.userId, createdAt: now, updatedAt: now })))
-  await app.svc.db.collection('deals').insertMany(Array.from({ length: 20_000 }, (_, i) => ({ title: `d${i}`, amount: i, stage: 'open', userId: u.userId, createdAt: now, updatedAt: now })))
+  await app.svc.db.collection('logs').insertMany(
+    Array.from({ length: 20_000 }, (_, i) => ({
+      line: `line ${i} with some text to scan`,
+      userId: u.userId,
+      createdAt: now,
+      updatedAt: now
+    }))
+  )
+  await app.svc.db.collection('deals').insertMany(
+    Array.from({ length: 20_000 }, (_, i) => ({
+      title: `d${i}`,
+      amount: i,
+      stage: 'open',
+      userId: u.userId,
+      createdAt: now,
+      updatedAt: now
+    }))
+  )
   const client = await connect(t, url, u.headers)
-  t.same(await fails(client, 'list_logs', { filter: { line: { $regex: 'never-there$' } } }), { code: 'QUERY_TIMEOUT', message: 'the query took longer than the service allows: narrow the filter or page size' })
+  t.same(await fails(client, 'list_logs', { filter: { line: { $regex: 'never-there$' } } }), {
+    code: 'QUERY_TIMEOUT',
+    message: 'the query took longer than the service allows: narrow the filter or page size'
+  })
   t.match(await fails(client, 'aggregate_deals_byStage'), { code: 'QUERY_TIMEOUT' }, 'aggregations too')
   const other = await connect(t, url, makeUser().headers)
   const mine = await ok(other, 'create_logs', { record: { line: 'small tenant' } })
@@ -71,11 +110,16 @@ t.test('a query past queryTimeoutMs is a QUERY_TIMEOUT tool error and the proces
 
 t.test('options are checked at registration', async (t) => {
   const { db } = await getTestDb(t)
-  for (const [opts, message] of [[{ path: 'mcp' }, /path/], [{ maxResultChars: 10 }, /maxResultChars/]] as const) {
+  for (const [opts, message] of [
+    [{ path: 'mcp' }, /path/],
+    [{ maxResultChars: 10 }, /maxResultChars/]
+  ] as const) {
     const app = Fastify({ logger: false })
     t.teardown(async () => await app.close())
     await app.register(svcCore, { db, jwtSecret: JWT_SECRET, schemas: [] })
-    await t.rejects(async () => { await app.register(svcMcp, opts as never) }, message)
+    await t.rejects(async () => {
+      await app.register(svcMcp, opts as never)
+    }, message)
   }
 })
 
@@ -83,7 +127,11 @@ t.test("core's cost model prices each tool call: the per-call limit and the tena
   const { app, url } = await buildApp(t, { core: { maxRequestCost: 50_000 } })
   const client = await connect(t, url, makeUser().headers)
   const priced = await fails(client, 'list_companies', { include: ['contacts'] })
-  t.match(priced, { code: 'VALIDATION', details: { limit: 50_000 } }, 'a hasMany include is priced at its cap, as on REST')
+  t.match(
+    priced,
+    { code: 'VALIDATION', details: { limit: 50_000 } },
+    'a hasMany include is priced at its cap, as on REST'
+  )
   t.ok(priced.details.cost > 50_000, `cost ${String(priced.details.cost)} in details`)
   await ok(client, 'list_companies', { perPage: 5 })
   t.equal(app.svc.cost.limits.maxRequestCost, 50_000)
@@ -93,7 +141,11 @@ t.test("core's cost model prices each tool call: the per-call limit and the tena
   const heavy = await connect(t, limited, makeUser().headers)
   await ok(heavy, 'list_companies', { perPage: 5 })
   await ok(heavy, 'list_companies', { perPage: 5 })
-  t.match(await fails(heavy, 'list_companies', { perPage: 5 }), { code: 'RATE_LIMITED', details: { limit: tenantPrice * 2 } }, "the third page is past the tenant's minute")
+  t.match(
+    await fails(heavy, 'list_companies', { perPage: 5 }),
+    { code: 'RATE_LIMITED', details: { limit: tenantPrice * 2 } },
+    "the third page is past the tenant's minute"
+  )
   const other = await connect(t, limited, makeUser().headers)
   await ok(other, 'list_companies', { perPage: 5 })
   t.pass('another tenant is served')

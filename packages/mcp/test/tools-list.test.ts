@@ -8,7 +8,7 @@ import { buildApp, connect, makeUser, ok, toolNames } from './helper.js'
 const EVERY_SCHEMA = ['companies', 'contacts', 'deals', 'products', 'logs']
 const CORE = (p: string): string[] => [`list_${p}`, `get_${p}`, `create_${p}`, `update_${p}`, `delete_${p}`]
 
-function expected (opts: { softDelete: boolean, audit: boolean, admin?: boolean }): string[] {
+function expected (opts: { softDelete: boolean; audit: boolean; admin?: boolean }): string[] {
   const names = ['list_resources', ...EVERY_SCHEMA.flatMap(CORE)]
   // Searchable fields only on companies and contacts.
   names.push('search_companies', 'search_contacts')
@@ -24,12 +24,25 @@ function expected (opts: { softDelete: boolean, audit: boolean, admin?: boolean 
 
 t.test('feature combinations decide which tools exist', async (t) => {
   const user = makeUser()
-  for (const [softDelete, audit] of [[true, true], [false, true], [true, false], [false, false]]) {
+  for (const [softDelete, audit] of [
+    [true, true],
+    [false, true],
+    [true, false],
+    [false, false]
+  ]) {
     const { url } = await buildApp(t, { softDelete, audit })
     const client = await connect(t, url, user.headers)
-    t.same(await toolNames(client), expected({ softDelete, audit }), `softDelete ${String(softDelete)}, audit ${String(audit)}`)
+    t.same(
+      await toolNames(client),
+      expected({ softDelete, audit }),
+      `softDelete ${String(softDelete)}, audit ${String(audit)}`
+    )
     const list = (await client.listTools()).tools.find((x) => x.name === 'list_deals')!
-    t.equal('includeDeleted' in (list.inputSchema.properties ?? {}), softDelete, 'includeDeleted is an argument only with soft delete')
+    t.equal(
+      'includeDeleted' in (list.inputSchema.properties ?? {}),
+      softDelete,
+      'includeDeleted is an argument only with soft delete'
+    )
   }
 })
 
@@ -68,21 +81,39 @@ t.test('input and output schemas come from the model', async (t) => {
   }
   {
     const filter = (tools.get('list_contacts')!.inputSchema.properties as any).filter
-    t.same(filter.properties.status.anyOf[0], { type: 'string', enum: ['lead', 'customer'] }, 'equality on an enum field')
-    t.same(Object.keys(filter.properties.score.anyOf[1].properties).sort(), ['$gt', '$gte', '$in', '$lt', '$lte', '$ne'], 'number operators')
+    t.same(
+      filter.properties.status.anyOf[0],
+      { type: 'string', enum: ['lead', 'customer'] },
+      'equality on an enum field'
+    )
+    t.same(
+      Object.keys(filter.properties.score.anyOf[1].properties).sort(),
+      ['$gt', '$gte', '$in', '$lt', '$lte', '$ne'],
+      'number operators'
+    )
     t.ok(filter.properties.firstName.anyOf[1].properties.$regex, 'string fields take $regex')
     t.notOk('fullName' in filter.properties, 'computed fields cannot be filtered')
     // One vocabulary (issue 21): the keys core filters on, as REST and GraphQL offer them.
-    t.same(Object.keys(filter.properties).sort(), filterableFields(app.svc.registry.get('v1', 'contacts')!).map((f) => f.path).sort(), "exactly core's filterable keys")
+    t.same(
+      Object.keys(filter.properties).sort(),
+      filterableFields(app.svc.registry.get('v1', 'contacts')!)
+        .map((f) => f.path)
+        .sort(),
+      "exactly core's filterable keys"
+    )
     t.ok('userId' in filter.properties, 'the tenant key filters inside the tenant, as on REST')
     t.match(filter.description, /\$gte/, 'the filter syntax is explained')
   }
   {
     const agg = tools.get('aggregate_deals_byStage')!
-    t.same(agg.inputSchema.properties, {
-      minAmount: { type: 'number', description: 'minAmount (Number)' },
-      closingAfter: { type: 'string', description: 'closingAfter: an ISO 8601 date or date-time' }
-    }, 'aggregation params are typed')
+    t.same(
+      agg.inputSchema.properties,
+      {
+        minAmount: { type: 'number', description: 'minAmount (Number)' },
+        closingAfter: { type: 'string', description: 'closingAfter: an ISO 8601 date or date-time' }
+      },
+      'aggregation params are typed'
+    )
   }
 })
 
@@ -90,7 +121,16 @@ t.test('annotations tell read-only from destructive tools', async (t) => {
   const { url } = await buildApp(t)
   const client = await connect(t, url, makeUser().headers)
   const tools = new Map((await client.listTools()).tools.map((x) => [x.name, x.annotations]))
-  for (const name of ['list_deals', 'get_deals', 'search_contacts', 'history_deals', 'list_companies_contacts', 'get_contacts_company', 'aggregate_deals_byStage', 'list_resources']) {
+  for (const name of [
+    'list_deals',
+    'get_deals',
+    'search_contacts',
+    'history_deals',
+    'list_companies_contacts',
+    'get_contacts_company',
+    'aggregate_deals_byStage',
+    'list_resources'
+  ]) {
     t.match(tools.get(name), { readOnlyHint: true, openWorldHint: false }, `${name} is read-only`)
   }
   t.match(tools.get('create_deals'), { readOnlyHint: false, destructiveHint: false, idempotentHint: false })
@@ -104,21 +144,47 @@ t.test('_describe lists the tools generated for each schema', async (t) => {
   const res = await app.inject({ method: 'GET', url: '/_describe' })
   const schemas = new Map((res.json().schemas as any[]).map((s) => [s.path, s.endpoints.mcp]))
   t.same(schemas.get('logs'), CORE('logs'), 'logs: soft delete and audit off')
-  t.same([...schemas.get('deals')].sort(), [...CORE('deals'), 'restore_deals', 'history_deals', 'aggregate_deals_byStage', 'aggregate_deals_total'].sort(), 'every tool, the restricted one included')
-  t.same(schemas.get('contacts'), ['list_contacts', 'get_contacts', 'search_contacts', 'restore_contacts', 'history_contacts', 'create_contacts', 'update_contacts', 'delete_contacts', 'get_contacts_company'])
+  t.same(
+    [...schemas.get('deals')].sort(),
+    [...CORE('deals'), 'restore_deals', 'history_deals', 'aggregate_deals_byStage', 'aggregate_deals_total'].sort(),
+    'every tool, the restricted one included'
+  )
+  t.same(schemas.get('contacts'), [
+    'list_contacts',
+    'get_contacts',
+    'search_contacts',
+    'restore_contacts',
+    'history_contacts',
+    'create_contacts',
+    'update_contacts',
+    'delete_contacts',
+    'get_contacts_company'
+  ])
 })
 
 t.test('list_resources describes what the caller can use', async (t) => {
   const { url } = await buildApp(t)
   const client = await connect(t, url, makeUser().headers)
   const { resources } = await ok(client, 'list_resources')
-  t.same(resources.map((r: any) => r.path), EVERY_SCHEMA)
+  t.same(
+    resources.map((r: any) => r.path),
+    EVERY_SCHEMA
+  )
   const contacts = resources.find((r: any) => r.path === 'contacts')
-  t.notOk(contacts.fields.some((f: any) => f.name === 'notes'), 'a field the caller cannot read is left out')
-  t.match(contacts.fields.find((f: any) => f.name === 'fullName'), { type: 'String', notes: /computed/ })
+  t.notOk(
+    contacts.fields.some((f: any) => f.name === 'notes'),
+    'a field the caller cannot read is left out'
+  )
+  t.match(
+    contacts.fields.find((f: any) => f.name === 'fullName'),
+    { type: 'String', notes: /computed/ }
+  )
   t.same(contacts.relations, { company: { kind: 'belongsTo', target: 'companies', fk: 'companyId' } })
   t.ok(contacts.tools.includes('search_contacts'))
   const manager = await connect(t, url, makeUser({ roles: ['manager'] }).headers)
   const seen = (await ok(manager, 'list_resources')).resources.find((r: any) => r.path === 'contacts')
-  t.ok(seen.fields.some((f: any) => f.name === 'notes'), 'a manager sees notes')
+  t.ok(
+    seen.fields.some((f: any) => f.name === 'notes'),
+    'a manager sees notes'
+  )
 })

@@ -8,7 +8,10 @@ import { errorAnswer, isRequest } from './json-transport.js'
  * host's limiter; the POST itself was counted when it arrived). The calls past the budget are
  * answered with a JSON-RPC error carrying the service's RATE_LIMITED envelope, and not run.
  */
-export async function overBudget (request: FastifyRequest, messages: JSONRPCMessage[]): Promise<Map<RequestId, JSONRPCMessage>> {
+export async function overBudget (
+  request: FastifyRequest,
+  messages: JSONRPCMessage[]
+): Promise<Map<RequestId, JSONRPCMessage>> {
   const refused = new Map<RequestId, JSONRPCMessage>()
   const calls = messages.filter(isRequest)
   if (request.countRequests === undefined) return refused
@@ -24,7 +27,11 @@ export async function overBudget (request: FastifyRequest, messages: JSONRPCMess
 }
 
 /** The answers in the order of the requests that asked (a cancelled call has none). */
-export function inOrder (messages: JSONRPCMessage[], answers: JSONRPCMessage[], refused: Map<RequestId, JSONRPCMessage>): JSONRPCMessage[] {
+export function inOrder (
+  messages: JSONRPCMessage[],
+  answers: JSONRPCMessage[],
+  refused: Map<RequestId, JSONRPCMessage>
+): JSONRPCMessage[] {
   if (refused.size === 0) return answers
   const byId = new Map(answers.map((a) => [(a as { id: RequestId }).id, a]))
   const out: JSONRPCMessage[] = []

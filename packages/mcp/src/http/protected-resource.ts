@@ -22,7 +22,8 @@ export function resourceMetadata (base: string, mcpPath: string): Record<string,
     resource_name: 'svc MCP tools',
     svc_login_endpoint: `${base}/login`,
     svc_refresh_endpoint: `${base}/auth/refresh`,
-    svc_authentication: 'Send Authorization: Bearer <accessToken> from POST /login ({ email, password }), or ' +
+    svc_authentication:
+      'Send Authorization: Bearer <accessToken> from POST /login ({ email, password }), or ' +
       'X-Client-Id: <api client id> for read-only tools. svc is not an OAuth authorization server: ' +
       'configure the header in the MCP client instead of an OAuth flow.'
   }
@@ -33,22 +34,39 @@ export function resourceMetadata (base: string, mcpPath: string): Record<string,
  * resource URL), and `WWW-Authenticate: Bearer resource_metadata="…"` on every 401 of the
  * endpoint, so MCP clients find how to authenticate instead of guessing an OAuth flow.
  */
-export function protectedResource (app: FastifyInstance, mcpPath: string): { challenge: (request: FastifyRequest) => string } {
+export function protectedResource (
+  app: FastifyInstance,
+  mcpPath: string
+): { challenge: (request: FastifyRequest) => string } {
   const document = `${PROTECTED_RESOURCE_PATH}${mcpPath}`
   for (const url of [PROTECTED_RESOURCE_PATH, document]) {
-    app.get(url, {
-      // Read by @fastify/swagger when the host documents its routes (its keys are not in FastifySchema).
-      schema: {
-        summary: 'OAuth 2.0 protected-resource metadata of the MCP endpoint (RFC 9728)',
-        tags: ['mcp'],
-        security: [],
-        response: { 200: { type: 'object', required: ['resource'], additionalProperties: true, properties: { resource: { type: 'string' }, bearer_methods_supported: { type: 'array', items: { type: 'string' } } } } }
-      } as FastifySchema,
-      serializerCompiler: documentedResponse
-    }, async (request, reply) => {
-      void reply.header('cache-control', 'public, max-age=300')
-      return resourceMetadata(origin(app, request), mcpPath)
-    })
+    app.get(
+      url,
+      {
+        // Read by @fastify/swagger when the host documents its routes (its keys are not in FastifySchema).
+        schema: {
+          summary: 'OAuth 2.0 protected-resource metadata of the MCP endpoint (RFC 9728)',
+          tags: ['mcp'],
+          security: [],
+          response: {
+            200: {
+              type: 'object',
+              required: ['resource'],
+              additionalProperties: true,
+              properties: {
+                resource: { type: 'string' },
+                bearer_methods_supported: { type: 'array', items: { type: 'string' } }
+              }
+            }
+          }
+        } as FastifySchema,
+        serializerCompiler: documentedResponse
+      },
+      async (request, reply) => {
+        void reply.header('cache-control', 'public, max-age=300')
+        return resourceMetadata(origin(app, request), mcpPath)
+      }
+    )
   }
   return {
     challenge: (request) => {

@@ -1,15 +1,26 @@
-import { MAX_IN_VALUES, MAX_REGEX_LENGTH, REGEX_OPTIONS, filterableFields, type FilterableField, type ResourceModel } from '@svc/core'
+import {
+  MAX_IN_VALUES,
+  MAX_REGEX_LENGTH,
+  REGEX_OPTIONS,
+  filterableFields,
+  type FilterableField,
+  type ResourceModel
+} from '@svc/core'
 import type { JsonSchema } from '../types.js'
 
 type Filterable = FilterableField
 
 function scalar (f: Filterable): JsonSchema {
   switch (f.kind) {
-    case 'number': return { type: 'number' }
-    case 'boolean': return { type: 'boolean' }
+    case 'number':
+      return { type: 'number' }
+    case 'boolean':
+      return { type: 'boolean' }
     // A lowercase field matches 'Won' to 'won': its values are named in the description, not enforced.
-    case 'string': return f.enum !== undefined && !f.lowercase ? { type: 'string', enum: f.enum } : { type: 'string' }
-    default: return { type: 'string' }
+    case 'string':
+      return f.enum !== undefined && !f.lowercase ? { type: 'string', enum: f.enum } : { type: 'string' }
+    default:
+      return { type: 'string' }
   }
 }
 
@@ -25,7 +36,12 @@ function operators (f: Filterable): JsonSchema {
   const v = scalar(f)
   const ops: Record<string, JsonSchema> = { $ne: v, $in: { type: 'array', items: v, maxItems: MAX_IN_VALUES } }
   if (f.kind !== 'boolean' && f.enum === undefined) Object.assign(ops, { $gt: v, $gte: v, $lt: v, $lte: v })
-  if (f.kind === 'string') Object.assign(ops, { $regex: { type: 'string', maxLength: MAX_REGEX_LENGTH }, $options: { type: 'string', pattern: `^[${REGEX_OPTIONS}]*$` } })
+  if (f.kind === 'string') {
+    Object.assign(ops, {
+      $regex: { type: 'string', maxLength: MAX_REGEX_LENGTH },
+      $options: { type: 'string', pattern: `^[${REGEX_OPTIONS}]*$` }
+    })
+  }
   return { type: 'object', properties: ops, additionalProperties: false, minProperties: 1 }
 }
 

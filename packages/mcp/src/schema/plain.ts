@@ -7,7 +7,10 @@ function isNode (v: unknown): v is Node {
 }
 
 function walk (v: unknown, visit: (n: Node) => void): void {
-  if (Array.isArray(v)) { for (const x of v) walk(x, visit); return }
+  if (Array.isArray(v)) {
+    for (const x of v) walk(x, visit)
+    return
+  }
   if (!isNode(v)) return
   visit(v)
   for (const x of Object.values(v)) walk(x, visit)

@@ -20,7 +20,9 @@ export function fieldNote (model: ResourceModel, f: FieldModel): string {
   if (relation !== undefined) notes.push(`id of a ${relation.target} record (relation '${relation.name}')`)
   const sm = f.stateMachine
   if (sm !== undefined) {
-    const moves = Object.entries(sm.transitions).map(([from, to]) => `${from} → ${to.length > 0 ? to.join('|') : '(final)'}`).join('; ')
+    const moves = Object.entries(sm.transitions)
+      .map(([from, to]) => `${from} → ${to.length > 0 ? to.join('|') : '(final)'}`)
+      .join('; ')
     notes.push(`state machine starting in '${sm.initial}', changed only along: ${moves} (see availableTransitions)`)
   }
   if (f.kind === 'file') notes.push('file metadata; change it with the upload_/delete_ file tools')
@@ -49,13 +51,20 @@ export function recordInput (model: ResourceModel, mode: 'create' | 'update'): J
   const schema = plainSchema(mode === 'create' ? model.schemas.create : model.schemas.update)
   const props = schema.properties as Record<string, JsonSchema>
   for (const k of STAMPED) delete props[k]
-  if (Array.isArray(schema.required)) schema.required = schema.required.filter((k: unknown) => !STAMPED.includes(k as string))
+  if (Array.isArray(schema.required)) {
+    schema.required = schema.required.filter((k: unknown) => !STAMPED.includes(k as string))
+  }
   describeProperties(model, schema)
   // A record is born in its initial state (core answers INVALID_TRANSITION for any other).
-  if (mode === 'create') for (const [field, sm] of Object.entries(model.stateMachines)) if (props[field] !== undefined) props[field].enum = [sm.initial, null]
-  schema.description = mode === 'create'
-    ? `The new ${model.path} record. userId, accountId, _id and timestamps are set by the service.`
-    : 'Only the fields to change; null clears an optional field.'
+  if (mode === 'create') {
+    for (const [field, sm] of Object.entries(model.stateMachines)) {
+      if (props[field] !== undefined) props[field].enum = [sm.initial, null]
+    }
+  }
+  schema.description =
+    mode === 'create'
+      ? `The new ${model.path} record. userId, accountId, _id and timestamps are set by the service.`
+      : 'Only the fields to change; null clears an optional field.'
   return schema
 }
 
@@ -71,11 +80,26 @@ export function recordOutput (model: ResourceModel, softDelete: boolean): Object
   for (const f of model.fields) if (props[f.name] !== undefined) allowNull(props[f.name])
   const machines = Object.keys(model.stateMachines)
   if (machines.length > 0) {
-    props.availableTransitions = machines.length === 1
-      ? { type: 'array', items: { type: 'string' }, description: `states ${machines[0]} may move to next (update_${model.path} with { ${machines[0]}: <state> })` }
-      : { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } }, description: 'per state field, the states it may move to next' }
+    props.availableTransitions =
+      machines.length === 1
+        ? {
+            type: 'array',
+            items: { type: 'string' },
+            description: `states ${machines[0]} may move to next (update_${model.path} with { ${machines[0]}: <state> })`
+          }
+        : {
+            type: 'object',
+            additionalProperties: { type: 'array', items: { type: 'string' } },
+            description: 'per state field, the states it may move to next'
+          }
   }
-  if (softDelete) props.deletedAt = { type: ['string', 'null'], format: 'date-time', description: 'set when the record is deleted (restorable)' }
+  if (softDelete) {
+    props.deletedAt = {
+      type: ['string', 'null'],
+      format: 'date-time',
+      description: 'set when the record is deleted (restorable)'
+    }
+  }
   return schema
 }
 
@@ -89,14 +113,27 @@ export function listOutput (items: JsonSchema, what: string, cursor = false): Ob
     type: 'object',
     properties: {
       results: { type: 'array', items, description: what },
-      totalResults: { ...counted, description: cursor ? 'matches in all pages; null with count: false' : 'matches in all pages' },
+      totalResults: {
+        ...counted,
+        description: cursor ? 'matches in all pages; null with count: false' : 'matches in all pages'
+      },
       page: int,
       perPage: int,
       totalPages: counted,
       nextPage: { ...maybe, description: 'null on the last page' },
       prevPage: maybe,
-      ...(cursor ? { nextCursor: { type: ['string', 'null'], description: 'pass as cursor for the next page; null on the last page' } } : {}),
-      truncated: { type: 'boolean', description: 'true when results were cut to fit the answer size: ask for a smaller perPage' }
+      ...(cursor
+        ? {
+            nextCursor: {
+              type: ['string', 'null'],
+              description: 'pass as cursor for the next page; null on the last page'
+            }
+          }
+        : {}),
+      truncated: {
+        type: 'boolean',
+        description: 'true when results were cut to fit the answer size: ask for a smaller perPage'
+      }
     },
     required: cursor ? [...required, 'nextCursor'] : required
   }

@@ -7,17 +7,25 @@ type Param = AggregationModel['params'][number]
 
 function paramSchema (p: Param): JsonSchema {
   switch (p.kind) {
-    case 'number': return { type: 'number', description: `${p.name} (Number)` }
-    case 'boolean': return { type: 'boolean', description: `${p.name} (Boolean)` }
-    case 'date': return { type: 'string', description: `${p.name}: an ISO 8601 date or date-time` }
-    default: return { type: 'string', maxLength: MAX_AGGREGATION_STRING_PARAM, description: `${p.name} (String)` }
+    case 'number':
+      return { type: 'number', description: `${p.name} (Number)` }
+    case 'boolean':
+      return { type: 'boolean', description: `${p.name} (Boolean)` }
+    case 'date':
+      return { type: 'string', description: `${p.name}: an ISO 8601 date or date-time` }
+    default:
+      return { type: 'string', maxLength: MAX_AGGREGATION_STRING_PARAM, description: `${p.name} (String)` }
   }
 }
 
 const OUTPUT: ObjectSchema = {
   type: 'object',
   properties: {
-    results: { type: 'array', items: { type: 'object', additionalProperties: true }, description: 'the rows the aggregation produced' },
+    results: {
+      type: 'array',
+      items: { type: 'object', additionalProperties: true },
+      description: 'the rows the aggregation produced'
+    },
     truncated: { type: 'boolean', description: 'true when rows were cut to fit the answer size: narrow the params' }
   },
   required: ['results', 'truncated']
@@ -47,7 +55,11 @@ function aggregationTool (b: BuildContext, model: ResourceModel, a: AggregationM
     },
     run: async (ctx, args) => {
       const { results } = await service.aggregations.run(ctx, a.name, args)
-      return { structured: { results }, summary: `${results.length} rows from ${a.name} of ${model.path}`, list: 'results' }
+      return {
+        structured: { results },
+        summary: `${results.length} rows from ${a.name} of ${model.path}`,
+        list: 'results'
+      }
     }
   }
 }

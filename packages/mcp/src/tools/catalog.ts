@@ -5,7 +5,14 @@ import { ErrorCode, McpError, type CallToolResult, type Tool } from '@modelconte
 import { ValidationError, type Identity, type RequestContext, type ResourceModel, type SvcContext } from '@svc/core'
 import { failure, success } from '../results.js'
 import type { McpOptions, McpTool, ToolArgs } from '../types.js'
-import { ACTIONS, DESCRIBE_TOOL, assertCompactable, compactDefinition, describeTool, resolveCompact } from './compact-tools.js'
+import {
+  ACTIONS,
+  DESCRIBE_TOOL,
+  assertCompactable,
+  compactDefinition,
+  describeTool,
+  resolveCompact
+} from './compact-tools.js'
 import { aggregationTools } from './aggregation-tools.js'
 import { historyTool, restoreTool } from './feature-tools.js'
 import { fileTools } from './file-tools.js'
@@ -16,7 +23,9 @@ import { buildContext, toolPath } from './shared.js'
 import { createTool, deleteTool, updateTool } from './write-tools.js'
 
 // ajv-formats is CJS; under NodeNext its default import is the module namespace.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv) => Ajv
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (
+  ajv: Ajv
+) => Ajv
 // The MCP naming rule (letters, digits, _ - .; at most 128), so every client accepts every name.
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/
 const MAX_CACHED_LISTS = 256
@@ -26,16 +35,22 @@ export interface CallOptions {
   production: boolean
   log: FastifyBaseLogger
   /** What the answers of the calls of one POST may still hold, in characters (shared by its calls). */
-  batch?: { remaining: number, limit: number }
+  batch?: { remaining: number; limit: number }
 }
 
 /** Every tool of one schema, in the order `tools/list` shows them; absent features give no tool. */
 function schemaTools (b: ReturnType<typeof buildContext>, model: ResourceModel): McpTool[] {
   const optional = [searchTool(b, model), restoreTool(b, model), historyTool(b, model)]
   return [
-    listTool(b, model), getTool(b, model), ...optional.filter((t): t is McpTool => t !== undefined),
-    createTool(b, model), updateTool(b, model), deleteTool(b, model),
-    ...relationTools(b, model), ...aggregationTools(b, model), ...fileTools(b, model)
+    listTool(b, model),
+    getTool(b, model),
+    ...optional.filter((t): t is McpTool => t !== undefined),
+    createTool(b, model),
+    updateTool(b, model),
+    deleteTool(b, model),
+    ...relationTools(b, model),
+    ...aggregationTools(b, model),
+    ...fileTools(b, model)
   ]
 }
 
@@ -46,7 +61,11 @@ function excludedModels (models: ResourceModel[], names: string[]): Set<Resource
   const out = new Set<ResourceModel>()
   for (const name of names) {
     const found = models.filter((m) => `${m.version}/${m.path}` === name || (m.path === name && toolPath(m) === m.path))
-    if (found.length === 0) throw new Error(`@svc/mcp: option \`exclude\` names '${name}', which is no loaded schema (known: ${models.map(toolPath).join(', ')})`)
+    if (found.length === 0) {
+      throw new Error(
+        `@svc/mcp: option \`exclude\` names '${name}', which is no loaded schema (known: ${models.map(toolPath).join(', ')})`
+      )
+    }
     for (const m of found) out.add(m)
   }
   return out
@@ -94,9 +113,17 @@ export class ToolCatalog {
 
   #add (tool: McpTool): void {
     const { name } = tool.definition
-    if (!TOOL_NAME.test(name)) throw new Error(`@svc/mcp: tool name '${name}' (from ${tool.model?.source ?? 'list_resources'}) is not a valid MCP tool name: use letters, digits, _ - . (at most 128)`)
+    if (!TOOL_NAME.test(name)) {
+      throw new Error(
+        `@svc/mcp: tool name '${name}' (from ${tool.model?.source ?? 'list_resources'}) is not a valid MCP tool name: use letters, digits, _ - . (at most 128)`
+      )
+    }
     const taken = this.#tools.get(name)
-    if (taken !== undefined) throw new Error(`@svc/mcp: two tools are named '${name}' (from ${taken.model?.source ?? 'list_resources'} and ${tool.model?.source ?? 'list_resources'}): rename a path, relation, aggregation or file field`)
+    if (taken !== undefined) {
+      throw new Error(
+        `@svc/mcp: two tools are named '${name}' (from ${taken.model?.source ?? 'list_resources'} and ${tool.model?.source ?? 'list_resources'}): rename a path, relation, aggregation or file field`
+      )
+    }
     this.#tools.set(name, tool)
   }
 
@@ -113,7 +140,9 @@ export class ToolCatalog {
   namesFor (model: ResourceModel, identity?: Identity): string[] {
     const out: string[] = []
     for (const tool of this.#tools.values()) {
-      if (tool.model === model && (identity === undefined || this.visible(tool, identity))) out.push(this.#actions !== null ? tool.action!.name : tool.definition.name)
+      if (tool.model === model && (identity === undefined || this.visible(tool, identity))) {
+        out.push(this.#actions !== null ? tool.action!.name : tool.definition.name)
+      }
     }
     return [...new Set(out)]
   }
@@ -123,9 +152,10 @@ export class ToolCatalog {
     const key = `${identity.kind}:${[...identity.roles].sort().join(',')}`
     let tools = this.#lists.get(key)
     if (tools === undefined) {
-      tools = this.#actions === null
-        ? [...this.#tools.values()].filter((t) => this.visible(t, identity)).map((t) => t.definition)
-        : this.#compactList(identity)
+      tools =
+        this.#actions === null
+          ? [...this.#tools.values()].filter((t) => this.visible(t, identity)).map((t) => t.definition)
+          : this.#compactList(identity)
       if (this.#lists.size >= MAX_CACHED_LISTS) this.#lists.clear()
       this.#lists.set(key, tools)
     }
@@ -142,7 +172,7 @@ export class ToolCatalog {
   }
 
   /** The per-schema tool behind a compact call, among those the caller sees. */
-  #compactTarget (action: string, a: ToolArgs, identity: Identity): { tool: McpTool, args: ToolArgs } {
+  #compactTarget (action: string, a: ToolArgs, identity: Identity): { tool: McpTool; args: ToolArgs } {
     const mine = (this.#actions!.get(action) ?? []).filter((t) => this.visible(t, identity))
     if (mine.length === 0) throw new ValidationError(`no resource offers '${action}' to this caller`, { field: 'tool' })
     return resolveCompact(mine, action, a)
@@ -174,11 +204,23 @@ export class ToolCatalog {
     if (entry === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`)
     try {
       const batch = opts.batch
-      if (batch !== undefined && batch.remaining <= 0) throw new ValidationError(`the answers of this POST already hold ${batch.limit} characters: send the remaining calls in another POST`, { limit: batch.limit })
-      const { tool, args: own } = Array.isArray(entry) ? this.#compactTarget(name, args, ctx.identity!) : { tool: entry, args }
+      if (batch !== undefined && batch.remaining <= 0) {
+        throw new ValidationError(
+          `the answers of this POST already hold ${batch.limit} characters: send the remaining calls in another POST`,
+          { limit: batch.limit }
+        )
+      }
+      const { tool, args: own } = Array.isArray(entry)
+        ? this.#compactTarget(name, args, ctx.identity!)
+        : { tool: entry, args }
       tool.screen?.(ctx, own)
       const validate = this.#validator(tool)
-      if (!validate(own)) throw Object.assign(new Error('invalid arguments'), { validation: validate.errors, validationContext: 'arguments' })
+      if (!validate(own)) {
+        throw Object.assign(new Error('invalid arguments'), {
+          validation: validate.errors,
+          validationContext: 'arguments'
+        })
+      }
       const result = success(await tool.run(ctx, own), opts.maxResultChars)
       // The answer carries its JSON twice (structuredContent and the text block).
       if (batch !== undefined) batch.remaining -= 2 * (result.content[0] as { text: string }).text.length

@@ -9,7 +9,8 @@ export const ACTIONS: Record<string, string> = {
   get: 'Read one record of a resource by id, optionally with related records embedded.',
   search: 'Full-text search of a resource over its searchable fields, best match first.',
   create: 'Create one record of a resource and return it as stored.',
-  update: 'Change fields of one record of a resource (null clears an optional field); a state field moves only along its transition table.',
+  update:
+    'Change fields of one record of a resource (null clears an optional field); a state field moves only along its transition table.',
   delete: 'Delete one record of a resource (a restorable tombstone where soft delete is on).',
   restore: 'Bring a deleted record of a resource back.',
   history: 'The audit rows of one record of a resource, newest first.',
@@ -30,22 +31,30 @@ const resourceOf = (tool: McpTool): string => toolPath(tool.model!)
 export function assertCompactable (tool: McpTool): void {
   const own = Object.keys(tool.definition.inputSchema.properties ?? {})
   const clash = own.find((n) => n === 'resource' || n === tool.action?.key?.arg)
-  if (clash !== undefined) throw new Error(`@svc/mcp: tool ${tool.definition.name} has an argument '${clash}', which compact mode uses to pick the tool: rename it or use tools: 'full'`)
+  if (clash !== undefined) {
+    throw new Error(
+      `@svc/mcp: tool ${tool.definition.name} has an argument '${clash}', which compact mode uses to pick the tool: rename it or use tools: 'full'`
+    )
+  }
 }
 
 /** The per-schema tool a compact call means, and its own arguments; a VALIDATION error names what exists. */
-export function resolveCompact (tools: McpTool[], action: string, a: ToolArgs): { tool: McpTool, args: ToolArgs } {
+export function resolveCompact (tools: McpTool[], action: string, a: ToolArgs): { tool: McpTool; args: ToolArgs } {
   const { resource, ...rest } = a
   const candidates = tools.filter((t) => resourceOf(t) === resource)
   if (candidates.length === 0) {
-    throw new ValidationError(`${action}: resource must be one of ${unique(tools.map(resourceOf)).join(', ')}`, { field: 'resource' })
+    throw new ValidationError(`${action}: resource must be one of ${unique(tools.map(resourceOf)).join(', ')}`, {
+      field: 'resource'
+    })
   }
   const key = candidates[0].action!.key
   if (key === undefined) return { tool: candidates[0], args: rest }
   const tool = candidates.find((t) => t.action!.key!.value === rest[key.arg])
   if (tool === undefined) {
     const names = candidates.map((t) => t.action!.key!.value).join(', ')
-    throw new ValidationError(`${action}: ${key.arg} must be one of ${names} for ${String(resource)}`, { field: key.arg })
+    throw new ValidationError(`${action}: ${key.arg} must be one of ${names} for ${String(resource)}`, {
+      field: key.arg
+    })
   }
   delete rest[key.arg]
   return { tool, args: rest }
@@ -57,7 +66,9 @@ function mergeArgument (action: string, schemas: JsonSchema[]): JsonSchema {
   if (schemas.every((s) => JSON.stringify(s) === first)) return schemas[0]
   const description = `depends on the resource: ${DESCRIBE_TOOL}({ tool: '${action}', resource }) gives its exact schema`
   const type = JSON.stringify(schemas[0].type)
-  return schemas.every((s) => JSON.stringify(s.type) === type) && type !== undefined ? { type: schemas[0].type, description } : { description }
+  return schemas.every((s) => JSON.stringify(s.type) === type) && type !== undefined
+    ? { type: schemas[0].type, description }
+    : { description }
 }
 
 /** The compact tool of one action over the per-schema tools the caller sees. */
@@ -65,28 +76,50 @@ export function compactDefinition (action: string, tools: McpTool[]): Tool {
   const resources = unique(tools.map(resourceOf))
   const key = tools[0].action!.key
   const properties: Record<string, JsonSchema> = {
-    resource: { type: 'string', enum: resources, description: 'the resource (collection) to work on; list_resources describes each' }
+    resource: {
+      type: 'string',
+      enum: resources,
+      description: 'the resource (collection) to work on; list_resources describes each'
+    }
   }
   if (key !== undefined) {
     const values = unique(tools.map((t) => t.action!.key!.value))
-    properties[key.arg] = { type: 'string', enum: values, description: `the ${key.arg} of the resource (list_resources names them)` }
+    properties[key.arg] = {
+      type: 'string',
+      enum: values,
+      description: `the ${key.arg} of the resource (list_resources names them)`
+    }
   }
   const merged = new Map<string, JsonSchema[]>()
   for (const t of tools) {
-    for (const [name, schema] of Object.entries(t.definition.inputSchema.properties ?? {})) merged.set(name, [...(merged.get(name) ?? []), schema as JsonSchema])
+    for (const [name, schema] of Object.entries(t.definition.inputSchema.properties ?? {})) {
+      merged.set(name, [...(merged.get(name) ?? []), schema as JsonSchema])
+    }
   }
   for (const [name, schemas] of merged) properties[name] = mergeArgument(action, schemas)
-  const everywhere = [...merged.keys()].filter((n) => tools.every((t) => t.definition.inputSchema.required?.includes(n) === true))
+  const everywhere = [...merged.keys()].filter((n) =>
+    tools.every((t) => t.definition.inputSchema.required?.includes(n) === true)
+  )
   const readOnly = tools.every((t) => t.definition.annotations?.readOnlyHint === true)
   const title = `${action.replace('_', ' ')} (any resource)`
   return {
     name: action,
     title,
     description: `${ACTIONS[action]} Resources: ${resources.join(', ')}. The other arguments are the resource's own (${DESCRIBE_TOOL} gives them exactly).`,
-    inputSchema: { type: 'object', properties, required: ['resource', ...(key !== undefined ? [key.arg] : []), ...everywhere], additionalProperties: false },
+    inputSchema: {
+      type: 'object',
+      properties,
+      required: ['resource', ...(key !== undefined ? [key.arg] : []), ...everywhere],
+      additionalProperties: false
+    },
     annotations: readOnly
       ? { title, ...READ_ONLY }
-      : { title, readOnlyHint: false, destructiveHint: tools.some((t) => t.definition.annotations?.destructiveHint === true), openWorldHint: false }
+      : {
+          title,
+          readOnlyHint: false,
+          destructiveHint: tools.some((t) => t.definition.annotations?.destructiveHint === true),
+          openWorldHint: false
+        }
   }
 }
 
@@ -100,29 +133,43 @@ export function describeTool (resolve: (ctx: RequestContext, action: string, a: 
     definition: {
       name: DESCRIBE_TOOL,
       title: 'Describe one action on one resource',
-      description: 'The exact arguments (inputSchema) and answer (outputSchema) of one tool on one resource, e.g. { "tool": "create", "resource": "deals" }; relation, aggregation or field pick the one the tool works on.',
-      inputSchema: args({
-        tool: { type: 'string', enum: Object.keys(ACTIONS) },
-        resource: { type: 'string' },
-        relation: { type: 'string' },
-        aggregation: { type: 'string' },
-        field: { type: 'string' }
-      }, ['tool', 'resource']),
+      description:
+        'The exact arguments (inputSchema) and answer (outputSchema) of one tool on one resource, e.g. { "tool": "create", "resource": "deals" }; relation, aggregation or field pick the one the tool works on.',
+      inputSchema: args(
+        {
+          tool: { type: 'string', enum: Object.keys(ACTIONS) },
+          resource: { type: 'string' },
+          relation: { type: 'string' },
+          aggregation: { type: 'string' },
+          field: { type: 'string' }
+        },
+        ['tool', 'resource']
+      ),
       outputSchema: {
         type: 'object',
-        properties: { tool: { type: 'string' }, resource: { type: 'string' }, description: { type: 'string' }, inputSchema: { type: 'object' }, outputSchema: { type: 'object' } },
+        properties: {
+          tool: { type: 'string' },
+          resource: { type: 'string' },
+          description: { type: 'string' },
+          inputSchema: { type: 'object' },
+          outputSchema: { type: 'object' }
+        },
         required: ['tool', 'resource', 'description', 'inputSchema']
       },
       annotations: { title: 'Describe a tool', ...READ_ONLY }
     },
     run: async (ctx, a) => {
-      const { tool: action, ...selector } = a as { tool: string, resource: string } & ToolArgs
+      const { tool: action, ...selector } = a as { tool: string; resource: string } & ToolArgs
       const tool = resolve(ctx, action, selector)
       const key = tool.action!.key
       const input = tool.definition.inputSchema
       const pinned: Record<string, JsonSchema> = { resource: { const: selector.resource } }
       if (key !== undefined) pinned[key.arg] = { const: key.value }
-      const inputSchema = { ...input, properties: { ...pinned, ...input.properties }, required: [...Object.keys(pinned), ...(input.required ?? [])] }
+      const inputSchema = {
+        ...input,
+        properties: { ...pinned, ...input.properties },
+        required: [...Object.keys(pinned), ...(input.required ?? [])]
+      }
       const structured = {
         tool: action,
         resource: selector.resource,
@@ -130,7 +177,10 @@ export function describeTool (resolve: (ctx: RequestContext, action: string, a: 
         inputSchema,
         ...(tool.definition.outputSchema !== undefined ? { outputSchema: tool.definition.outputSchema } : {})
       }
-      return { structured, summary: `${action} on ${selector.resource}${key !== undefined ? ` (${key.arg} ${key.value})` : ''}` }
+      return {
+        structured,
+        summary: `${action} on ${selector.resource}${key !== undefined ? ` (${key.arg} ${key.value})` : ''}`
+      }
     }
   }
 }

@@ -19,7 +19,13 @@ export function restoreTool (b: BuildContext, model: ResourceModel): McpTool | u
       description: `Bring back one deleted ${model.path} record by id (same permission as delete_${toolPath(model)}); returns it live again. A record that is not deleted, or not the caller's, is NOT_FOUND. Find deleted records with list_${toolPath(model)} and includeDeleted: true.`,
       inputSchema: args({ id: idArg(model) }, ['id']),
       outputSchema: recordOutput(model, true),
-      annotations: { title: `Restore ${model.path}`, readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false }
+      annotations: {
+        title: `Restore ${model.path}`,
+        readOnlyHint: false,
+        destructiveHint: false,
+        idempotentHint: true,
+        openWorldHint: false
+      }
     },
     run: async (ctx, a) => {
       const record = await restore(ctx, model.path, a.id as string, model.version)
@@ -39,7 +45,11 @@ const HISTORY_ENTRY: JsonSchema = {
     actor: { type: 'object', description: 'who did it: kind, userId, email, roles', additionalProperties: true },
     before: { ...IMAGE, description: 'the record before the change (fields you may read)' },
     after: { ...IMAGE, description: 'the record after the change' },
-    diff: { type: 'object', additionalProperties: { type: 'object', properties: { from: {}, to: {} } }, description: 'changed fields: { field: { from, to } }' },
+    diff: {
+      type: 'object',
+      additionalProperties: { type: 'object', properties: { from: {}, to: {} } },
+      description: 'changed fields: { field: { from, to } }'
+    },
     at: { type: 'string', format: 'date-time' }
   },
   required: ['_id', 'action', 'recordId', 'before', 'after', 'diff', 'at']
@@ -62,8 +72,18 @@ export function historyTool (b: BuildContext, model: ResourceModel): McpTool | u
       annotations: { title: `History of ${model.path}`, ...READ_ONLY }
     },
     run: async (ctx, a) => {
-      const page = await history(ctx, model.path, a.id as string, { page: a.page as number | undefined, perPage: (a.perPage as number | undefined) ?? b.perPage }, model.version)
-      return { structured: { ...page }, summary: `${page.totalResults} changes to ${model.path} ${String(a.id)} (page ${page.page} of ${page.totalPages})`, list: 'results' }
+      const page = await history(
+        ctx,
+        model.path,
+        a.id as string,
+        { page: a.page as number | undefined, perPage: (a.perPage as number | undefined) ?? b.perPage },
+        model.version
+      )
+      return {
+        structured: { ...page },
+        summary: `${page.totalResults} changes to ${model.path} ${String(a.id)} (page ${page.page} of ${page.totalPages})`,
+        list: 'results'
+      }
     }
   }
 }

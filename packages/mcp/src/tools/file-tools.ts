@@ -15,7 +15,10 @@ const FILE_META: ObjectSchema & { required: string[] } = {
   properties: {
     key: { type: 'string', description: 'storage key, new for every upload' },
     size: { type: 'integer', description: 'bytes' },
-    contentType: { type: 'string', description: 'the type detected from the content (or the declared one when the content says nothing)' },
+    contentType: {
+      type: 'string',
+      description: 'the type detected from the content (or the declared one when the content says nothing)'
+    },
     originalName: { type: 'string' },
     uploadedAt: { type: 'string', format: 'date-time' },
     url: { type: 'string', description: 'public files: the stable URL' }
@@ -41,7 +44,12 @@ function limits (f: FieldModel): string {
 }
 
 function decode (contentBase64: string): Buffer {
-  if (!BASE64.test(contentBase64)) throw new ValidationError('contentBase64 is not valid base64 (A-Z a-z 0-9 + /, padded with = to a multiple of 4 characters)', { field: 'contentBase64' })
+  if (!BASE64.test(contentBase64)) {
+    throw new ValidationError(
+      'contentBase64 is not valid base64 (A-Z a-z 0-9 + /, padded with = to a multiple of 4 characters)',
+      { field: 'contentBase64' }
+    )
+  }
   return Buffer.from(contentBase64, 'base64')
 }
 
@@ -55,30 +63,58 @@ function uploadTool (b: BuildContext, model: ResourceModel, f: FieldModel): McpT
       name: `upload_${toolPath(model)}_${f.name}`,
       title: `Upload ${model.path}.${f.name}`,
       description: `Store a file in the ${f.name} field of one ${model.path} record (${limits(f)}), replacing the file it held. Send the bytes as base64 with the file name; the type is detected from the content. Returns the stored file's metadata. Only the caller's own records (NOT_FOUND otherwise); a file too large or of a type the field does not accept is a VALIDATION error (details say which limit).`,
-      inputSchema: args({
-        id: idArg(model),
-        name: { type: 'string', minLength: 1, maxLength: MAX_NAME, description: 'the file name, e.g. contract.pdf' },
-        contentType: { type: 'string', maxLength: 255, description: 'optional MIME type, used only when the content does not reveal it' },
-        contentBase64: { type: 'string', contentEncoding: 'base64', description: `the file's bytes, base64-encoded (at most ${base64Length(f.file!.maxBytes)} characters)` }
-      }, ['id', 'name', 'contentBase64']),
+      inputSchema: args(
+        {
+          id: idArg(model),
+          name: { type: 'string', minLength: 1, maxLength: MAX_NAME, description: 'the file name, e.g. contract.pdf' },
+          contentType: {
+            type: 'string',
+            maxLength: 255,
+            description: 'optional MIME type, used only when the content does not reveal it'
+          },
+          contentBase64: {
+            type: 'string',
+            contentEncoding: 'base64',
+            description: `the file's bytes, base64-encoded (at most ${base64Length(f.file!.maxBytes)} characters)`
+          }
+        },
+        ['id', 'name', 'contentBase64']
+      ),
       outputSchema: FILE_META,
-      annotations: { title: `Upload ${model.path} ${f.name}`, readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false }
+      annotations: {
+        title: `Upload ${model.path} ${f.name}`,
+        readOnlyHint: false,
+        destructiveHint: true,
+        idempotentHint: false,
+        openWorldHint: false
+      }
     },
     run: async (ctx, a) => {
       const bytes = decode(a.contentBase64 as string)
-      const meta = await files.upload(ctx, model.path, a.id as string, f.name, {
-        stream: Readable.from([bytes]),
-        filename: a.name as string,
-        ...(typeof a.contentType === 'string' ? { mimetype: a.contentType } : {})
-      }, model.version)
-      return { structured: { ...meta }, summary: `Stored ${meta.originalName} (${meta.size} bytes, ${meta.contentType}) in ${model.path} ${String(a.id)} ${f.name}` }
+      const meta = await files.upload(
+        ctx,
+        model.path,
+        a.id as string,
+        f.name,
+        {
+          stream: Readable.from([bytes]),
+          filename: a.name as string,
+          ...(typeof a.contentType === 'string' ? { mimetype: a.contentType } : {})
+        },
+        model.version
+      )
+      return {
+        structured: { ...meta },
+        summary: `Stored ${meta.originalName} (${meta.size} bytes, ${meta.contentType}) in ${model.path} ${String(a.id)} ${f.name}`
+      }
     }
   }
 }
 
 function fetchTool (b: BuildContext, model: ResourceModel, f: FieldModel): McpTool {
   const files = b.files!
-  const link = f.file!.visibility === 'public' ? 'its stable public URL' : 'a signed download URL valid for a few minutes'
+  const link =
+    f.file!.visibility === 'public' ? 'its stable public URL' : 'a signed download URL valid for a few minutes'
   return {
     model,
     audience: 'read',
@@ -93,7 +129,10 @@ function fetchTool (b: BuildContext, model: ResourceModel, f: FieldModel): McpTo
     },
     run: async (ctx, a) => {
       const meta = await files.fetch(ctx, model.path, a.id as string, f.name, model.version)
-      return { structured: { ...meta }, summary: `${meta.originalName} (${meta.size} bytes, ${meta.contentType}): ${meta.url}` }
+      return {
+        structured: { ...meta },
+        summary: `${meta.originalName} (${meta.size} bytes, ${meta.contentType}): ${meta.url}`
+      }
     }
   }
 }
@@ -109,12 +148,25 @@ function deleteFileTool (b: BuildContext, model: ResourceModel, f: FieldModel): 
       title: `Delete ${model.path}.${f.name}`,
       description: `Remove the file in the ${f.name} field of one ${model.path} record and clear the field (the record stays). NOT_FOUND when the record is not the caller's or the field is already empty.`,
       inputSchema: args({ id: idArg(model) }, ['id']),
-      outputSchema: { type: 'object', properties: { id: { type: 'string' }, field: { type: 'string' }, removed: { type: 'boolean' } }, required: ['id', 'field', 'removed'] },
-      annotations: { title: `Delete ${model.path} ${f.name}`, readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false }
+      outputSchema: {
+        type: 'object',
+        properties: { id: { type: 'string' }, field: { type: 'string' }, removed: { type: 'boolean' } },
+        required: ['id', 'field', 'removed']
+      },
+      annotations: {
+        title: `Delete ${model.path} ${f.name}`,
+        readOnlyHint: false,
+        destructiveHint: true,
+        idempotentHint: false,
+        openWorldHint: false
+      }
     },
     run: async (ctx, a) => {
       await files.remove(ctx, model.path, a.id as string, f.name, model.version)
-      return { structured: { id: a.id as string, field: f.name, removed: true }, summary: `Removed the ${f.name} file of ${model.path} ${String(a.id)}` }
+      return {
+        structured: { id: a.id as string, field: f.name, removed: true },
+        summary: `Removed the ${f.name} file of ${model.path} ${String(a.id)}`
+      }
     }
   }
 }
@@ -122,5 +174,7 @@ function deleteFileTool (b: BuildContext, model: ResourceModel, f: FieldModel): 
 /** The three tools of each File field; none without @svc/files. */
 export function fileTools (b: BuildContext, model: ResourceModel): McpTool[] {
   if (b.files === undefined) return []
-  return model.fields.filter((f) => f.kind === 'file').flatMap((f) => [uploadTool(b, model, f), fetchTool(b, model, f), deleteFileTool(b, model, f)])
+  return model.fields
+    .filter((f) => f.kind === 'file')
+    .flatMap((f) => [uploadTool(b, model, f), fetchTool(b, model, f), deleteFileTool(b, model, f)])
 }

@@ -2,7 +2,19 @@ import { MAX_Q_LENGTH, searchablePaths, type ListQuery, type ResourceModel } fro
 import { filterExample, filterSchema, sortSchema } from '../schema/filter.js'
 import { listOutput, recordOutput } from '../schema/records.js'
 import type { McpTool, ToolArgs } from '../types.js'
-import { READ_ONLY, args, cursorArgs, idArg, includeArg, includeDeletedArg, pageArgs, serviceOf, tenantNote, toolPath, type BuildContext } from './shared.js'
+import {
+  READ_ONLY,
+  args,
+  cursorArgs,
+  idArg,
+  includeArg,
+  includeDeletedArg,
+  pageArgs,
+  serviceOf,
+  tenantNote,
+  toolPath,
+  type BuildContext
+} from './shared.js'
 
 /** Tool arguments as core's ListQuery; MCP pages default to the MCP page size. */
 export function listQuery (a: ToolArgs, perPage?: number): ListQuery {
@@ -20,7 +32,8 @@ export function listQuery (a: ToolArgs, perPage?: number): ListQuery {
   return q
 }
 
-const PAGING = 'Answers one page: nextCursor (null on the last page) continues the walk as cursor; totalResults and totalPages count the matches unless count is false.'
+const PAGING =
+  'Answers one page: nextCursor (null on the last page) continues the walk as cursor; totalResults and totalPages count the matches unless count is false.'
 
 /** `list_<path>`: the REST list (filters, sort, paging, include, includeDeleted) for a model. */
 export function listTool (b: BuildContext, model: ResourceModel): McpTool {
@@ -34,13 +47,24 @@ export function listTool (b: BuildContext, model: ResourceModel): McpTool {
       name,
       title: `List ${model.path}`,
       description: `List ${model.path} records, newest first unless sorted, optionally filtered. ${tenantNote(model)} ${PAGING} Filter example: ${JSON.stringify(filterExample(model))}.`,
-      inputSchema: args({ filter: filterSchema(model), sort: sortSchema(model), ...pageArgs(b), ...cursorArgs(), ...includeArg(model), ...includeDeletedArg(b, model) }),
+      inputSchema: args({
+        filter: filterSchema(model),
+        sort: sortSchema(model),
+        ...pageArgs(b),
+        ...cursorArgs(),
+        ...includeArg(model),
+        ...includeDeletedArg(b, model)
+      }),
       outputSchema: listOutput(recordOutput(model, b.softDelete(model)), `${model.path} records`, true),
       annotations: { title: `List ${model.path}`, ...READ_ONLY }
     },
     run: async (ctx, a) => {
       const page = await service.list(ctx, listQuery(a, b.perPage))
-      return { structured: { ...page }, summary: `${page.results.length} of ${page.totalResults ?? 'uncounted'} ${model.path} (page ${page.page}${page.totalPages === null ? '' : ` of ${page.totalPages}`})`, list: 'results' }
+      return {
+        structured: { ...page },
+        summary: `${page.results.length} of ${page.totalResults ?? 'uncounted'} ${model.path} (page ${page.page}${page.totalPages === null ? '' : ` of ${page.totalPages}`})`,
+        list: 'results'
+      }
     }
   }
 }
@@ -59,21 +83,37 @@ export function searchTool (b: BuildContext, model: ResourceModel): McpTool | un
       name,
       title: `Search ${model.path}`,
       description: `Full-text search of ${model.path} over ${fields.join(', ')} (whole words, any of them; "a phrase" in double quotes, -word to exclude), best match first. Combine with filter to narrow. ${tenantNote(model)} ${PAGING}`,
-      inputSchema: args({
-        q: { type: 'string', minLength: 1, maxLength: MAX_Q_LENGTH, description: `the words to look for in ${fields.join(', ')}` },
-        filter: filterSchema(model),
-        sort: sortSchema(model, true),
-        ...pageArgs(b),
-        ...cursorArgs(),
-        ...includeArg(model),
-        ...includeDeletedArg(b, model)
-      }, ['q']),
-      outputSchema: listOutput(recordOutput(model, b.softDelete(model)), `${model.path} records, best match first`, true),
+      inputSchema: args(
+        {
+          q: {
+            type: 'string',
+            minLength: 1,
+            maxLength: MAX_Q_LENGTH,
+            description: `the words to look for in ${fields.join(', ')}`
+          },
+          filter: filterSchema(model),
+          sort: sortSchema(model, true),
+          ...pageArgs(b),
+          ...cursorArgs(),
+          ...includeArg(model),
+          ...includeDeletedArg(b, model)
+        },
+        ['q']
+      ),
+      outputSchema: listOutput(
+        recordOutput(model, b.softDelete(model)),
+        `${model.path} records, best match first`,
+        true
+      ),
       annotations: { title: `Search ${model.path}`, ...READ_ONLY }
     },
     run: async (ctx, a) => {
       const page = await service.list(ctx, listQuery(a, b.perPage))
-      return { structured: { ...page }, summary: `${page.totalResults ?? page.results.length} ${model.path} match "${String(a.q)}" (page ${page.page}${page.totalPages === null ? '' : ` of ${page.totalPages}`})`, list: 'results' }
+      return {
+        structured: { ...page },
+        summary: `${page.totalResults ?? page.results.length} ${model.path} match "${String(a.q)}" (page ${page.page}${page.totalPages === null ? '' : ` of ${page.totalPages}`})`,
+        list: 'results'
+      }
     }
   }
 }

@@ -51,34 +51,66 @@ export function tenantNote (model: ResourceModel): string {
 }
 
 export function idArg (model: ResourceModel): JsonSchema {
-  return { type: 'string', minLength: 1, maxLength: 64, description: `the ${model.path} record id (_id, 24 hex characters)` }
+  return {
+    type: 'string',
+    minLength: 1,
+    maxLength: 64,
+    description: `the ${model.path} record id (_id, 24 hex characters)`
+  }
 }
 
 export function pageArgs (b: BuildContext): Record<string, JsonSchema> {
   return {
     page: { type: 'integer', minimum: 1, description: '1-based page number; default 1' },
-    perPage: { type: 'integer', minimum: 1, maximum: MAX_PER_PAGE, description: `results per page; default ${b.perPage}, at most ${MAX_PER_PAGE}` }
+    perPage: {
+      type: 'integer',
+      minimum: 1,
+      maximum: MAX_PER_PAGE,
+      description: `results per page; default ${b.perPage}, at most ${MAX_PER_PAGE}`
+    }
   }
 }
 
 /** Record lists (CONTRACT "Lists: cursors and counts"): continue by cursor, skip the count. */
 export function cursorArgs (): Record<string, JsonSchema> {
   return {
-    cursor: { type: 'string', minLength: 1, maxLength: 4096, description: 'nextCursor of the previous answer: the page after it (same filter, sort and perPage; no page)' },
-    count: { type: 'boolean', description: 'false skips counting (totalResults and totalPages are null): faster on large lists; default true' }
+    cursor: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 4096,
+      description: 'nextCursor of the previous answer: the page after it (same filter, sort and perPage; no page)'
+    },
+    count: {
+      type: 'boolean',
+      description: 'false skips counting (totalResults and totalPages are null): faster on large lists; default true'
+    }
   }
 }
 
 export function includeArg (model: ResourceModel): Record<string, JsonSchema> {
   const relations = Object.values(model.relations)
   if (relations.length === 0) return {}
-  const names = relations.map((r) => `${r.name} (${r.kind === 'hasMany' ? `list of ${r.target}` : `one ${r.target} record or null`})`)
-  return { include: { type: 'array', items: { type: 'string', enum: relations.map((r) => r.name) }, uniqueItems: true, description: `related records to embed in each result, one hop: ${names.join(', ')}` } }
+  const names = relations.map(
+    (r) => `${r.name} (${r.kind === 'hasMany' ? `list of ${r.target}` : `one ${r.target} record or null`})`
+  )
+  return {
+    include: {
+      type: 'array',
+      items: { type: 'string', enum: relations.map((r) => r.name) },
+      uniqueItems: true,
+      description: `related records to embed in each result, one hop: ${names.join(', ')}`
+    }
+  }
 }
 
 export function includeDeletedArg (b: BuildContext, model: ResourceModel): Record<string, JsonSchema> {
   if (!b.softDelete(model)) return {}
-  return { includeDeleted: { type: 'boolean', description: `also return deleted records (they carry deletedAt and can be restored with restore_${toolPath(model)}); default false` } }
+  return {
+    includeDeleted: {
+      type: 'boolean',
+      description: `also return deleted records (they carry deletedAt and can be restored with restore_${toolPath(model)}); default false`
+    }
+  }
 }
 
 /** An object schema that refuses unknown arguments, so a typo is an error instead of being ignored. */

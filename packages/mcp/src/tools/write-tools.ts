@@ -5,7 +5,12 @@ import { args, idArg, serviceOf, toolPath, type BuildContext } from './shared.js
 
 const OWNERSHIP = "The record belongs to the caller's tenant (userId from the token)."
 // Core's Idempotency-Key rule, stated for the model.
-const KEY = { type: 'string', pattern: '^[\\x21-\\x7E]{1,255}$', description: 'optional: a unique key (1-255 printable characters, e.g. a UUID) for this create; a retry with the same key and record returns the first record instead of creating a second one, another record with the same key is CONFLICT' }
+const KEY = {
+  type: 'string',
+  pattern: '^[\\x21-\\x7E]{1,255}$',
+  description:
+    'optional: a unique key (1-255 printable characters, e.g. a UUID) for this create; a retry with the same key and record returns the first record instead of creating a second one, another record with the same key is CONFLICT'
+}
 
 function stateNote (model: ResourceModel): string {
   const fields = Object.keys(model.stateMachines)
@@ -26,13 +31,26 @@ export function createTool (b: BuildContext, model: ResourceModel): McpTool {
       description: `Create one ${model.path} record and return it as stored (defaults applied, computed fields filled). ${OWNERSHIP}${stateNote(model)} Unknown fields are VALIDATION errors; fields your roles may not set are FORBIDDEN.`,
       inputSchema: args({ record: recordInput(model, 'create'), idempotencyKey: KEY }, ['record']),
       outputSchema: recordOutput(model, b.softDelete(model)),
-      annotations: { title: `Create ${model.path}`, readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false }
+      annotations: {
+        title: `Create ${model.path}`,
+        readOnlyHint: false,
+        destructiveHint: false,
+        idempotentHint: false,
+        openWorldHint: false
+      }
     },
-    screen: (ctx, a) => { service.screenWrite(ctx, a.record, 'create') },
+    screen: (ctx, a) => {
+      service.screenWrite(ctx, a.record, 'create')
+    },
     run: async (ctx, a) => {
       if (typeof a.idempotencyKey === 'string') {
         const { record, replayed } = await service.createOnce(ctx, a.record, a.idempotencyKey)
-        return { structured: record, summary: replayed ? `${model.path} ${record._id} was already created with this idempotency key; nothing new was created` : `Created ${model.path} ${record._id}` }
+        return {
+          structured: record,
+          summary: replayed
+            ? `${model.path} ${record._id} was already created with this idempotency key; nothing new was created`
+            : `Created ${model.path} ${record._id}`
+        }
       }
       const record = await service.create(ctx, a.record)
       return { structured: record, summary: `Created ${model.path} ${record._id}` }
@@ -44,9 +62,10 @@ export function createTool (b: BuildContext, model: ResourceModel): McpTool {
 export function updateTool (b: BuildContext, model: ResourceModel): McpTool {
   const service = serviceOf(b, model)
   const machines = Object.keys(model.stateMachines)
-  const transition = machines.length === 0
-    ? ''
-    : ` To move a state field (${machines.join(', ')}), send its new state: only states listed in the record's availableTransitions are accepted (INVALID_TRANSITION otherwise, with details.allowed).`
+  const transition =
+    machines.length === 0
+      ? ''
+      : ` To move a state field (${machines.join(', ')}), send its new state: only states listed in the record's availableTransitions are accepted (INVALID_TRANSITION otherwise, with details.allowed).`
   return {
     model,
     audience: 'user',
@@ -57,9 +76,17 @@ export function updateTool (b: BuildContext, model: ResourceModel): McpTool {
       description: `Change some fields of one ${model.path} record by id; fields not sent keep their values, null clears an optional field. Returns the updated record.${transition} Only the caller's own records can be changed (NOT_FOUND otherwise).`,
       inputSchema: args({ id: idArg(model), record: recordInput(model, 'update') }, ['id', 'record']),
       outputSchema: recordOutput(model, b.softDelete(model)),
-      annotations: { title: `Update ${model.path}`, readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false }
+      annotations: {
+        title: `Update ${model.path}`,
+        readOnlyHint: false,
+        destructiveHint: true,
+        idempotentHint: true,
+        openWorldHint: false
+      }
     },
-    screen: (ctx, a) => { service.screenWrite(ctx, a.record, 'update') },
+    screen: (ctx, a) => {
+      service.screenWrite(ctx, a.record, 'update')
+    },
     run: async (ctx, a) => {
       const record = await service.updateById(ctx, a.id as string, a.record)
       return { structured: record, summary: `Updated ${model.path} ${record._id}` }
@@ -74,7 +101,10 @@ export function deleteTool (b: BuildContext, model: ResourceModel): McpTool {
   const effect = soft
     ? `It is kept as deleted and can be brought back with restore_${toolPath(model)}.`
     : 'The removal is permanent.'
-  const who = model.acl.delete.length > 0 ? `the caller's own records, or any record for roles ${model.acl.delete.join(', ')}` : "the caller's own records only"
+  const who =
+    model.acl.delete.length > 0
+      ? `the caller's own records, or any record for roles ${model.acl.delete.join(', ')}`
+      : "the caller's own records only"
   return {
     model,
     audience: 'user',
@@ -85,7 +115,13 @@ export function deleteTool (b: BuildContext, model: ResourceModel): McpTool {
       description: `Delete one ${model.path} record by id (${who}). ${effect} Returns the record as it was.`,
       inputSchema: args({ id: idArg(model) }, ['id']),
       outputSchema: recordOutput(model, soft),
-      annotations: { title: `Delete ${model.path}`, readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false }
+      annotations: {
+        title: `Delete ${model.path}`,
+        readOnlyHint: false,
+        destructiveHint: true,
+        idempotentHint: true,
+        openWorldHint: false
+      }
     },
     run: async (ctx, a) => {
       const record = await service.deleteById(ctx, a.id as string)
