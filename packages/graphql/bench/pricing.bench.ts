@@ -22,10 +22,14 @@ function bomb (n: number): string {
   return `${out}fragment F${n} on Companies { name contacts { fullName email } }\n`
 }
 
-const aliases = (n: number, body: (i: number) => string): string => Array.from({ length: n }, (_, i) => body(i)).join(' ')
+const aliases = (n: number, body: (i: number) => string): string =>
+  Array.from({ length: n }, (_, i) => body(i)).join(' ')
 const documents: Array<[string, string]> = [
   ['introspection (getIntrospectionQuery)', getIntrospectionQuery()],
-  ['300 aliases, 2 relation levels', `{ ${aliases(300, (i) => `a${i}: companiesMany(limit: 50) { name industry contacts { fullName email deals { title amount } } }`)} }`],
+  [
+    '300 aliases, 2 relation levels',
+    `{ ${aliases(300, (i) => `a${i}: companiesMany(limit: 50) { name industry contacts { fullName email deals { title amount } } }`)} }`
+  ],
   ['20,000 __typename aliases', `{ contactsMany { ${aliases(20_000, (i) => `t${i}: __typename`)} } }`],
   ['fragment bomb, 26 fragments', bomb(26)],
   ['fragment bomb, 40 fragments', bomb(40)]
@@ -37,12 +41,21 @@ try {
   const db = await processes.database('svc_bench_graphql_pricing')
   const client = await new MongoClient(db.uri).connect()
   const app = Fastify({ logger: false })
-  await app.register(svcCore, { db: client.db(), jwtSecret: 'bench-secret-0123456789abcdef0123', schemaDir: fileURLToPath(new URL('../../../schema', import.meta.url)) })
+  await app.register(svcCore, {
+    db: client.db(),
+    jwtSecret: 'bench-secret-0123456789abcdef0123',
+    schemaDir: fileURLToPath(new URL('../../../schema', import.meta.url))
+  })
   await app.register(svcSoftDelete, { sweepIntervalMs: 0 })
   await app.register(svcAudit)
   await app.ready()
   const { schema } = buildSchema(app.svc)
-  const options = { schema, pageSize: app.svc.config.pageSize, introspection: introspectionTotals(schema), variables: {} }
+  const options = {
+    schema,
+    pageSize: app.svc.config.pageSize,
+    introspection: introspectionTotals(schema),
+    variables: {}
+  }
   console.log(`pricing a GraphQL document (example CRM schema; ${rounds} rounds of 1 s; median µs per analysis)`)
   for (const [label, source] of documents) {
     const document = parse(source)
@@ -51,12 +64,17 @@ try {
     for (let r = 0; r < rounds; r++) {
       let n = 0
       const start = performance.now()
-      while (performance.now() - start < 1000) { result = analyse(document, options); n++ }
+      while (performance.now() - start < 1000) {
+        result = analyse(document, options)
+        n++
+      }
       medians.push(((performance.now() - start) * 1000) / n)
     }
     medians.sort((a, b) => a - b)
     const us = medians[Math.floor(medians.length / 2)]
-    console.log(`${label.padEnd(40)} ${String(source.length).padStart(7)} chars  ${us.toFixed(1).padStart(9)} µs/op   price ${String(result.cost)}`)
+    console.log(
+      `${label.padEnd(40)} ${String(source.length).padStart(7)} chars  ${us.toFixed(1).padStart(9)} µs/op   price ${String(result.cost)}`
+    )
   }
   await app.close()
   await client.close()

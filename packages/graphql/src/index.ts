@@ -28,10 +28,18 @@ async function svcGraphql (app: FastifyInstance, opts: GraphqlOptions): Promise<
   // Built now: mercurius needs the schema at registration. Soft delete and audit decide which
   // arguments and operations exist, so they must be registered first (checked on ready).
   const built = buildSchema(app.svc)
-  const seen = { softDelete: app.svc.softDelete !== undefined, audit: app.svc.audit !== undefined, realtime: app.svc.realtime !== undefined }
+  const seen = {
+    softDelete: app.svc.softDelete !== undefined,
+    audit: app.svc.audit !== undefined,
+    realtime: app.svc.realtime !== undefined
+  }
   app.addHook('onReady', async () => {
     for (const [name, loaded] of Object.entries(seen)) {
-      if (!loaded && app.svc[name as 'softDelete' | 'audit' | 'realtime'] !== undefined) throw new Error(`@svc/graphql: register @svc/${name.toLowerCase()} before @svc/graphql (its operations and arguments are generated at registration)`)
+      if (!loaded && app.svc[name as 'softDelete' | 'audit' | 'realtime'] !== undefined) {
+        throw new Error(
+          `@svc/graphql: register @svc/${name.toLowerCase()} before @svc/graphql (its operations and arguments are generated at registration)`
+        )
+      }
     }
   })
   app.svc.features.graphql = true

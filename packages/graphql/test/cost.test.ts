@@ -32,18 +32,39 @@ t.test('the fragment bomb is priced in one pass and refused, by POST and by GET'
   for (const n of [26, 40]) {
     const query = fragmentBomb(n)
     const post = async (): Promise<any> => await gql(app, attacker.headers, query)
-    const { victimMs, attacks } = await latencyUnderAttack(post, async () => { await victimQuery(app, victim.headers) }, { concurrency: 4 })
+    const { victimMs, attacks } = await latencyUnderAttack(
+      post,
+      async () => {
+        await victimQuery(app, victim.headers)
+      },
+      { concurrency: 4 }
+    )
     for (const a of attacks) {
       t.equal(a.status, 400, `${n} fragments by POST: refused`)
       t.equal(a.errors![0].extensions.code, 'VALIDATION')
-      t.ok(a.errors![0].extensions.details.cost > a.errors![0].extensions.details.limit, 'the computed cost and the limit are in details')
+      t.ok(
+        a.errors![0].extensions.details.cost > a.errors![0].extensions.details.limit,
+        'the computed cost and the limit are in details'
+      )
     }
     t.ok(victimMs < VICTIM_BOUND_MS, `${n} fragments: the second client waited ${Math.round(victimMs)} ms at most`)
 
-    const get = async (): Promise<any> => await app.inject({ method: 'GET', url: `/graphql?query=${encodeURIComponent(query)}`, headers: attacker.headers })
-    const byGet = await latencyUnderAttack(get, async () => { await victimQuery(app, victim.headers) }, { concurrency: 4 })
-    for (const a of byGet.attacks) t.equal(a.json().errors[0].extensions.code, 'VALIDATION', `${n} fragments by GET: refused`)
-    t.ok(byGet.victimMs < VICTIM_BOUND_MS, `${n} fragments by GET: the second client waited ${Math.round(byGet.victimMs)} ms at most`)
+    const get = async (): Promise<any> =>
+      await app.inject({ method: 'GET', url: `/graphql?query=${encodeURIComponent(query)}`, headers: attacker.headers })
+    const byGet = await latencyUnderAttack(
+      get,
+      async () => {
+        await victimQuery(app, victim.headers)
+      },
+      { concurrency: 4 }
+    )
+    for (const a of byGet.attacks) {
+      t.equal(a.json().errors[0].extensions.code, 'VALIDATION', `${n} fragments by GET: refused`)
+    }
+    t.ok(
+      byGet.victimMs < VICTIM_BOUND_MS,
+      `${n} fragments by GET: the second client waited ${Math.round(byGet.victimMs)} ms at most`
+    )
   }
 })
 
@@ -52,17 +73,40 @@ t.test('a related list counts up to its real cap, per alias', async (t) => {
   const attacker = makeUser()
   const victim = makeUser()
   const now = new Date()
-  const { insertedId } = await db.collection('companies').insertOne({ name: 'Big', industry: 'other', userId: attacker.userId, createdAt: now, updatedAt: now })
-  await db.collection('contacts').insertMany(Array.from({ length: 3000 }, (_, i) => ({ firstName: `f${i}`, lastName: 'l', companyId: String(insertedId), status: 'lead', score: 0, primary: false, userId: attacker.userId, createdAt: now, updatedAt: now })))
+  const { insertedId } = await db
+    .collection('companies')
+    .insertOne({ name: 'Big', industry: 'other', userId: attacker.userId, createdAt: now, updatedAt: now })
+  await db.collection('contacts').insertMany(
+    Array.from({ length: 3000 }, (_, i) => ({
+      firstName: `f${i}`,
+      lastName: 'l',
+      companyId: String(insertedId),
+      status: 'lead',
+      score: 0,
+      primary: false,
+      userId: attacker.userId,
+      createdAt: now,
+      updatedAt: now
+    }))
+  )
 
   const one = await ok(app, attacker.headers, '{ companiesMany { name contacts { firstName } } }')
   t.equal(one.companiesMany[0].contacts.length, 3000, 'one relation list of 3000 is served')
 
   const query = `{ ${aliases(300, (i) => `a${i}: companiesMany { contacts { firstName } }`)} }`
-  const { victimMs, attacks } = await latencyUnderAttack(async () => await gql(app, attacker.headers, query), async () => { await victimQuery(app, victim.headers) }, { concurrency: 4 })
+  const { victimMs, attacks } = await latencyUnderAttack(
+    async () => await gql(app, attacker.headers, query),
+    async () => {
+      await victimQuery(app, victim.headers)
+    },
+    { concurrency: 4 }
+  )
   for (const a of attacks) {
     t.equal(a.status, 400, '300 aliases of a hasMany list: refused before running')
-    t.ok(a.errors![0].extensions.details.cost >= 300 * MAX_RELATED, `priced at ${String(a.errors![0].extensions.details.cost)}: each alias's list can hold ${MAX_RELATED}`)
+    t.ok(
+      a.errors![0].extensions.details.cost >= 300 * MAX_RELATED,
+      `priced at ${String(a.errors![0].extensions.details.cost)}: each alias's list can hold ${MAX_RELATED}`
+    )
   }
   t.ok(victimMs < VICTIM_BOUND_MS, `the second client waited ${Math.round(victimMs)} ms at most`)
 })
@@ -72,8 +116,20 @@ t.test('__typename costs a value per parent, like any field', async (t) => {
   const attacker = makeUser()
   const victim = makeUser()
   const underList = `{ companiesMany(limit: 200) { ${aliases(20_000, (i) => `t${i}: __typename`)} } }`
-  const { victimMs, attacks } = await latencyUnderAttack(async () => await gql(app, attacker.headers, underList), async () => { await victimQuery(app, victim.headers) }, { concurrency: 4 })
-  for (const a of attacks) t.match(a.errors![0], { extensions: { code: 'VALIDATION', details: { cost: 200 * 20_000 + 1 } } }, '20,000 aliases under a 200-item list: 4,000,001 values, refused')
+  const { victimMs, attacks } = await latencyUnderAttack(
+    async () => await gql(app, attacker.headers, underList),
+    async () => {
+      await victimQuery(app, victim.headers)
+    },
+    { concurrency: 4 }
+  )
+  for (const a of attacks) {
+    t.match(
+      a.errors![0],
+      { extensions: { code: 'VALIDATION', details: { cost: 200 * 20_000 + 1 } } },
+      '20,000 aliases under a 200-item list: 4,000,001 values, refused'
+    )
+  }
   t.ok(victimMs < VICTIM_BOUND_MS, `the second client waited ${Math.round(victimMs)} ms at most`)
 
   const atRoot = await ok(app, attacker.headers, `{ ${aliases(2000, (i) => `t${i}: __typename`)} }`)
@@ -85,12 +141,21 @@ t.test('sizes given as variables are priced exactly; without them, by their defa
   const u = makeUser()
   const list = 'query ($n: Int) { contactsMany(limit: $n) { firstName lastName email } }'
   await ok(app, u.headers, list, { n: 100 })
-  t.match(await fails(app, u.headers, list, { n: 200 }), { code: 'VALIDATION', details: { cost: 601, limit: 500 } }, 'limit 200 as a variable: 200 × 3 + 1')
+  t.match(
+    await fails(app, u.headers, list, { n: 200 }),
+    { code: 'VALIDATION', details: { cost: 601, limit: 500 } },
+    'limit 200 as a variable: 200 × 3 + 1'
+  )
   await ok(app, u.headers, list, {})
-  const create = 'mutation ($r: [ContactsInput!]!) { contactsCreateMany(records: $r) { records { firstName lastName email } } }'
+  const create =
+    'mutation ($r: [ContactsInput!]!) { contactsCreateMany(records: $r) { records { firstName lastName email } } }'
   const records = (n: number): unknown[] => Array.from({ length: n }, (_, i) => ({ firstName: `f${i}`, lastName: 'l' }))
   t.equal((await ok(app, u.headers, create, { r: records(10) })).contactsCreateMany.records.length, 10)
-  t.match(await fails(app, u.headers, create, { r: records(300) }), { code: 'VALIDATION', details: { cost: 1201, limit: 500 } }, '300 records as a variable are counted one by one')
+  t.match(
+    await fails(app, u.headers, create, { r: records(300) }),
+    { code: 'VALIDATION', details: { cost: 1201, limit: 500 } },
+    '300 records as a variable are counted one by one'
+  )
 })
 
 t.test('the standard introspection query is priced, not refused, whatever the depth limit', async (t) => {
@@ -99,19 +164,30 @@ t.test('the standard introspection query is priced, not refused, whatever the de
   t.equal(res.status, 200, `getIntrospectionQuery(): ${res.errors?.[0]?.message ?? 'answered'}`)
   t.ok(res.data.__schema.types.length > 10, 'the whole schema')
   const deep = await gql(app, makeUser().headers, '{ companiesMany { contacts { company { name } } } }')
-  t.match(deep.errors?.[0], { message: /depth 4 exceeds the limit of 3/, extensions: { code: 'VALIDATION' } }, 'data fields still count against the depth limit')
+  t.match(
+    deep.errors?.[0],
+    { message: /depth 4 exceeds the limit of 3/, extensions: { code: 'VALIDATION' } },
+    'data fields still count against the depth limit'
+  )
 
   const { app: tight } = await buildApp(t, { core: { maxRequestCost: 2000 } })
   const priced = await gql(tight, {}, getIntrospectionQuery())
   t.equal(priced.status, 400, 'under a tiny budget it is refused by price, like any query')
-  t.ok(priced.errors?.[0].extensions.details.cost > 2000, `its price: ${String(priced.errors?.[0].extensions.details.cost)}`)
+  t.ok(
+    priced.errors?.[0].extensions.details.cost > 2000,
+    `its price: ${String(priced.errors?.[0].extensions.details.cost)}`
+  )
 })
 
 t.test('GET serves queries only', async (t) => {
   const { app } = await buildApp(t)
   const u = makeUser()
   const query = encodeURIComponent('{ companiesMany { name } }')
-  t.equal((await app.inject({ method: 'GET', url: `/graphql?query=${query}`, headers: u.headers })).statusCode, 200, 'a query by GET')
+  t.equal(
+    (await app.inject({ method: 'GET', url: `/graphql?query=${query}`, headers: u.headers })).statusCode,
+    200,
+    'a query by GET'
+  )
   const mutation = encodeURIComponent('mutation { companiesCreateOne(record: { name: "x" }) { recordId } }')
   const res = await app.inject({ method: 'GET', url: `/graphql?query=${mutation}`, headers: u.headers })
   t.equal(res.statusCode, 405, 'a mutation by GET')
@@ -126,7 +202,11 @@ t.test("a tenant's budget over time: 429 with Retry-After, other tenants served"
   const heavy = makeUser()
   for (let i = 0; i < 3; i++) await ok(app, heavy.headers, query)
   const res = await app.inject({ method: 'POST', url: '/graphql', headers: heavy.headers, payload: { query } })
-  t.equal(res.statusCode, 429, 'the fourth document is over the minute\'s budget (each was charged once, not once more per resolver)')
+  t.equal(
+    res.statusCode,
+    429,
+    "the fourth document is over the minute's budget (each was charged once, not once more per resolver)"
+  )
   t.equal(res.json().errors[0].extensions.code, 'RATE_LIMITED')
   t.ok(Number(res.headers['retry-after']) >= 1, `Retry-After: ${String(res.headers['retry-after'])}`)
   await ok(app, makeUser().headers, query)

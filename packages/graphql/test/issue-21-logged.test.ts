@@ -12,9 +12,19 @@ import { JWT_SECRET, gql, makeUser } from './helper.js'
 t.test('an INTERNAL answer is logged with its cause; a 4xx is not', async (t) => {
   const { db } = await getTestDb(t)
   const lines: any[] = []
-  const stream = new Writable({ write (chunk, _enc, done) { lines.push(JSON.parse(String(chunk))); done() } })
+  const stream = new Writable({
+    write (chunk, _enc, done) {
+      lines.push(JSON.parse(String(chunk)))
+      done()
+    }
+  })
   const app = Fastify({ logger: { level: 'info', stream } })
-  await app.register(svcCore, { db, jwtSecret: JWT_SECRET, bcryptRounds: 4, schemas: [{ path: 'notes', fields: [{ name: 'title', type: String, required: true }] }] })
+  await app.register(svcCore, {
+    db,
+    jwtSecret: JWT_SECRET,
+    bcryptRounds: 4,
+    schemas: [{ path: 'notes', fields: [{ name: 'title', type: String, required: true }] }]
+  })
   await app.register(async (a) => {
     a.svc.services.get('notes').addDurableEffect('fragile', (r) => {
       if (r.after?.title === 'boom') throw new Error('the effect store is unreachable')
@@ -26,7 +36,11 @@ t.test('an INTERNAL answer is logged with its cause; a 4xx is not', async (t) =>
   await app.ready()
   const u = makeUser()
 
-  const failed = await gql(app, u.headers, 'mutation { notesCreateMany(records: [{ title: "ok" }, { title: "boom" }]) { recordIds } }')
+  const failed = await gql(
+    app,
+    u.headers,
+    'mutation { notesCreateMany(records: [{ title: "ok" }, { title: "boom" }]) { recordIds } }'
+  )
   t.equal(failed.errors?.[0].extensions.code, 'INTERNAL')
   const logged = lines.filter((l) => l.msg === 'graphql operation failed')
   t.equal(logged.length, 1, 'one error line')
@@ -35,11 +49,23 @@ t.test('an INTERNAL answer is logged with its cause; a 4xx is not', async (t) =>
   t.same(logged[0].path, ['notesCreateMany'])
   t.equal(await db.collection('notes').countDocuments(), 0, 'nothing written')
 
-  const refused = await gql(app, u.headers, 'mutation { notesCreateMany(records: [{ title: "a" }, { }]) { recordIds } }')
+  const refused = await gql(
+    app,
+    u.headers,
+    'mutation { notesCreateMany(records: [{ title: "a" }, { }]) { recordIds } }'
+  )
   t.equal(refused.errors?.[0].extensions.code, 'VALIDATION')
-  t.equal(lines.filter((l) => l.msg === 'graphql operation failed').length, 1, 'a client error is not logged as a failure')
+  t.equal(
+    lines.filter((l) => l.msg === 'graphql operation failed').length,
+    1,
+    'a client error is not logged as a failure'
+  )
 
-  const many = await gql(app, u.headers, 'mutation { notesCreateMany(records: [{ title: "a" }, { title: "b" }, { title: "c" }]) { recordIds } }')
+  const many = await gql(
+    app,
+    u.headers,
+    'mutation { notesCreateMany(records: [{ title: "a" }, { title: "b" }, { title: "c" }]) { recordIds } }'
+  )
   t.equal(many.errors, undefined, 'CreateMany of three records succeeds')
   t.equal(many.data.notesCreateMany.recordIds.length, 3)
 })

@@ -19,9 +19,18 @@ t.test('depth, cost, introspection and GraphiQL outside production', async (t) =
   t.equal(costly.code, 'VALIDATION')
   t.equal(costly.status, 400)
   t.match(costly.details, { cost: 601, limit: 500 }, 'each field counted per list item')
-  const viaVariable = await fails(small, user.headers, 'query ($n: Int) { contactsMany(limit: $n) { firstName lastName email } }', { n: 200 })
+  const viaVariable = await fails(
+    small,
+    user.headers,
+    'query ($n: Int) { contactsMany(limit: $n) { firstName lastName email } }',
+    { n: 200 }
+  )
   t.equal(viaVariable.code, 'VALIDATION', 'a limit given as a variable counts too')
-  const fragment = await fails(small, user.headers, 'query { contactsMany(limit: 200) { ...F } } fragment F on Contacts { firstName lastName ... on Contacts { email } }')
+  const fragment = await fails(
+    small,
+    user.headers,
+    'query { contactsMany(limit: 200) { ...F } } fragment F on Contacts { firstName lastName ... on Contacts { email } }'
+  )
   t.equal(fragment.code, 'VALIDATION', 'fragments are counted')
   await ok(small, user.headers, '{ contactsMany(limit: 10) { firstName company { name } } }')
 
@@ -50,12 +59,20 @@ t.test('automatic persisted queries: hash first, the query once, then the hash a
   const { app } = await buildApp(t)
   const query = '{ companiesMany { name } }'
   const persistedQuery = { version: 1, sha256Hash: createHash('sha256').update(query).digest('hex') }
-  const post = async (payload: Record<string, unknown>): Promise<any> => (await app.inject({ method: 'POST', url: '/graphql', headers: user.headers, payload })).json()
+  const post = async (payload: Record<string, unknown>): Promise<any> =>
+    (await app.inject({ method: 'POST', url: '/graphql', headers: user.headers, payload })).json()
   const unknown = await post({ extensions: { persistedQuery } })
   t.equal(unknown.errors[0].message, 'PersistedQueryNotFound', 'the message APQ clients look for')
   t.same((await post({ query, extensions: { persistedQuery } })).data, { companiesMany: [] })
   t.same((await post({ extensions: { persistedQuery } })).data, { companiesMany: [] }, 'served from the hash')
   const { app: off } = await buildApp(t, { graphql: { persistedQueries: false } })
-  const refused = (await off.inject({ method: 'POST', url: '/graphql', headers: user.headers, payload: { extensions: { persistedQuery } } })).json()
+  const refused = (
+    await off.inject({
+      method: 'POST',
+      url: '/graphql',
+      headers: user.headers,
+      payload: { extensions: { persistedQuery } }
+    })
+  ).json()
   t.equal(refused.errors[0].extensions.code, 'VALIDATION', 'off: a hash alone is no query')
 })

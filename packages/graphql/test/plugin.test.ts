@@ -6,7 +6,17 @@ import { getTestDb } from '@svc/testkit'
 import svcGraphql from '../src/index.js'
 import { JWT_SECRET, buildApp, fails, makeUser } from './helper.js'
 
-const boom = [{ path: 'boom', fields: [{ name: 'n', type: Number }], hooks: { beforeCreate: () => { throw new Error('secret detail of a bug') } } }]
+const boom = [
+  {
+    path: 'boom',
+    fields: [{ name: 'n', type: Number }],
+    hooks: {
+      beforeCreate: () => {
+        throw new Error('secret detail of a bug')
+      }
+    }
+  }
+]
 
 t.test('an unexpected error is INTERNAL (500 without data), its message hidden in production', async (t) => {
   const user = makeUser()
@@ -26,5 +36,7 @@ t.test('registering soft delete after GraphQL stops start-up with a clear messag
   await app.register(svcCore, { db, jwtSecret: JWT_SECRET, schemas: boom })
   await app.register(svcGraphql)
   await app.register(svcSoftDelete, { sweepIntervalMs: 0 })
-  await t.rejects(async () => { await app.ready() }, /register @svc\/softdelete before @svc\/graphql/)
+  await t.rejects(async () => {
+    await app.ready()
+  }, /register @svc\/softdelete before @svc\/graphql/)
 })

@@ -9,7 +9,9 @@ await client.connect()
 t.teardown(async () => await client.close())
 const { app } = await buildApp(t, { db: client.db() })
 const seen: string[] = []
-client.on('commandStarted', (e) => { if (e.databaseName === client.db().databaseName) seen.push(`${e.commandName}:${String(e.command[e.commandName])}`) })
+client.on('commandStarted', (e) => {
+  if (e.databaseName === client.db().databaseName) seen.push(`${e.commandName}:${String(e.command[e.commandName])}`)
+})
 
 const alice = makeUser()
 const bob = makeUser()
@@ -17,18 +19,42 @@ const manager = makeUser({ user_id: alice.userId, roles: ['user', 'manager'] })
 const companies: any[] = []
 for (let i = 0; i < 5; i++) companies.push(await restCreate(app, alice, 'companies', { name: `co ${i}` }))
 // Created by a manager of alice's tenant: the notes are set, and hidden from alice's plain user role.
-for (let i = 0; i < 20; i++) await restCreate(app, manager, 'contacts', { firstName: `c${i}`, lastName: 'x', companyId: companies[i % 5]._id, primary: i < 5, notes: 'secret' })
+for (let i = 0; i < 20; i++) {
+  await restCreate(app, manager, 'contacts', {
+    firstName: `c${i}`,
+    lastName: 'x',
+    companyId: companies[i % 5]._id,
+    primary: i < 5,
+    notes: 'secret'
+  })
+}
 // Bob's contact points at alice's company: it must never show up under it.
 await restCreate(app, bob, 'contacts', { firstName: 'intruder', lastName: 'x', companyId: companies[0]._id })
 
 t.test('nested relations: one database query per relation per level, whatever the page size', async (t) => {
   seen.length = 0
-  const data = await ok(app, alice.headers, '{ companiesMany(limit: 5) { name contacts { firstName company { name } } primaryContact { firstName } } }')
+  const data = await ok(
+    app,
+    alice.headers,
+    '{ companiesMany(limit: 5) { name contacts { firstName company { name } } primaryContact { firstName } } }'
+  )
   t.equal(data.companiesMany.length, 5)
-  t.ok(data.companiesMany.every((c: any) => c.contacts.length === 4 && c.contacts.every((x: any) => x.company.name === c.name)), 'every parent fully populated, two levels deep')
-  t.ok(data.companiesMany.every((c: any) => c.primaryContact !== null), 'hasOne with where')
-  t.notOk(JSON.stringify(data).includes('intruder'), 'the caller\'s tenant is re-applied on the target')
-  t.same(seen.sort(), ['find:companies', 'find:companies', 'find:contacts', 'find:contacts'], 'page + contacts + primaryContact + one belongsTo query for all 20 contacts; no count')
+  t.ok(
+    data.companiesMany.every(
+      (c: any) => c.contacts.length === 4 && c.contacts.every((x: any) => x.company.name === c.name)
+    ),
+    'every parent fully populated, two levels deep'
+  )
+  t.ok(
+    data.companiesMany.every((c: any) => c.primaryContact !== null),
+    'hasOne with where'
+  )
+  t.notOk(JSON.stringify(data).includes('intruder'), "the caller's tenant is re-applied on the target")
+  t.same(
+    seen.sort(),
+    ['find:companies', 'find:companies', 'find:contacts', 'find:contacts'],
+    'page + contacts + primaryContact + one belongsTo query for all 20 contacts; no count'
+  )
 })
 
 t.test('belongsTo for a page of contacts is one query', async (t) => {
@@ -40,9 +66,15 @@ t.test('belongsTo for a page of contacts is one query', async (t) => {
 
 t.test('field ACL applies to nested records', async (t) => {
   const plain = await ok(app, alice.headers, '{ companiesMany(limit: 1) { contacts { notes } } }')
-  t.ok(plain.companiesMany[0].contacts.every((c: any) => c.notes === null), 'notes hidden from a user without manager')
+  t.ok(
+    plain.companiesMany[0].contacts.every((c: any) => c.notes === null),
+    'notes hidden from a user without manager'
+  )
   const mgr = await ok(app, manager.headers, '{ companiesMany(limit: 1) { contacts { notes } } }')
-  t.ok(mgr.companiesMany[0].contacts.some((c: any) => c.notes === 'secret'), 'visible to manager')
+  t.ok(
+    mgr.companiesMany[0].contacts.some((c: any) => c.notes === 'secret'),
+    'visible to manager'
+  )
 })
 
 t.test('a deleted target is hidden from relations; another tenant sees no parent', async (t) => {
@@ -51,6 +83,10 @@ t.test('a deleted target is hidden from relations; another tenant sees no parent
   await app.inject({ method: 'DELETE', url: `/api/v1/companies/${co._id as string}`, headers: alice.headers })
   const data = await ok(app, alice.headers, `{ contactsById(_id: "${c._id as string}") { company { name } } }`)
   t.same(data.contactsById, { company: null })
-  const foreign = await fails(app, bob.headers, `{ companiesById(_id: "${companies[0]._id as string}") { contacts { firstName } } }`)
+  const foreign = await fails(
+    app,
+    bob.headers,
+    `{ companiesById(_id: "${companies[0]._id as string}") { contacts { firstName } } }`
+  )
   t.equal(foreign.code, 'NOT_FOUND')
 })

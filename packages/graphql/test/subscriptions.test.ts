@@ -25,10 +25,16 @@ const schemas = [
   { path: 'companies', fields: [{ name: 'name', type: String }] }
 ]
 
-async function build (t: Teardownable, realtime: RealtimeOptions = {}): Promise<{ app: FastifyInstance, url: string }> {
+async function build (t: Teardownable, realtime: RealtimeOptions = {}): Promise<{ app: FastifyInstance; url: string }> {
   const { db } = await getTestDb(t)
   const app = Fastify({ logger: false })
-  await app.register(svcCore, { db, jwtSecret: JWT_SECRET, bcryptRounds: 4, schemas, eventLog: { pollMs: 20, leaseMs: 1500 } })
+  await app.register(svcCore, {
+    db,
+    jwtSecret: JWT_SECRET,
+    bcryptRounds: 4,
+    schemas,
+    eventLog: { pollMs: 20, leaseMs: 1500 }
+  })
   await app.register(svcSoftDelete, { sweepIntervalMs: 0 })
   await app.register(svcRealtime, realtime)
   await app.register(svcGraphql)
@@ -38,23 +44,50 @@ async function build (t: Teardownable, realtime: RealtimeOptions = {}): Promise<
 }
 
 function client (t: Teardownable, url: string, params?: Record<string, unknown>): Client {
-  const c = createClient({ url, webSocketImpl: WebSocket, retryAttempts: 0, lazy: true, ...(params !== undefined ? { connectionParams: params } : {}) })
-  t.teardown(async () => { await c.dispose() })
+  const c = createClient({
+    url,
+    webSocketImpl: WebSocket,
+    retryAttempts: 0,
+    lazy: true,
+    ...(params !== undefined ? { connectionParams: params } : {})
+  })
+  t.teardown(async () => {
+    await c.dispose()
+  })
   return c
 }
 
-interface Received { events: any[], errors: any[], done: boolean, waitFor: (n: number) => Promise<any[]>, stop: () => void }
+interface Received {
+  events: any[]
+  errors: any[]
+  done: boolean
+  waitFor: (n: number) => Promise<any[]>
+  stop: () => void
+}
 
 function subscribe (c: Client, query: string, variables?: Record<string, unknown>): Received {
   const r: Received = { events: [], errors: [], done: false, waitFor: async () => [], stop: () => {} }
-  r.stop = c.subscribe({ query, ...(variables !== undefined ? { variables } : {}) }, {
-    next: (v) => { if (v.errors !== undefined) r.errors.push(...v.errors); else r.events.push(Object.values(v.data ?? {})[0]) },
-    error: (e) => { r.errors.push(...(Array.isArray(e) ? e : [e])); r.done = true },
-    complete: () => { r.done = true }
-  })
+  r.stop = c.subscribe(
+    { query, ...(variables !== undefined ? { variables } : {}) },
+    {
+      next: (v) => {
+        if (v.errors !== undefined) r.errors.push(...v.errors)
+        else r.events.push(Object.values(v.data ?? {})[0])
+      },
+      error: (e) => {
+        r.errors.push(...(Array.isArray(e) ? e : [e]))
+        r.done = true
+      },
+      complete: () => {
+        r.done = true
+      }
+    }
+  )
   r.waitFor = async (n) => {
     const deadline = Date.now() + 10_000
-    while (r.events.length < n && r.errors.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10))
+    while (r.events.length < n && r.errors.length === 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 10))
+    }
     if (r.events.length < n) throw new Error(`${r.events.length} of ${n} events; errors ${JSON.stringify(r.errors)}`)
     return r.events
   }
@@ -63,11 +96,14 @@ function subscribe (c: Client, query: string, variables?: Record<string, unknown
 
 async function settled (r: Received): Promise<void> {
   const deadline = Date.now() + 10_000
-  while (!r.done && r.errors.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10))
+  while (!r.done && r.errors.length === 0 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
 }
 
 const auth = (u: TokenUser): Record<string, string> => ({ authorization: u.headers.authorization })
-const CONTACT_EVENTS = 'subscription($types: [String!], $after: String) { contactsEvents(types: $types, lastEventId: $after) { cursor id type userId recordId record { _id name salary deletedAt } at } }'
+const CONTACT_EVENTS =
+  'subscription($types: [String!], $after: String) { contactsEvents(types: $types, lastEventId: $after) { cursor id type userId recordId record { _id name salary deletedAt } at } }'
 
 /** Waits until the feed has the subscription (it answers nothing on its own): a write must then arrive. */
 async function live (app: FastifyInstance, user: TokenUser, r: Received): Promise<void> {
@@ -78,7 +114,7 @@ async function live (app: FastifyInstance, user: TokenUser, r: Received): Promis
   }
 }
 
-t.test('typed events of the caller\'s tenant, projected for the subscriber, in order', async (t) => {
+t.test("typed events of the caller's tenant, projected for the subscriber, in order", async (t) => {
   const { app, url } = await build(t)
   const alice = makeUserPair()
   const bob = tokenUser(JWT_SECRET)
@@ -87,9 +123,18 @@ t.test('typed events of the caller\'s tenant, projected for the subscriber, in o
   const probe = subscribe(client(t, url, auth(alice.plain)), 'subscription { companiesEvents { type } }')
   await live(app, alice.plain, probe)
   await new Promise((resolve) => setTimeout(resolve, 100))
-  const res = await app.inject({ method: 'POST', url: '/api/v1/contacts', headers: alice.hr.headers, payload: { name: 'Ada', salary: 10 } })
+  const res = await app.inject({
+    method: 'POST',
+    url: '/api/v1/contacts',
+    headers: alice.hr.headers,
+    payload: { name: 'Ada', salary: 10 }
+  })
   await app.inject({ method: 'POST', url: '/api/v1/contacts', headers: bob.headers, payload: { name: 'Bob' } })
-  await app.inject({ method: 'DELETE', url: `/api/v1/contacts/${res.json()._id as string}`, headers: alice.plain.headers })
+  await app.inject({
+    method: 'DELETE',
+    url: `/api/v1/contacts/${res.json()._id as string}`,
+    headers: alice.plain.headers
+  })
   const [created, deleted] = await plain.waitFor(2)
   const [hrCreated] = await hr.waitFor(1)
   t.equal(created.type, 'contacts.created')
@@ -100,8 +145,11 @@ t.test('typed events of the caller\'s tenant, projected for the subscriber, in o
   t.equal(deleted.type, 'contacts.deleted')
   t.ok(deleted.record.deletedAt, 'the tombstone')
   await new Promise((resolve) => setTimeout(resolve, 200))
-  t.equal(plain.events.length, 2, 'bob\'s record never reached alice')
-  t.ok(plain.events[0].cursor < plain.events[1].cursor || plain.events[0].cursor !== plain.events[1].cursor, 'each event has its cursor')
+  t.equal(plain.events.length, 2, "bob's record never reached alice")
+  t.ok(
+    plain.events[0].cursor < plain.events[1].cursor || plain.events[0].cursor !== plain.events[1].cursor,
+    'each event has its cursor'
+  )
 
   // Resume after the first event: the second comes again, once.
   const resumed = subscribe(client(t, url, auth(alice.plain)), CONTACT_EVENTS, { after: created.cursor })
@@ -111,20 +159,32 @@ t.test('typed events of the caller\'s tenant, projected for the subscriber, in o
   t.same(m.schemas.find((s: any) => s.path === 'contacts').endpoints.graphql.subscriptions, ['contactsEvents'])
 })
 
-function makeUserPair (): { plain: TokenUser, hr: TokenUser } {
+function makeUserPair (): { plain: TokenUser; hr: TokenUser } {
   const plain = tokenUser(JWT_SECRET)
   return { plain, hr: tokenUser(JWT_SECRET, { user_id: plain.userId, roles: ['user', 'hr'] }) }
 }
 
-t.test('refusals carry the service\'s codes', async (t) => {
+t.test("refusals carry the service's codes", async (t) => {
   const { url } = await build(t, { maxStreamsPerUser: 1 })
   const u = tokenUser(JWT_SECRET)
   const cases: Array<[string, Client, string, Record<string, unknown> | undefined, string]> = [
     ['anonymous', client(t, url), CONTACT_EVENTS, undefined, 'UNAUTHENTICATED'],
-    ['another schema\'s type', client(t, url, auth(u)), CONTACT_EVENTS, { types: ['companies.created'] }, 'VALIDATION'],
+    ["another schema's type", client(t, url, auth(u)), CONTACT_EVENTS, { types: ['companies.created'] }, 'VALIDATION'],
     ['not a record event', client(t, url, auth(u)), CONTACT_EVENTS, { types: ['restored'] }, 'VALIDATION'],
-    ['an altered cursor', client(t, url, auth(u)), CONTACT_EVENTS, { after: 'AQAAAAAAAAABxxxxxxxxxxxxxxxx' }, 'VALIDATION'],
-    ['a relation (no query per event)', client(t, url, auth(u)), 'subscription { contactsEvents { record { company { name } } } }', undefined, 'VALIDATION']
+    [
+      'an altered cursor',
+      client(t, url, auth(u)),
+      CONTACT_EVENTS,
+      { after: 'AQAAAAAAAAABxxxxxxxxxxxxxxxx' },
+      'VALIDATION'
+    ],
+    [
+      'a relation (no query per event)',
+      client(t, url, auth(u)),
+      'subscription { contactsEvents { record { company { name } } } }',
+      undefined,
+      'VALIDATION'
+    ]
   ]
   for (const [what, c, query, variables, code] of cases) {
     const r = subscribe(c, query, variables)
@@ -145,16 +205,20 @@ t.test('refusals carry the service\'s codes', async (t) => {
   t.equal(third.errors.length, 0, 'a stopped subscription frees its slot')
 })
 
-t.test('credentials: nested connection_init headers, the upgrade request\'s headers, api clients', async (t) => {
+t.test("credentials: nested connection_init headers, the upgrade request's headers, api clients", async (t) => {
   const { app, url } = await build(t)
   const u = tokenUser(JWT_SECRET)
   const nested = subscribe(client(t, url, { headers: { Authorization: u.headers.authorization } }), CONTACT_EVENTS)
   const headers = u.headers
   class WithHeaders extends WebSocket {
-    constructor (address: string, protocols?: string | string[]) { super(address, protocols, { headers }) }
+    constructor (address: string, protocols?: string | string[]) {
+      super(address, protocols, { headers })
+    }
   }
   const upgraded = createClient({ url, webSocketImpl: WithHeaders, retryAttempts: 0, lazy: true })
-  t.teardown(async () => { await upgraded.dispose() })
+  t.teardown(async () => {
+    await upgraded.dispose()
+  })
   const viaUpgrade = subscribe(upgraded, CONTACT_EVENTS)
   await new Promise((resolve) => setTimeout(resolve, 300))
   await app.inject({ method: 'POST', url: '/api/v1/contacts', headers: u.headers, payload: { name: 'x' } })

@@ -4,9 +4,11 @@ import { latencyUnderAttack } from '@svc/testkit'
 import { buildApp, gql, makeUser } from './helper.js'
 
 // @svc/surface's hooks are route-agnostic: registered first, they count and limit /graphql too.
-t.test('rate limits answer RATE_LIMITED in GraphQL\'s shape; metrics label the /graphql route', async (t) => {
+t.test("rate limits answer RATE_LIMITED in GraphQL's shape; metrics label the /graphql route", async (t) => {
   const { app } = await buildApp(t, {
-    first: async (app) => { await app.register(svcSurface, { rateLimit: { apiPerMin: 2 }, metrics: {}, docs: false, loadShedding: false }) }
+    first: async (app) => {
+      await app.register(svcSurface, { rateLimit: { apiPerMin: 2 }, metrics: {}, docs: false, loadShedding: false })
+    }
   })
   const user = makeUser()
   for (let i = 0; i < 2; i++) t.equal((await gql(app, user.headers, '{ companiesMany { _id } }')).status, 200)
@@ -21,22 +23,56 @@ t.test('rate limits answer RATE_LIMITED in GraphQL\'s shape; metrics label the /
 
 t.test('each aliased mutation is a request against the rate limits; a second client is served meanwhile', async (t) => {
   const { app, db } = await buildApp(t, {
-    first: async (app) => { await app.register(svcSurface, { rateLimit: { apiPerMin: 600 }, docs: false, loadShedding: false }) }
+    first: async (app) => {
+      await app.register(svcSurface, { rateLimit: { apiPerMin: 600 }, docs: false, loadShedding: false })
+    }
   })
   const attacker = makeUser()
   const creates = `mutation { ${Array.from({ length: 500 }, (_, i) => `c${i}: logsCreateOne(record: { line: "l${i}" }) { recordId }`).join(' ')} }`
   const victim = async (): Promise<void> => {
-    const res = await app.inject({ method: 'POST', url: '/graphql', headers: makeUser().headers, payload: { query: '{ logsMany(limit: 1) { line } }' }, remoteAddress: '10.5.0.2' })
+    const res = await app.inject({
+      method: 'POST',
+      url: '/graphql',
+      headers: makeUser().headers,
+      payload: { query: '{ logsMany(limit: 1) { line } }' },
+      remoteAddress: '10.5.0.2'
+    })
     if (res.statusCode !== 200) throw new Error(`the victim got ${res.statusCode}: ${res.body}`)
   }
   let n = 0
   // From a new address each time: the tenant's own budget is what stops it.
-  const attack = async (): Promise<number> => (await app.inject({ method: 'POST', url: '/graphql', headers: attacker.headers, payload: { query: creates }, remoteAddress: `10.5.1.${n++}` })).statusCode
+  const attack = async (): Promise<number> =>
+    (
+      await app.inject({
+        method: 'POST',
+        url: '/graphql',
+        headers: attacker.headers,
+        payload: { query: creates },
+        remoteAddress: `10.5.1.${n++}`
+      })
+    ).statusCode
   const { victimMs, attacks } = await latencyUnderAttack(attack, victim, { concurrency: 3 })
-  t.same(attacks.sort(), [200, 429, 429], '500 creates are 500 requests: one document fits the 600 of the minute, the next two do not')
+  t.same(
+    attacks.sort(),
+    [200, 429, 429],
+    '500 creates are 500 requests: one document fits the 600 of the minute, the next two do not'
+  )
   t.ok(victimMs < 5000, `the second client waited ${Math.round(victimMs)} ms at most`)
-  t.equal(await db.collection('logs').countDocuments({ userId: attacker.userId }), 500, 'the refused documents wrote nothing')
-  const refused = await app.inject({ method: 'POST', url: '/graphql', headers: attacker.headers, payload: { query: 'mutation { a: logsCreateOne(record: { line: "x" }) { recordId } b: logsCreateOne(record: { line: "y" }) { recordId } }' }, remoteAddress: '10.5.0.9' })
+  t.equal(
+    await db.collection('logs').countDocuments({ userId: attacker.userId }),
+    500,
+    'the refused documents wrote nothing'
+  )
+  const refused = await app.inject({
+    method: 'POST',
+    url: '/graphql',
+    headers: attacker.headers,
+    payload: {
+      query:
+        'mutation { a: logsCreateOne(record: { line: "x" }) { recordId } b: logsCreateOne(record: { line: "y" }) { recordId } }'
+    },
+    remoteAddress: '10.5.0.9'
+  })
   t.equal(refused.statusCode, 429, "the tenant's budget follows it to another address")
   t.ok(Number(refused.headers['retry-after']) > 0, 'with Retry-After')
 })

@@ -35,25 +35,59 @@ t.test('the filter input names exactly the keys core filters on', async (t) => {
   const { schema } = buildSchema(app.svc)
   const model = app.svc.registry.all()[0]
   const filter = schema.getType('PlacesFilter') as GraphQLInputObjectType
-  t.same(paths(filter).sort(), filterableFields(model).map((f) => f.path).sort(), 'nested paths and the tenant keys included, computed fields left out')
+  t.same(
+    paths(filter).sort(),
+    filterableFields(model)
+      .map((f) => f.path)
+      .sort(),
+    'nested paths and the tenant keys included, computed fields left out'
+  )
   const ops = schema.getType('StringOperators') as GraphQLInputObjectType
-  t.same(Object.keys(ops.getFields()).sort(), FILTER_OPERATORS.map((o) => o.slice(1)).sort(), "core's operators, without $")
+  t.same(
+    Object.keys(ops.getFields()).sort(),
+    FILTER_OPERATORS.map((o) => o.slice(1)).sort(),
+    "core's operators, without $"
+  )
   const sort = schema.getType('PlacesSort') as GraphQLEnumType
-  t.ok(sort.getValues().some((v) => v.name === 'address__city_ASC'), 'a nested path sorts as address__city')
+  t.ok(
+    sort.getValues().some((v) => v.name === 'address__city_ASC'),
+    'a nested path sorts as address__city'
+  )
 })
 
 t.test('nested paths and the tenant keys filter and sort as on REST', async (t) => {
   const { app } = await buildApp(t, { schemas: [places] })
   const u = makeUser()
-  await restCreate(app, u, 'places', { name: 'a', address: { city: 'Paris', zip: 75001 }, stops: [{ label: 'x', order: 1 }] })
-  await restCreate(app, u, 'places', { name: 'b', address: { city: 'Lyon', zip: 69001 }, stops: [{ label: 'y', order: 2 }] })
-  const names = async (args: string): Promise<string[]> => (await ok(app, u.headers, `{ placesMany(${args}) { name } }`)).placesMany.map((p: { name: string }) => p.name)
+  await restCreate(app, u, 'places', {
+    name: 'a',
+    address: { city: 'Paris', zip: 75001 },
+    stops: [{ label: 'x', order: 1 }]
+  })
+  await restCreate(app, u, 'places', {
+    name: 'b',
+    address: { city: 'Lyon', zip: 69001 },
+    stops: [{ label: 'y', order: 2 }]
+  })
+  const names = async (args: string): Promise<string[]> =>
+    (await ok(app, u.headers, `{ placesMany(${args}) { name } }`)).placesMany.map((p: { name: string }) => p.name)
   t.same(await names('filter: { address: { city: "Paris" } }'), ['a'], 'equality on address.city')
   t.same(await names('filter: { _operators: { address: { zip: { gte: 69500 } } } }'), ['a'], 'operators on address.zip')
   t.same(await names('filter: { stops: { label: "y" } }'), ['b'], 'a path inside an array of sub-documents')
   t.same(await names('sort: [address__city_ASC]'), ['b', 'a'], 'sorted by address.city')
-  t.same(await names(`filter: { userId: "${u.userId}" }`), ['b', 'a'], 'the tenant key filters (inside the tenant, as on REST)')
-  t.same(await names('filter: { userId: "someone-else" }'), [], 'another tenant\'s id matches nothing of yours')
-  const both = await fails(app, u.headers, '{ placesMany(filter: { address: { city: "Paris" }, _operators: { address: { city: { ne: "Lyon" } } } }) { name } }')
-  t.match(both, { code: 'VALIDATION', details: { field: 'address.city' } }, 'a value and operators for one path are refused')
+  t.same(
+    await names(`filter: { userId: "${u.userId}" }`),
+    ['b', 'a'],
+    'the tenant key filters (inside the tenant, as on REST)'
+  )
+  t.same(await names('filter: { userId: "someone-else" }'), [], "another tenant's id matches nothing of yours")
+  const both = await fails(
+    app,
+    u.headers,
+    '{ placesMany(filter: { address: { city: "Paris" }, _operators: { address: { city: { ne: "Lyon" } } } }) { name } }'
+  )
+  t.match(
+    both,
+    { code: 'VALIDATION', details: { field: 'address.city' } },
+    'a value and operators for one path are refused'
+  )
 })

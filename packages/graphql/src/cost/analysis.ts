@@ -1,6 +1,19 @@
 import {
-  Kind, SchemaMetaFieldDef, TypeMetaFieldDef, getNamedType, getNullableType, isInterfaceType, isListType, isObjectType,
-  type DocumentNode, type GraphQLField, type FieldNode, type FragmentDefinitionNode, type GraphQLNamedType, type GraphQLSchema, type SelectionSetNode
+  Kind,
+  SchemaMetaFieldDef,
+  TypeMetaFieldDef,
+  getNamedType,
+  getNullableType,
+  isInterfaceType,
+  isListType,
+  isObjectType,
+  type DocumentNode,
+  type GraphQLField,
+  type FieldNode,
+  type FragmentDefinitionNode,
+  type GraphQLNamedType,
+  type GraphQLSchema,
+  type SelectionSetNode
 } from 'graphql'
 import { MAX_BULK_RECORDS, MAX_RELATED, pageRecords } from '@svc/core'
 import type { CostHint } from './hints.js'
@@ -40,7 +53,12 @@ export interface AnalysisOptions {
   variables: Record<string, unknown> | null
 }
 
-interface Part { a: number, b: number, depth: number, mutations: number }
+interface Part {
+  a: number
+  b: number
+  depth: number
+  mutations: number
+}
 
 // Far above any budget, so sums stay finite (and printable) however a document multiplies.
 const CAP = 1e15
@@ -66,8 +84,12 @@ class Walk {
     for (const sel of set?.selections ?? []) {
       let p: Part
       if (sel.kind === Kind.FIELD) p = this.#field(sel, type)
-      else if (sel.kind === Kind.INLINE_FRAGMENT) p = this.selection(sel.selectionSet, sel.typeCondition === undefined ? type : this.#o.schema.getType(sel.typeCondition.name.value))
-      else p = this.#spread(sel.name.value)
+      else if (sel.kind === Kind.INLINE_FRAGMENT) {
+        p = this.selection(
+          sel.selectionSet,
+          sel.typeCondition === undefined ? type : this.#o.schema.getType(sel.typeCondition.name.value)
+        )
+      } else p = this.#spread(sel.name.value)
       out.a = cap(out.a + p.a)
       out.b = cap(out.b + p.b)
       out.depth = Math.max(out.depth, p.depth)
@@ -94,7 +116,8 @@ class Walk {
     const mutations = type != null && type === this.#mutation ? 1 : 0
     if (name === '__typename') return { a: 1, b: 0, depth: 1, mutations: 0 }
     if (!isObjectType(type) && !isInterfaceType(type)) return EMPTY
-    const def: GraphQLField<unknown, unknown> | undefined = name === '__schema' ? SchemaMetaFieldDef : name === '__type' ? TypeMetaFieldDef : type.getFields()[name]
+    const def: GraphQLField<unknown, unknown> | undefined =
+      name === '__schema' ? SchemaMetaFieldDef : name === '__type' ? TypeMetaFieldDef : type.getFields()[name]
     if (def === undefined) return EMPTY
     const child = this.selection(node.selectionSet, getNamedType(def.type))
     const depth = INTROSPECTION_ROOTS.has(name) ? 0 : 1 + child.depth
@@ -105,11 +128,16 @@ class Walk {
     let flat = 0
     if (hint?.kind === 'page') per = pageRecords(this.#number(node, hint.arg), this.#o.pageSize)
     else if (hint?.kind === 'batch') per = Math.min(Math.max(this.#length(node, hint.arg), 1), MAX_BULK_RECORDS)
-    else if (hint?.kind === 'related' && hint.relation === 'hasMany') { per = 0; fixed = MAX_RELATED }
-    else if (hint?.kind === 'flat') flat = hint.price
+    else if (hint?.kind === 'related' && hint.relation === 'hasMany') {
+      per = 0
+      fixed = MAX_RELATED
+    } else if (hint?.kind === 'flat') flat = hint.price
     else if (isListType(getNullableType(def.type)) && node.selectionSet !== undefined) {
       const total = this.#o.introspection.get(`${type.name}.${name}`)
-      if (total !== undefined) { per = 0; fixed = total }
+      if (total !== undefined) {
+        per = 0
+        fixed = total
+      }
     }
     return {
       a: cap(1 + flat + child.a * per),
@@ -151,7 +179,12 @@ export function analyse (document: DocumentNode, o: AnalysisOptions): Analysis {
   const out: Analysis = { cost: 0, depth: 0, mutations: 0 }
   for (const d of document.definitions) {
     if (d.kind !== Kind.OPERATION_DEFINITION) continue
-    const root = d.operation === 'mutation' ? o.schema.getMutationType() : d.operation === 'subscription' ? o.schema.getSubscriptionType() : o.schema.getQueryType()
+    const root =
+      d.operation === 'mutation'
+        ? o.schema.getMutationType()
+        : d.operation === 'subscription'
+          ? o.schema.getSubscriptionType()
+          : o.schema.getQueryType()
     const part = walk.selection(d.selectionSet, root)
     out.cost = Math.max(out.cost, cap(part.a + part.b))
     out.depth = Math.max(out.depth, part.depth)

@@ -4,7 +4,10 @@ import type { FastifyRequest } from 'fastify'
 import { analyse } from './analysis.js'
 import { introspectionTotals } from './introspection.js'
 
-interface HookContext { svc?: RequestContext, reply?: { request: FastifyRequest } }
+interface HookContext {
+  svc?: RequestContext
+  reply?: { request: FastifyRequest }
+}
 
 export interface CostGuardOptions {
   schema: GraphQLSchema
@@ -23,14 +26,24 @@ export interface CostGuardOptions {
  */
 export function costGuard (o: CostGuardOptions): {
   preValidation: (schema: GraphQLSchema, document: DocumentNode, context: HookContext) => Promise<void>
-  preExecution: (schema: GraphQLSchema, document: DocumentNode, context: HookContext, variables?: Record<string, unknown>) => Promise<void>
+  preExecution: (
+    schema: GraphQLSchema,
+    document: DocumentNode,
+    context: HookContext,
+    variables?: Record<string, unknown>
+  ) => Promise<void>
 } {
   const base = { schema: o.schema, pageSize: o.svc.config.pageSize, introspection: introspectionTotals(o.schema) }
   return {
     preValidation: async (_schema, document) => {
       const { cost, depth } = analyse(document, { ...base, variables: null })
       o.svc.cost.check(cost)
-      if (depth > o.maxDepth) throw new ValidationError(`query depth ${depth} exceeds the limit of ${o.maxDepth}`, { depth, limit: o.maxDepth })
+      if (depth > o.maxDepth) {
+        throw new ValidationError(`query depth ${depth} exceeds the limit of ${o.maxDepth}`, {
+          depth,
+          limit: o.maxDepth
+        })
+      }
     },
     preExecution: async (_schema, document, context, variables) => {
       const { cost, mutations } = analyse(document, { ...base, variables: variables ?? {} })

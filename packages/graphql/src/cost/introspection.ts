@@ -14,7 +14,10 @@ export function introspectionTotals (schema: GraphQLSchema): Map<string, number>
   let enumValues = 0
   for (const t of types) {
     if (isObjectType(t) || isInterfaceType(t)) {
-      for (const f of Object.values(t.getFields())) { fields++; args += f.args.length }
+      for (const f of Object.values(t.getFields())) {
+        fields++
+        args += f.args.length
+      }
     } else if (isInputObjectType(t)) inputFields += Object.keys(t.getFields()).length
     else if (isEnumType(t)) enumValues += t.getValues().length
   }

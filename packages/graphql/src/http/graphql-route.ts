@@ -36,7 +36,9 @@ async function authenticate (app: FastifyInstance, request: FastifyRequest): Pro
 
 /** mercurius in its own encapsulated context: its error handler and auth hook stay on its routes. */
 export async function graphqlRoute (app: FastifyInstance, opts: GraphqlRouteOptions): Promise<void> {
-  app.addHook('onRequest', async (request) => { await authenticate(app, request) })
+  app.addHook('onRequest', async (request) => {
+    await authenticate(app, request)
+  })
   await app.register(mercurius, {
     schema: opts.built.schema,
     loaders: opts.built.loaders as MercuriusLoaders,
@@ -45,7 +47,9 @@ export async function graphqlRoute (app: FastifyInstance, opts: GraphqlRouteOpti
     jit: opts.jit,
     validationRules: opts.introspection ? [] : [NoSchemaIntrospectionCustomRule],
     errorFormatter: errorFormatter(opts.production),
-    ...(opts.persistedQueries ? { persistedQueryProvider: mercurius.persistedQueryDefaults.automatic(APQ_CACHE_SIZE) } : {}),
+    ...(opts.persistedQueries
+      ? { persistedQueryProvider: mercurius.persistedQueryDefaults.automatic(APQ_CACHE_SIZE) }
+      : {}),
     context: (request): { svc: RequestContext } => ({ svc: requestContext(request, 'graphql') }),
     // `<path>Events` over graphql-ws on the same path (see subscriptions/).
     ...(opts.built.subscriptions ? { subscription: wsOptions(app, opts.keepAliveMs) } : {})

@@ -1,4 +1,11 @@
-import { GraphQLBoolean, GraphQLID, GraphQLInt, GraphQLList, GraphQLNonNull, type GraphQLFieldConfigArgumentMap } from 'graphql'
+import {
+  GraphQLBoolean,
+  GraphQLID,
+  GraphQLInt,
+  GraphQLList,
+  GraphQLNonNull,
+  type GraphQLFieldConfigArgumentMap
+} from 'graphql'
 import { MAX_PAGE_SIZE, type ListQuery, type ResourceModel } from '@svc/core'
 import { toCoreFilter } from '../schema/filter-inputs.js'
 import type { Catalog, ModelTypes } from '../schema/catalog.js'
@@ -7,7 +14,11 @@ export const idArg = { _id: { type: new GraphQLNonNull(GraphQLID) } }
 
 /** `includeDeleted` exists only where soft delete is effective (it means nothing elsewhere). */
 export function includeDeletedArg (c: Catalog, t: ModelTypes): GraphQLFieldConfigArgumentMap {
-  return c.softDelete(t.model) ? { includeDeleted: { type: GraphQLBoolean, description: 'also return deleted (restorable) records; default false' } } : {}
+  return c.softDelete(t.model)
+    ? {
+        includeDeleted: { type: GraphQLBoolean, description: 'also return deleted (restorable) records; default false' }
+      }
+    : {}
 }
 
 /** `filter, sort, limit, skip` (+ `includeDeleted`): the CONTRACT's list arguments. */
@@ -22,8 +33,11 @@ export function listArgs (c: Catalog, t: ModelTypes): GraphQLFieldConfigArgument
 }
 
 /** List arguments as the service's query (offset paging). */
-export function listQuery (model: ResourceModel, a: Record<string, unknown>): ListQuery & { skip?: number, limit?: number } {
-  const q: ListQuery & { skip?: number, limit?: number } = {}
+export function listQuery (
+  model: ResourceModel,
+  a: Record<string, unknown>
+): ListQuery & { skip?: number; limit?: number } {
+  const q: ListQuery & { skip?: number; limit?: number } = {}
   const filter = toCoreFilter(model, a.filter as Record<string, unknown> | null | undefined)
   if (filter !== undefined) q.filter = filter
   if (Array.isArray(a.sort) && a.sort.length > 0) q.sort = a.sort as string[]

@@ -1,4 +1,13 @@
-import { GraphQLEnumType, GraphQLID, GraphQLInt, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLString, type GraphQLInputType } from 'graphql'
+import {
+  GraphQLEnumType,
+  GraphQLID,
+  GraphQLInt,
+  GraphQLList,
+  GraphQLNonNull,
+  GraphQLObjectType,
+  GraphQLString,
+  type GraphQLInputType
+} from 'graphql'
 import { BULK_WRITE_PRICE, type RecordJson } from '@svc/core'
 import type { Catalog, Fields, ModelTypes } from '../schema/catalog.js'
 import { capitalize, isGraphqlName, opPrefix, typeName } from '../schema/names.js'
@@ -15,24 +24,36 @@ function plain (v: unknown): unknown {
   return v
 }
 
-const BulkPayload = new GraphQLObjectType({ name: 'BulkPayload', fields: { numAffected: { type: new GraphQLNonNull(GraphQLInt) } } })
+const BulkPayload = new GraphQLObjectType({
+  name: 'BulkPayload',
+  fields: { numAffected: { type: new GraphQLNonNull(GraphQLInt) } }
+})
 
-const payloads = new WeakMap<ModelTypes, { one: GraphQLObjectType, many: GraphQLObjectType }>()
+const payloads = new WeakMap<ModelTypes, { one: GraphQLObjectType; many: GraphQLObjectType }>()
 
 /** `<Type>Payload { recordId, record }` (CONTRACT) and `<Type>ManyPayload { recordIds, records }`. */
-function payloadsOf (t: ModelTypes): { one: GraphQLObjectType, many: GraphQLObjectType } {
+function payloadsOf (t: ModelTypes): { one: GraphQLObjectType; many: GraphQLObjectType } {
   let p = payloads.get(t)
   if (p !== undefined) return p
   const name = typeName(t.model)
   p = {
-    one: new GraphQLObjectType({ name: `${name}Payload`, fields: { recordId: { type: new GraphQLNonNull(GraphQLID) }, record: { type: t.record } } }),
-    many: new GraphQLObjectType({ name: `${name}ManyPayload`, fields: { recordIds: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(GraphQLID))) }, records: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(t.record))) } } })
+    one: new GraphQLObjectType({
+      name: `${name}Payload`,
+      fields: { recordId: { type: new GraphQLNonNull(GraphQLID) }, record: { type: t.record } }
+    }),
+    many: new GraphQLObjectType({
+      name: `${name}ManyPayload`,
+      fields: {
+        recordIds: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(GraphQLID))) },
+        records: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(t.record))) }
+      }
+    })
   }
   payloads.set(t, p)
   return p
 }
 
-function one (record: RecordJson): { recordId: string, record: RecordJson } {
+function one (record: RecordJson): { recordId: string; record: RecordJson } {
   return { recordId: record._id, record }
 }
 
@@ -52,7 +73,14 @@ export function writeMutations (c: Catalog, t: ModelTypes): Fields {
       type: Payload,
       description: `Create one ${t.model.path} record (hooks run). With idempotencyKey, a retry answers the first record`,
       args: { record, idempotencyKey: { type: GraphQLString } },
-      resolve: async (_r, a: Args, ctx) => one(await service.create(ctx.svc, plain(a.record), typeof a.idempotencyKey === 'string' ? { idempotencyKey: a.idempotencyKey } : {}))
+      resolve: async (_r, a: Args, ctx) =>
+        one(
+          await service.create(
+            ctx.svc,
+            plain(a.record),
+            typeof a.idempotencyKey === 'string' ? { idempotencyKey: a.idempotencyKey } : {}
+          )
+        )
     },
     [`${p}CreateMany`]: {
       type: ManyPayload,
@@ -66,17 +94,30 @@ export function writeMutations (c: Catalog, t: ModelTypes): Fields {
     },
     [`${p}UpdateById`]: {
       type: Payload,
-      description: 'Change fields of one record (hooks run); null clears an optional field; a state field moves only along its transitions',
+      description:
+        'Change fields of one record (hooks run); null clears an optional field; a state field moves only along its transitions',
       args: { ...idArg, record },
       resolve: async (_r, a: Args, ctx) => one(await service.updateById(ctx.svc, a._id as string, plain(a.record)))
     },
     [`${p}UpdateOne`]: {
       type: Payload,
-      description: 'Change the first record matching filter, in sort order after skip (no hooks); NOT_FOUND when none matches',
-      args: { filter: { type: t.filter }, sort: { type: new GraphQLList(new GraphQLNonNull(t.sort)) }, skip: { type: GraphQLInt }, record },
+      description:
+        'Change the first record matching filter, in sort order after skip (no hooks); NOT_FOUND when none matches',
+      args: {
+        filter: { type: t.filter },
+        sort: { type: new GraphQLList(new GraphQLNonNull(t.sort)) },
+        skip: { type: GraphQLInt },
+        record
+      },
       resolve: async (_r, a: Args, ctx) => {
         const filter = toCoreFilter(t.model, plain(a.filter) as Args | undefined)
-        return one(await service.updateOne(ctx.svc, { filter, sort: a.sort as string[] | undefined, skip: a.skip as number | undefined }, plain(a.record)))
+        return one(
+          await service.updateOne(
+            ctx.svc,
+            { filter, sort: a.sort as string[] | undefined, skip: a.skip as number | undefined },
+            plain(a.record)
+          )
+        )
       }
     },
     [`${p}UpdateMany`]: {
@@ -84,11 +125,16 @@ export function writeMutations (c: Catalog, t: ModelTypes): Fields {
       description: 'Set fields on every record of the caller matching filter (no hooks, state fields refused)',
       args: { filter: { type: new GraphQLNonNull(t.filter) }, record },
       ...costHint({ kind: 'flat', price: BULK_WRITE_PRICE }),
-      resolve: async (_r, a: Args, ctx) => await service.bulkPut(ctx.svc, toCoreFilter(t.model, plain(a.filter) as Args) ?? {}, plain(a.record), { upsert: false })
+      resolve: async (_r, a: Args, ctx) =>
+        await service.bulkPut(ctx.svc, toCoreFilter(t.model, plain(a.filter) as Args) ?? {}, plain(a.record), {
+          upsert: false
+        })
     },
     [`${p}RemoveById`]: {
       type: Payload,
-      description: c.softDelete(t.model) ? `Delete one record (hooks run); restorable with ${p}Restore` : 'Delete one record for good (hooks run)',
+      description: c.softDelete(t.model)
+        ? `Delete one record (hooks run); restorable with ${p}Restore`
+        : 'Delete one record for good (hooks run)',
       args: idArg,
       resolve: async (_r, a: Args, ctx) => one(await service.deleteById(ctx.svc, a._id as string))
     },
@@ -97,7 +143,8 @@ export function writeMutations (c: Catalog, t: ModelTypes): Fields {
       description: 'Delete every record of the caller matching filter (no hooks)',
       args: { filter: { type: new GraphQLNonNull(t.filter) } },
       ...costHint({ kind: 'flat', price: BULK_WRITE_PRICE }),
-      resolve: async (_r, a: Args, ctx) => await service.deleteMany(ctx.svc, toCoreFilter(t.model, plain(a.filter) as Args) ?? {})
+      resolve: async (_r, a: Args, ctx) =>
+        await service.deleteMany(ctx.svc, toCoreFilter(t.model, plain(a.filter) as Args) ?? {})
     }
   }
 }
@@ -119,7 +166,10 @@ export function restoreMutation (c: Catalog, t: ModelTypes): Fields {
 /** `to` as an enum of the machine's states when GraphQL can name them all, else a string. */
 function stateType (t: ModelTypes, field: string, states: readonly string[]): GraphQLInputType {
   if (!states.every(isGraphqlName)) return GraphQLString
-  return new GraphQLEnumType({ name: `${typeName(t.model)}${capitalize(field)}State`, values: Object.fromEntries(states.map((s) => [s, { value: s }])) })
+  return new GraphQLEnumType({
+    name: `${typeName(t.model)}${capitalize(field)}State`,
+    values: Object.fromEntries(states.map((s) => [s, { value: s }]))
+  })
 }
 
 /** `<path>Transition<Field>(_id, to)` per state field: the transition table applies, only `onEnter` runs. */

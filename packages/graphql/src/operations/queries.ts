@@ -1,4 +1,12 @@
-import { GraphQLBoolean, GraphQLInt, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLString, type GraphQLFieldConfigArgumentMap } from 'graphql'
+import {
+  GraphQLBoolean,
+  GraphQLInt,
+  GraphQLList,
+  GraphQLNonNull,
+  GraphQLObjectType,
+  GraphQLString,
+  type GraphQLFieldConfigArgumentMap
+} from 'graphql'
 import { MAX_PAGE_SIZE, type ListQuery } from '@svc/core'
 import { searchablePaths } from '@svc/core'
 import type { Catalog, Fields, ModelTypes } from '../schema/catalog.js'
@@ -14,14 +22,16 @@ export function readQueries (c: Catalog, t: ModelTypes): Fields {
       type: t.record,
       description: `One ${t.model.path} record of the caller's tenant; NOT_FOUND for an unknown, foreign or deleted id`,
       args: { ...idArg, ...includeDeletedArg(c, t) },
-      resolve: async (_root, a: Record<string, unknown>, ctx) => await t.service.get(ctx.svc, a._id as string, { includeDeleted: a.includeDeleted === true })
+      resolve: async (_root, a: Record<string, unknown>, ctx) =>
+        await t.service.get(ctx.svc, a._id as string, { includeDeleted: a.includeDeleted === true })
     },
     [`${p}Many`]: {
       type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(t.record))),
       description: `${t.model.path} records of the caller's tenant, newest first unless sorted`,
       args: listArgs(c, t),
       ...costHint({ kind: 'page', arg: 'limit' }),
-      resolve: async (_root, a: Record<string, unknown>, ctx) => await t.service.findMany(ctx.svc, listQuery(t.model, a))
+      resolve: async (_root, a: Record<string, unknown>, ctx) =>
+        await t.service.findMany(ctx.svc, listQuery(t.model, a))
     },
     [`${p}Page`]: {
       type: new GraphQLNonNull(pageType(t)),
@@ -59,12 +69,15 @@ function pageArgs (c: Catalog, t: ModelTypes): GraphQLFieldConfigArgumentMap {
     perPage: { type: GraphQLInt, description: `at most ${MAX_PAGE_SIZE}; default ${c.svc.config.pageSize}` },
     page: { type: GraphQLInt, description: '1-based page; not with cursor' },
     cursor: { type: GraphQLString, description: 'nextCursor of the previous page (same filter, sort and perPage)' },
-    count: { type: GraphQLBoolean, description: 'false skips counting: totalResults and totalPages are null; default true' }
+    count: {
+      type: GraphQLBoolean,
+      description: 'false skips counting: totalResults and totalPages are null; default true'
+    }
   }
 }
 
 function pageQuery (t: ModelTypes, a: Record<string, unknown>): ListQuery {
-  const q: ListQuery & { limit?: number, skip?: number } = listQuery(t.model, a)
+  const q: ListQuery & { limit?: number; skip?: number } = listQuery(t.model, a)
   delete q.limit
   delete q.skip
   if (typeof a.perPage === 'number') q.perPage = a.perPage
@@ -82,10 +95,14 @@ export function searchQuery (c: Catalog, t: ModelTypes): Fields {
     [`${opPrefix(t.model)}Search`]: {
       type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(t.record))),
       description: `Full-text search of ${t.model.path} over ${fields.join(', ')}, best match first unless sorted`,
-      args: { q: { type: new GraphQLNonNull(GraphQLString), description: 'whole words; "a phrase"; -word excludes' }, ...listArgs(c, t) },
+      args: {
+        q: { type: new GraphQLNonNull(GraphQLString), description: 'whole words; "a phrase"; -word excludes' },
+        ...listArgs(c, t)
+      },
       ...costHint({ kind: 'page', arg: 'limit' }),
       // Core's text-search rules (length, readable fields) apply: no copy of them here.
-      resolve: async (_root, a: Record<string, unknown>, ctx) => await t.service.findMany(ctx.svc, listQuery(t.model, a))
+      resolve: async (_root, a: Record<string, unknown>, ctx) =>
+        await t.service.findMany(ctx.svc, listQuery(t.model, a))
     }
   }
 }

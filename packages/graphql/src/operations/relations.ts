@@ -18,9 +18,18 @@ export function relationFields (c: Catalog): RelationFields {
     for (const r of Object.values(model.relations)) {
       if (!isGraphqlName(r.name)) continue
       const target = c.of(model, r.target).record
-      out[r.name] = r.kind === 'hasMany'
-        ? { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(target))), description: `${r.target} records whose ${r.fk} is this record`, ...costHint({ kind: 'related', relation: r.kind }) }
-        : { type: target, description: `the ${r.target} record ${r.kind === 'belongsTo' ? `named by ${r.fk}` : `whose ${r.fk} is this record`}, or null`, ...costHint({ kind: 'related', relation: r.kind }) }
+      out[r.name] =
+        r.kind === 'hasMany'
+          ? {
+              type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(target))),
+              description: `${r.target} records whose ${r.fk} is this record`,
+              ...costHint({ kind: 'related', relation: r.kind })
+            }
+          : {
+              type: target,
+              description: `the ${r.target} record ${r.kind === 'belongsTo' ? `named by ${r.fk}` : `whose ${r.fk} is this record`}, or null`,
+              ...costHint({ kind: 'related', relation: r.kind })
+            }
     }
     return out
   }

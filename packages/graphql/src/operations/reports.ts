@@ -1,6 +1,15 @@
 import {
-  GraphQLBoolean, GraphQLEnumType, GraphQLFloat, GraphQLID, GraphQLInt, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLString,
-  type GraphQLFieldConfigArgumentMap, type GraphQLScalarType
+  GraphQLBoolean,
+  GraphQLEnumType,
+  GraphQLFloat,
+  GraphQLID,
+  GraphQLInt,
+  GraphQLList,
+  GraphQLNonNull,
+  GraphQLObjectType,
+  GraphQLString,
+  type GraphQLFieldConfigArgumentMap,
+  type GraphQLScalarType
 } from 'graphql'
 import { AGGREGATION_PRICE } from '@svc/core'
 import type { Catalog, Fields, ModelTypes } from '../schema/catalog.js'
@@ -9,7 +18,12 @@ import { DateTimeScalar, JsonScalar } from '../schema/scalars.js'
 import { idArg } from './args.js'
 import { costHint } from '../cost/hints.js'
 
-const PARAM_TYPES: Record<string, GraphQLScalarType> = { string: GraphQLString, number: GraphQLFloat, boolean: GraphQLBoolean, date: DateTimeScalar }
+const PARAM_TYPES: Record<string, GraphQLScalarType> = {
+  string: GraphQLString,
+  number: GraphQLFloat,
+  boolean: GraphQLBoolean,
+  date: DateTimeScalar
+}
 
 /**
  * One query per declared aggregation, `<path><Name>` (`dealsByStage`), its params as typed
@@ -19,7 +33,11 @@ export function aggregationQueries (t: ModelTypes, taken: (name: string) => bool
   const out: Fields = {}
   for (const a of t.model.aggregations) {
     const name = `${opPrefix(t.model)}${capitalize(a.name)}`
-    if (taken(name) || Object.hasOwn(out, name)) throw new Error(`@svc/graphql: aggregation '${a.name}' of ${t.model.path} would be the GraphQL query ${name}, which another operation already has; rename the aggregation`)
+    if (taken(name) || Object.hasOwn(out, name)) {
+      throw new Error(
+        `@svc/graphql: aggregation '${a.name}' of ${t.model.path} would be the GraphQL query ${name}, which another operation already has; rename the aggregation`
+      )
+    }
     const args: GraphQLFieldConfigArgumentMap = {}
     for (const p of a.params) {
       const type = PARAM_TYPES[p.kind]
@@ -27,7 +45,9 @@ export function aggregationQueries (t: ModelTypes, taken: (name: string) => bool
     }
     out[name] = {
       type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(JsonScalar))),
-      description: a.description ?? `The ${a.name} aggregation of ${t.model.path} (the caller's records)${a.unsafe ? '; roles in acl.list only' : ''}`,
+      description:
+        a.description ??
+        `The ${a.name} aggregation of ${t.model.path} (the caller's records)${a.unsafe ? '; roles in acl.list only' : ''}`,
       args,
       ...costHint({ kind: 'flat', price: AGGREGATION_PRICE }),
       resolve: async (_r, raw: Record<string, unknown>, ctx) => {
@@ -85,12 +105,20 @@ export function historyQuery (c: Catalog): Fields {
   return {
     historyByDoc: {
       type: HistoryPage,
-      description: 'A record\'s history (audit rows), newest first; NOT_FOUND when you cannot read the record',
-      args: { path: { type: new GraphQLNonNull(AuditedPath) }, ...idArg, page: { type: GraphQLInt }, perPage: { type: GraphQLInt } },
+      description: "A record's history (audit rows), newest first; NOT_FOUND when you cannot read the record",
+      args: {
+        path: { type: new GraphQLNonNull(AuditedPath) },
+        ...idArg,
+        page: { type: GraphQLInt },
+        perPage: { type: GraphQLInt }
+      },
       ...costHint({ kind: 'page', arg: 'perPage' }),
       resolve: async (_r, a: Record<string, unknown>, ctx) => {
         const model = a.path as ModelTypes['model']
-        const paging = { ...(typeof a.page === 'number' ? { page: a.page } : {}), ...(typeof a.perPage === 'number' ? { perPage: a.perPage } : {}) }
+        const paging = {
+          ...(typeof a.page === 'number' ? { page: a.page } : {}),
+          ...(typeof a.perPage === 'number' ? { perPage: a.perPage } : {})
+        }
         return await history(ctx.svc, model.path, a._id as string, paging, model.version)
       }
     }

@@ -13,7 +13,7 @@ export interface Built {
   schema: GraphQLSchema
   loaders: MercuriusLoaders<GqlContext>
   /** Operation names per schema key, for `_describe`. */
-  names: Map<string, { queries: string[], mutations: string[], subscriptions?: string[] }>
+  names: Map<string, { queries: string[]; mutations: string[]; subscriptions?: string[] }>
   /** `<path>Events` subscriptions are served (@svc/realtime was registered first). */
   subscriptions: boolean
 }
@@ -33,7 +33,12 @@ export function buildSchema (svc: SvcContext): Built {
   for (const t of catalog.all()) {
     add(t.model, queries, 'queries', readQueries(catalog, t))
     add(t.model, queries, 'queries', searchQuery(catalog, t))
-    add(t.model, queries, 'queries', aggregationQueries(t, (name) => Object.hasOwn(queries, name)))
+    add(
+      t.model,
+      queries,
+      'queries',
+      aggregationQueries(t, (name) => Object.hasOwn(queries, name))
+    )
     add(t.model, mutations, 'mutations', writeMutations(catalog, t))
     add(t.model, mutations, 'mutations', restoreMutation(catalog, t))
     add(t.model, mutations, 'mutations', transitionMutations(t))
@@ -50,7 +55,9 @@ export function buildSchema (svc: SvcContext): Built {
   }
   const schema = new GraphQLSchema({
     query: new GraphQLObjectType({ name: 'Query', fields: queries }),
-    ...(Object.keys(mutations).length > 0 ? { mutation: new GraphQLObjectType({ name: 'Mutation', fields: mutations }) } : {}),
+    ...(Object.keys(mutations).length > 0
+      ? { mutation: new GraphQLObjectType({ name: 'Mutation', fields: mutations }) }
+      : {}),
     ...(events !== null ? { subscription: new GraphQLObjectType({ name: 'Subscription', fields: events.fields }) } : {})
   })
   return { schema, loaders: relationLoaders(catalog), names, subscriptions: events !== null }

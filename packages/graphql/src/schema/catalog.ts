@@ -46,8 +46,13 @@ export class Catalog {
   }
 
   /** The operations @svc/softdelete and @svc/audit add, when those plugins are loaded. */
-  get restore (): SoftDeleteApi['restore'] | undefined { return this.svc.softDelete?.restore }
-  get history (): AuditApi['history'] | undefined { return this.svc.audit?.history }
+  get restore (): SoftDeleteApi['restore'] | undefined {
+    return this.svc.softDelete?.restore
+  }
+
+  get history (): AuditApi['history'] | undefined {
+    return this.svc.audit?.history
+  }
 
   audit (model: ResourceModel): boolean {
     return this.svc.audit !== undefined && this.svc.manifest.audit(model)

@@ -1,8 +1,21 @@
 import {
-  GraphQLEnumType, GraphQLID, GraphQLInputObjectType, GraphQLList, GraphQLNonNull, GraphQLString,
-  type GraphQLInputFieldConfigMap, type GraphQLInputType, type GraphQLScalarType
+  GraphQLEnumType,
+  GraphQLID,
+  GraphQLInputObjectType,
+  GraphQLList,
+  GraphQLNonNull,
+  GraphQLString,
+  type GraphQLInputFieldConfigMap,
+  type GraphQLInputType,
+  type GraphQLScalarType
 } from 'graphql'
-import { FILTER_OPERATORS, ValidationError, filterableFields, type FilterableField, type ResourceModel } from '@svc/core'
+import {
+  FILTER_OPERATORS,
+  ValidationError,
+  filterableFields,
+  type FilterableField,
+  type ResourceModel
+} from '@svc/core'
 import { SCALARS } from './inputs.js'
 import { capitalize, isGraphqlName, typeName } from './names.js'
 
@@ -11,13 +24,16 @@ import { capitalize, isGraphqlName, typeName } from './names.js'
  * input objects (`address: { city: "Paris" }` is `address.city`), operators drop their `$`. The
  * rules (which keys, which operators, casting, field ACL) stay core's.
  */
-interface FilterNode { scalar?: GraphQLScalarType, children: Map<string, FilterNode> }
+interface FilterNode {
+  scalar?: GraphQLScalarType
+  children: Map<string, FilterNode>
+}
 
 const SEPARATOR = '__'
 const trees = new WeakMap<ResourceModel, FilterNode>()
 
 function scalarOf (f: FilterableField): GraphQLScalarType {
-  return f.kind === 'objectId' ? GraphQLID : SCALARS[f.kind] ?? GraphQLString
+  return f.kind === 'objectId' ? GraphQLID : (SCALARS[f.kind] ?? GraphQLString)
 }
 
 /** The filterable paths GraphQL can name (each segment a GraphQL name), as a tree of segments. */
@@ -31,7 +47,7 @@ function treeOf (model: ResourceModel): FilterNode {
     let node = root
     for (const s of segments) {
       let next = node.children.get(s)
-      if (next === undefined) node.children.set(s, next = { children: new Map() })
+      if (next === undefined) node.children.set(s, (next = { children: new Map() }))
       node = next
     }
     node.scalar = scalarOf(f)
@@ -51,7 +67,13 @@ function operatorsOf (scalar: GraphQLScalarType): GraphQLInputObjectType {
     const name = op.slice(1)
     if (op === '$in') fields[name] = { type: new GraphQLList(new GraphQLNonNull(scalar)) }
     else if (op === '$regex' || op === '$options') {
-      if (scalar === GraphQLString) fields[name] = { type: GraphQLString, description: op === '$regex' ? 'a regular expression (REST $regex rules)' : 'regex flags (REST $options rules)' }
+      if (scalar === GraphQLString) {
+        fields[name] = {
+          type: GraphQLString,
+          description:
+            op === '$regex' ? 'a regular expression (REST $regex rules)' : 'regex flags (REST $options rules)'
+        }
+      }
     } else fields[name] = { type: scalar }
   }
   t = new GraphQLInputObjectType({ name: `${scalar.name}Operators`, fields })
@@ -60,16 +82,24 @@ function operatorsOf (scalar: GraphQLScalarType): GraphQLInputObjectType {
 }
 
 /** One level of the filter: equality per leaf (or operators, `ops`), a nested input per group. */
-function levelType (name: string, node: FilterNode, ops: boolean, extra: GraphQLInputFieldConfigMap = {}): GraphQLInputObjectType {
+function levelType (
+  name: string,
+  node: FilterNode,
+  ops: boolean,
+  extra: GraphQLInputFieldConfigMap = {}
+): GraphQLInputObjectType {
   return new GraphQLInputObjectType({
     name,
     fields: () => {
       const fields: GraphQLInputFieldConfigMap = {}
       for (const [seg, child] of node.children) {
         const stem = `${name.slice(0, ops ? -'FilterOperators'.length : -'Filter'.length)}${capitalize(seg)}`
-        const type: GraphQLInputType = child.scalar !== undefined
-          ? (ops ? operatorsOf(child.scalar) : child.scalar)
-          : levelType(`${stem}${ops ? 'FilterOperators' : 'Filter'}`, child, ops)
+        const type: GraphQLInputType =
+          child.scalar !== undefined
+            ? ops
+              ? operatorsOf(child.scalar)
+              : child.scalar
+            : levelType(`${stem}${ops ? 'FilterOperators' : 'Filter'}`, child, ops)
         fields[seg] = { type }
       }
       return { ...fields, ...extra }
@@ -107,7 +137,12 @@ function isObject (v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v)
 }
 
-function flatten (node: FilterNode, value: Record<string, unknown>, prefix: string, visit: (path: string, v: unknown) => void): void {
+function flatten (
+  node: FilterNode,
+  value: Record<string, unknown>,
+  prefix: string,
+  visit: (path: string, v: unknown) => void
+): void {
   for (const [seg, v] of Object.entries(value)) {
     const child = node.children.get(seg)
     if (child === undefined || v === undefined || v === null) continue
@@ -122,16 +157,23 @@ function flatten (node: FilterNode, value: Record<string, unknown>, prefix: stri
  * applies REST's filter rules. A field given both an equality and operators is refused: say it
  * once, `_operators: { f: { in: [...] } }`.
  */
-export function toCoreFilter (model: ResourceModel, arg: Record<string, unknown> | null | undefined): Record<string, unknown> | undefined {
+export function toCoreFilter (
+  model: ResourceModel,
+  arg: Record<string, unknown> | null | undefined
+): Record<string, unknown> | undefined {
   if (arg == null) return undefined
   const root = treeOf(model)
   const { _operators: ops, ...eq } = arg
   const out: Record<string, unknown> = {}
-  flatten(root, eq, '', (path, v) => { out[path] = v })
+  flatten(root, eq, '', (path, v) => {
+    out[path] = v
+  })
   if (isObject(ops)) {
     flatten(root, ops, '', (path, o) => {
       if (!isObject(o)) return
-      if (Object.hasOwn(out, path)) throw new ValidationError(`filter: '${path}' has both a value and _operators; use one`, { field: path })
+      if (Object.hasOwn(out, path)) {
+        throw new ValidationError(`filter: '${path}' has both a value and _operators; use one`, { field: path })
+      }
       const mongo: Record<string, unknown> = {}
       for (const [op, v] of Object.entries(o)) if (v !== undefined && v !== null) mongo[`$${op}`] = v
       if (Object.keys(mongo).length > 0) out[path] = mongo

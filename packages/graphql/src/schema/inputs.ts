@@ -1,5 +1,11 @@
 import {
-  GraphQLBoolean, GraphQLFloat, GraphQLInputObjectType, GraphQLList, GraphQLString, type GraphQLInputType, type GraphQLScalarType
+  GraphQLBoolean,
+  GraphQLFloat,
+  GraphQLInputObjectType,
+  GraphQLList,
+  GraphQLString,
+  type GraphQLInputType,
+  type GraphQLScalarType
 } from 'graphql'
 import type { FieldModel, ResourceModel } from '@svc/core'
 import { capitalize, typeName } from './names.js'
@@ -7,7 +13,10 @@ import { namedFields } from './records.js'
 import { DateTimeScalar, JsonScalar } from './scalars.js'
 
 export const SCALARS: Partial<Record<FieldModel['kind'], GraphQLScalarType>> = {
-  string: GraphQLString, number: GraphQLFloat, boolean: GraphQLBoolean, date: DateTimeScalar
+  string: GraphQLString,
+  number: GraphQLFloat,
+  boolean: GraphQLBoolean,
+  date: DateTimeScalar
 }
 
 /**
@@ -21,9 +30,18 @@ function inputType (f: FieldModel, stem: string): GraphQLInputType {
     const fields = writable(f.fields ?? [])
     if (fields.length === 0) return JsonScalar
     const name = `${stem}${capitalize(f.name)}Input`
-    return new GraphQLInputObjectType({ name, fields: () => Object.fromEntries(fields.map((c) => [c.name, { type: inputType(c, name.slice(0, -5)) }])) })
+    return new GraphQLInputObjectType({
+      name,
+      fields: () => Object.fromEntries(fields.map((c) => [c.name, { type: inputType(c, name.slice(0, -5)) }]))
+    })
   }
-  if (f.kind === 'array') return new GraphQLList(f.items === undefined ? JsonScalar : inputType({ ...f.items, name: f.items.name === '' ? `${f.name}Item` : f.items.name }, stem))
+  if (f.kind === 'array') {
+    return new GraphQLList(
+      f.items === undefined
+        ? JsonScalar
+        : inputType({ ...f.items, name: f.items.name === '' ? `${f.name}Item` : f.items.name }, stem)
+    )
+  }
   return JsonScalar
 }
 

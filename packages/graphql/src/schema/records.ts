@@ -1,6 +1,14 @@
 import {
-  GraphQLBoolean, GraphQLFloat, GraphQLID, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLString,
-  type GraphQLFieldConfig, type GraphQLFieldConfigMap, type GraphQLOutputType
+  GraphQLBoolean,
+  GraphQLFloat,
+  GraphQLID,
+  GraphQLList,
+  GraphQLNonNull,
+  GraphQLObjectType,
+  GraphQLString,
+  type GraphQLFieldConfig,
+  type GraphQLFieldConfigMap,
+  type GraphQLOutputType
 } from 'graphql'
 import type { FieldModel, ResourceModel } from '@svc/core'
 import { capitalize, isGraphqlName, typeName } from './names.js'
@@ -31,19 +39,33 @@ export function namedFields (fields: readonly FieldModel[]): FieldModel[] {
  */
 function outputType (f: FieldModel, stem: string): GraphQLOutputType {
   switch (f.kind) {
-    case 'string': return GraphQLString
-    case 'number': return GraphQLFloat
-    case 'boolean': return GraphQLBoolean
-    case 'date': return DateTimeScalar
-    case 'file': return FileMetaType
+    case 'string':
+      return GraphQLString
+    case 'number':
+      return GraphQLFloat
+    case 'boolean':
+      return GraphQLBoolean
+    case 'date':
+      return DateTimeScalar
+    case 'file':
+      return FileMetaType
     case 'object': {
       const fields = namedFields(f.fields ?? [])
       if (fields.length === 0) return JsonScalar
       const name = `${stem}${capitalize(f.name)}`
-      return new GraphQLObjectType({ name, fields: () => Object.fromEntries(fields.map((c) => [c.name, { type: outputType(c, name) }])) })
+      return new GraphQLObjectType({
+        name,
+        fields: () => Object.fromEntries(fields.map((c) => [c.name, { type: outputType(c, name) }]))
+      })
     }
-    case 'array': return new GraphQLList(f.items === undefined ? JsonScalar : outputType({ ...f.items, name: f.items.name === '' ? `${f.name}Item` : f.items.name }, stem))
-    default: return JsonScalar
+    case 'array':
+      return new GraphQLList(
+        f.items === undefined
+          ? JsonScalar
+          : outputType({ ...f.items, name: f.items.name === '' ? `${f.name}Item` : f.items.name }, stem)
+      )
+    default:
+      return JsonScalar
   }
 }
 
@@ -55,7 +77,10 @@ export type RelationFields = (model: ResourceModel) => GraphQLFieldConfigMap<unk
  * `availableTransitions` (a list for one state field, a JSON object keyed by field for several)
  * and one field per relation. Built lazily so relations can point at each other.
  */
-export function recordType (model: ResourceModel, opts: { softDelete: boolean, relations: RelationFields, name?: string }): GraphQLObjectType {
+export function recordType (
+  model: ResourceModel,
+  opts: { softDelete: boolean; relations: RelationFields; name?: string }
+): GraphQLObjectType {
   const name = opts.name ?? typeName(model)
   const machines = Object.keys(model.stateMachines)
   return new GraphQLObjectType({
@@ -70,9 +95,21 @@ export function recordType (model: ResourceModel, opts: { softDelete: boolean, r
         createdAt: { type: DateTimeScalar },
         updatedAt: { type: DateTimeScalar }
       }
-      if (opts.softDelete) system.deletedAt = { type: DateTimeScalar, description: 'set on deleted (restorable) records' }
-      if (machines.length === 1) system.availableTransitions = { type: new GraphQLList(new GraphQLNonNull(GraphQLString)), description: `states ${machines[0]} may move to next` }
-      if (machines.length > 1) system.availableTransitions = { type: JsonScalar, description: 'for each state field, the states it may move to next' }
+      if (opts.softDelete) {
+        system.deletedAt = { type: DateTimeScalar, description: 'set on deleted (restorable) records' }
+      }
+      if (machines.length === 1) {
+        system.availableTransitions = {
+          type: new GraphQLList(new GraphQLNonNull(GraphQLString)),
+          description: `states ${machines[0]} may move to next`
+        }
+      }
+      if (machines.length > 1) {
+        system.availableTransitions = {
+          type: JsonScalar,
+          description: 'for each state field, the states it may move to next'
+        }
+      }
       return { ...fields, ...system, ...opts.relations(model) }
     }
   })

@@ -25,7 +25,9 @@ function patterns (t: ModelTypes, types: readonly string[] | null | undefined): 
   return types.map((p) => {
     if (p === '*') return `${path}.*`
     if (!p.includes('.')) return `${path}.${p}`
-    if (p.slice(0, p.lastIndexOf('.')) !== path) throw new ValidationError(`types: '${p}' is not an event of ${path}`, { field: 'types', invalid: [p] })
+    if (p.slice(0, p.lastIndexOf('.')) !== path) {
+      throw new ValidationError(`types: '${p}' is not an event of ${path}`, { field: 'types', invalid: [p] })
+    }
     return p
   })
 }
@@ -40,7 +42,10 @@ function shape (item: QueuedEvent): Record<string, unknown> {
  * ACL, resume and stream limit (the subscription holds one of the tenant's stream slots).
  * Resolves once live; errors carry the service's codes.
  */
-export function eventSubscriptions (catalog: Catalog, realtime: RealtimeApi): { fields: Fields, names: Map<string, string[]> } {
+export function eventSubscriptions (
+  catalog: Catalog,
+  realtime: RealtimeApi
+): { fields: Fields; names: Map<string, string[]> } {
   const fields: Fields = {}
   const names = new Map<string, string[]>()
   for (const t of catalog.all()) {
@@ -49,20 +54,38 @@ export function eventSubscriptions (catalog: Catalog, realtime: RealtimeApi): { 
       type: new GraphQLNonNull(eventType(t, catalog.softDelete(t.model))),
       description: `${t.model.path} record events of the caller's scope as they happen; lastEventId resumes after a cursor`,
       args: {
-        types: { type: new GraphQLList(new GraphQLNonNull(GraphQLString)), description: `'${t.model.path}.created', 'updated', '*'… (default: all)` },
-        lastEventId: { type: GraphQLString, description: 'a cursor from an earlier event: replay what came after it, then live' }
+        types: {
+          type: new GraphQLList(new GraphQLNonNull(GraphQLString)),
+          description: `'${t.model.path}.created', 'updated', '*'… (default: all)`
+        },
+        lastEventId: {
+          type: GraphQLString,
+          description: 'a cursor from an earlier event: replay what came after it, then live'
+        }
       },
-      subscribe: async (_root: unknown, args: { types?: string[] | null, lastEventId?: string | null }, context: GqlContext) => {
+      subscribe: async (
+        _root: unknown,
+        args: { types?: string[] | null; lastEventId?: string | null },
+        context: GqlContext
+      ) => {
         try {
           const ctx: RequestContext = context.svc ?? { identity: null, surface: 'graphql' }
           const socket = (context as { request?: { raw?: { socket?: { destroy: () => void } } } }).request?.raw?.socket
-          const queue = new EventQueue(MAX_QUEUED_EVENTS, () => { socket?.destroy() })
-          const sub = await realtime.open(ctx, {
-            types: patterns(t, args.types),
-            schemas: [t.model.key],
-            ...(args.lastEventId != null ? { lastEventId: args.lastEventId } : {})
-          }, queue)
-          queue.onReturn = () => { sub.close() }
+          const queue = new EventQueue(MAX_QUEUED_EVENTS, () => {
+            socket?.destroy()
+          })
+          const sub = await realtime.open(
+            ctx,
+            {
+              types: patterns(t, args.types),
+              schemas: [t.model.key],
+              ...(args.lastEventId != null ? { lastEventId: args.lastEventId } : {})
+            },
+            queue
+          )
+          queue.onReturn = () => {
+            sub.close()
+          }
           sub.start()
           return queue
         } catch (err) {

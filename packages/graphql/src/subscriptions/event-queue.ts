@@ -41,7 +41,9 @@ export class EventQueue implements FeedSink, AsyncIterableIterator<QueuedEvent> 
 
   async room (): Promise<void> {
     if (this.#done || this.#items.length < this.#max / 2) return
-    await new Promise<void>((resolve) => { this.#roomWaiters.push(resolve) })
+    await new Promise<void>((resolve) => {
+      this.#roomWaiters.push(resolve)
+    })
   }
 
   end (reason: string): void {
@@ -57,7 +59,9 @@ export class EventQueue implements FeedSink, AsyncIterableIterator<QueuedEvent> 
       }
       if (this.#failure !== null) throw this.#failure
       if (this.#done) return { value: undefined, done: true }
-      await new Promise<void>((resolve) => { this.#wake = resolve })
+      await new Promise<void>((resolve) => {
+        this.#wake = resolve
+      })
     }
   }
 

@@ -16,9 +16,15 @@ export function eventType (t: ModelTypes, softDelete: boolean): GraphQLObjectTyp
     name: `${name}Event`,
     description: `A ${t.model.path} record event (\`type\` 'reset' when the lastEventId was past retention: re-read, then follow)`,
     fields: {
-      cursor: { type: new GraphQLNonNull(GraphQLString), description: 'resume after this event: pass it as lastEventId' },
+      cursor: {
+        type: new GraphQLNonNull(GraphQLString),
+        description: 'resume after this event: pass it as lastEventId'
+      },
       id: { type: GraphQLID, description: 'the event id (the webhook body id of the same event)' },
-      type: { type: new GraphQLNonNull(GraphQLString), description: '<path>.created|updated|deleted|transitioned, or reset' },
+      type: {
+        type: new GraphQLNonNull(GraphQLString),
+        description: '<path>.created|updated|deleted|transitioned, or reset'
+      },
       version: { type: GraphQLString },
       userId: { type: GraphQLString, description: 'the tenant the event belongs to' },
       recordId: { type: GraphQLID },

@@ -6,7 +6,11 @@ import { graphqlError } from './event-fields.js'
 
 type CostGuard = ReturnType<typeof costGuard>
 
-interface InitPayload { authorization?: unknown, 'x-client-id'?: unknown, headers?: Record<string, unknown> }
+interface InitPayload {
+  authorization?: unknown
+  'x-client-id'?: unknown
+  headers?: Record<string, unknown>
+}
 
 /** Credentials a client sent in `connection_init` (browsers cannot set headers on a WebSocket). */
 function payloadHeaders (payload: unknown): Record<string, string> | null {
@@ -37,7 +41,9 @@ export function wsOptions (app: FastifyInstance, keepAliveMs: number) {
       const headers = payloadHeaders(data.payload)
       if (headers === null) return true
       try {
-        const identity = await app.svc.auth.authenticate({ headers } as unknown as FastifyRequest, { allowClient: true })
+        const identity = await app.svc.auth.authenticate({ headers } as unknown as FastifyRequest, {
+          allowClient: true
+        })
         return { svc: { identity, surface: 'graphql' } }
       } catch {
         return false
