@@ -17,8 +17,15 @@ const GiB = 1024 * MiB
 const processes = new BenchProcesses()
 try {
   const database = await processes.database('svc_bench_realtime_idle')
-  const line = await processes.line(['--expose-gc', '--conditions=@svc/source', '--import', 'tsx', fileURLToPath(new URL('./server.ts', import.meta.url)), database.uri])
-  const server = JSON.parse(line) as { url: string, mode: string }
+  const line = await processes.line([
+    '--expose-gc',
+    '--conditions=@svc/source',
+    '--import',
+    'tsx',
+    fileURLToPath(new URL('./server.ts', import.meta.url)),
+    database.uri
+  ])
+  const server = JSON.parse(line) as { url: string; mode: string }
   const users = Array.from({ length: USERS }, (_, i) => ({
     authorization: `Bearer ${signToken({ user_id: (0x65f100000000 + i).toString(16).padStart(24, '0'), email: `i${i}@example.test`, roles: ['user'] }, BENCH_SECRET, { expiresIn: 3600 })}`
   }))
@@ -29,15 +36,26 @@ try {
   while (streams.length < MAX && last.rss < GiB) {
     const t0 = performance.now()
     for (let i = 0; i < STEP; i += 200) {
-      streams.push(...await Promise.all(Array.from({ length: Math.min(200, STEP - i) }, async (_, j) =>
-        await openStream(`${server.url}/api/v1/_events`, users[(streams.length + j) % USERS], () => {}))))
+      streams.push(
+        ...(await Promise.all(
+          Array.from(
+            { length: Math.min(200, STEP - i) },
+            async (_, j) =>
+              await openStream(`${server.url}/api/v1/_events`, users[(streams.length + j) % USERS], () => {})
+          )
+        ))
+      )
     }
     last = await memoryOf(server.url)
-    console.log(`${streams.length} streams: RSS ${(last.rss / MiB).toFixed(0)} MiB, heap ${(last.heapUsed / MiB).toFixed(0)} MiB (step opened in ${((performance.now() - t0) / 1000).toFixed(1)} s)`)
+    console.log(
+      `${streams.length} streams: RSS ${(last.rss / MiB).toFixed(0)} MiB, heap ${(last.heapUsed / MiB).toFixed(0)} MiB (step opened in ${((performance.now() - t0) / 1000).toFixed(1)} s)`
+    )
   }
   const perStream = (last.rss - base.rss) / streams.length
-  console.log(`per stream ~${(perStream / 1024).toFixed(1)} KiB of RSS; held ${streams.length} streams at ${(last.rss / MiB).toFixed(0)} MiB;` +
-    ` 1 GiB would hold ~${Math.floor((GiB - base.rss) / perStream)} at that rate`)
+  console.log(
+    `per stream ~${(perStream / 1024).toFixed(1)} KiB of RSS; held ${streams.length} streams at ${(last.rss / MiB).toFixed(0)} MiB;` +
+      ` 1 GiB would hold ~${Math.floor((GiB - base.rss) / perStream)} at that rate`
+  )
   for (const s of streams) s.close()
 } finally {
   processes.stop()

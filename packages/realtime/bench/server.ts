@@ -23,6 +23,11 @@ app.get('/bench/memory', async () => {
 })
 const url = await app.listen({ port: 0, host: '127.0.0.1' })
 console.log(JSON.stringify({ url, mode: app.svc.eventLog.mode }))
-const stop = (): void => { app.close().then(async () => await client.close()).finally(() => process.exit(0)) }
+const stop = (): void => {
+  app
+    .close()
+    .then(async () => await client.close())
+    .finally(() => process.exit(0))
+}
 process.once('SIGTERM', stop)
 process.once('SIGINT', stop)

@@ -2,9 +2,15 @@
 // thousand streams), handing each event's `data` to `onData`. Comments (heartbeats) are read and dropped.
 import { request, type ClientRequest } from 'node:http'
 
-export interface OpenStream { close: () => void }
+export interface OpenStream {
+  close: () => void
+}
 
-export async function openStream (url: string, headers: Record<string, string>, onData: (data: string) => void): Promise<OpenStream> {
+export async function openStream (
+  url: string,
+  headers: Record<string, string>,
+  onData: (data: string) => void
+): Promise<OpenStream> {
   return await new Promise((resolve, reject) => {
     let req: ClientRequest | undefined
     req = request(url, { agent: false, headers: { accept: 'text/event-stream', ...headers } }, (res) => {
@@ -25,7 +31,12 @@ export async function openStream (url: string, headers: Record<string, string>, 
         }
       })
       res.on('error', () => {})
-      resolve({ close: () => { req?.destroy(); req = undefined } })
+      resolve({
+        close: () => {
+          req?.destroy()
+          req = undefined
+        }
+      })
     })
     req.on('error', reject)
     req.end()
@@ -38,8 +49,8 @@ export function percentile (xs: number[], p: number): number {
   return s[Math.min(s.length - 1, Math.ceil(p * s.length) - 1)]
 }
 
-export async function memoryOf (serverUrl: string): Promise<{ rss: number, heapUsed: number }> {
-  return await (await fetch(`${serverUrl}/bench/memory`)).json() as { rss: number, heapUsed: number }
+export async function memoryOf (serverUrl: string): Promise<{ rss: number; heapUsed: number }> {
+  return (await (await fetch(`${serverUrl}/bench/memory`)).json()) as { rss: number; heapUsed: number }
 }
 
 export const MiB = 1024 * 1024

@@ -14,18 +14,27 @@ await app.register(svcCore, {
 })
 // Resume cursors stay good for 2 hours; idle streams get a comment line every 10 s.
 await app.register(realtime, { retentionHours: 2, heartbeatSeconds: 10 })
-app.addHook('onClose', async () => { await client.close() })
+app.addHook('onClose', async () => {
+  await client.close()
+})
 const base = await app.listen({ port: 3000 })
 
 // A reader: every `tasks` event of the token's tenant, one JSON object per line.
-const token = app.svc.auth.mintAccessToken({ user_id: '65f000000000000000000001', email: 'demo@example.test', roles: ['user'] })
+const token = app.svc.auth.mintAccessToken({
+  user_id: '65f000000000000000000001',
+  email: 'demo@example.test',
+  roles: ['user']
+})
 const res = await fetch(`${base}/api/v1/_events?types=tasks.*`, { headers: { authorization: `Bearer ${token}` } })
 const decoder = new TextDecoder()
 let buffer = ''
 for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
   buffer += decoder.decode(chunk, { stream: true })
   for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
-    const data = buffer.slice(0, end).split('\n').find((line) => line.startsWith('data: '))
+    const data = buffer
+      .slice(0, end)
+      .split('\n')
+      .find((line) => line.startsWith('data: '))
     buffer = buffer.slice(end + 2)
     if (data !== undefined) console.log(data.slice(6))
   }

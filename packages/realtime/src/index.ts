@@ -9,7 +9,16 @@ import { Heartbeat } from './sse/heartbeat.js'
 import { TicketStore } from './tickets/ticket-store.js'
 import type { RealtimeApi, RealtimeOptions } from './types.js'
 
-export type { DeliveredEvent, EventData, FeedSink, FeedSubscription, OpenOptions, RealtimeApi, RealtimeOptions, RealtimeSettings } from './types.js'
+export type {
+  DeliveredEvent,
+  EventData,
+  FeedSink,
+  FeedSubscription,
+  OpenOptions,
+  RealtimeApi,
+  RealtimeOptions,
+  RealtimeSettings
+} from './types.js'
 export { TICKETS_COLLECTION } from './tickets/ticket-store.js'
 export { realtimeSettings } from './options.js'
 
@@ -43,7 +52,9 @@ async function realtime (app: FastifyInstance, opts: RealtimeOptions): Promise<v
   await app.register(eventsRoutes, { prefix: settings.prefix, feed, tickets, heartbeat, settings })
 
   // The log is followed once the app is ready (core starts it in its own onReady, registered first).
-  app.addHook('onReady', async () => { await feed.start() })
+  app.addHook('onReady', async () => {
+    await feed.start()
+  })
   // Open streams would keep the server from closing: end them first (clients resume elsewhere).
   app.addHook('preClose', async () => {
     heartbeat.stop()

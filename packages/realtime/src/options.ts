@@ -11,7 +11,9 @@ function positive (name: string, v: unknown, dflt: number, integer: boolean): nu
 /** The plugin's options with their defaults (CONTRACT "Realtime"), refused at boot when invalid. */
 export function realtimeSettings (opts: RealtimeOptions = {}): RealtimeSettings {
   const prefix = opts.prefix ?? '/api/v1'
-  if (!/^(\/[\w-]+)+$/.test(prefix)) throw new Error('@svc/realtime: option `prefix` must be a URL path such as /api/v1')
+  if (!/^(\/[\w-]+)+$/.test(prefix)) {
+    throw new Error('@svc/realtime: option `prefix` must be a URL path such as /api/v1')
+  }
   return {
     retentionHours: positive('retentionHours', opts.retentionHours, 24, false),
     heartbeatSeconds: positive('heartbeatSeconds', opts.heartbeatSeconds, 15, false),

@@ -9,18 +9,32 @@ import type { RealtimeOptions } from '../src/types.js'
 t.test('refusals before the stream: 401, 400, in the JSON envelope', async (t) => {
   const b = await buildApp(t)
   const u = makeUser()
-  const expired = { authorization: `Bearer ${signToken({ user_id: u.userId, email: 'x@example.test', roles: ['user'] }, JWT_SECRET, { expiresIn: -10 })}` }
+  const expired = {
+    authorization: `Bearer ${signToken({ user_id: u.userId, email: 'x@example.test', roles: ['user'] }, JWT_SECRET, { expiresIn: -10 })}`
+  }
   const cases: Array<[string, Record<string, string>, string, number, string]> = [
     ['no credentials', {}, '', 401, 'UNAUTHENTICATED'],
     ['an expired bearer', expired, '', 401, 'UNAUTHENTICATED'],
-    ['alg none', { authorization: `Bearer ${signToken({ user_id: u.userId, roles: ['user'] }, JWT_SECRET, { alg: 'none' })}` }, '', 401, 'UNAUTHENTICATED'],
+    [
+      'alg none',
+      { authorization: `Bearer ${signToken({ user_id: u.userId, roles: ['user'] }, JWT_SECRET, { alg: 'none' })}` },
+      '',
+      401,
+      'UNAUTHENTICATED'
+    ],
     ['an unknown api client', { 'x-client-id': 'nope' }, '', 401, 'UNAUTHENTICATED'],
     ['a schema that is not loaded', u.headers, 'types=orders.*', 400, 'VALIDATION'],
     ['a near miss of a schema', u.headers, 'types=contact.created', 400, 'VALIDATION'],
     ['an action that is no record event', u.headers, 'types=contacts.restored', 400, 'VALIDATION'],
     ['webhook.test is not a record event', u.headers, 'types=webhook.test', 400, 'VALIDATION'],
     ['a malformed pattern', u.headers, 'types=contacts', 400, 'VALIDATION'],
-    ['a pattern reaching into another schema', u.headers, `types=${encodeURIComponent('contacts.*.logs')}`, 400, 'VALIDATION'],
+    [
+      'a pattern reaching into another schema',
+      u.headers,
+      `types=${encodeURIComponent('contacts.*.logs')}`,
+      400,
+      'VALIDATION'
+    ],
     ['a regex-looking pattern', u.headers, `types=${encodeURIComponent('c.*|logs.*')}`, 400, 'VALIDATION'],
     ['an empty pattern among others', u.headers, `types=${encodeURIComponent('contacts.*,')}`, 400, 'VALIDATION'],
     ['an altered cursor', u.headers, 'lastEventId=AQAAAAAAAAABxxxxxxxxxxxxxxxx', 400, 'VALIDATION'],
@@ -51,7 +65,7 @@ t.test('invalid options are refused at boot, naming the option', async (t) => {
   }
 })
 
-t.test('_describe names the stream, tickets and each schema\'s event types', async (t) => {
+t.test("_describe names the stream, tickets and each schema's event types", async (t) => {
   const b = await buildApp(t, { realtime: { heartbeatSeconds: 5 } })
   const res = await b.app.inject({ method: 'GET', url: '/_describe' })
   t.equal(res.statusCode, 200)

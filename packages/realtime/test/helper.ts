@@ -22,7 +22,15 @@ export function schemas (): unknown[] {
         { name: 'name', type: String, required: true },
         { name: 'salary', type: Number, acl: { read: ['hr'] } },
         { name: 'published', type: Boolean, default: false },
-        { name: 'stage', type: String, stateMachine: { initial: 'lead', states: ['lead', 'won', 'lost'], transitions: { lead: ['won', 'lost'], lost: ['lead'] } } }
+        {
+          name: 'stage',
+          type: String,
+          stateMachine: {
+            initial: 'lead',
+            states: ['lead', 'won', 'lost'],
+            transitions: { lead: ['won', 'lost'], lost: ['lead'] }
+          }
+        }
       ],
       acl: { list: ['admin'], scope: { storefront: { published: true } } }
     },
@@ -37,13 +45,24 @@ export interface BuildOptions {
   core?: Record<string, unknown>
 }
 
-export interface Built { app: FastifyInstance, db: Db, url: string }
+export interface Built {
+  app: FastifyInstance
+  db: Db
+  url: string
+}
 
 /** core + softdelete + realtime on a fresh database (or `db`, to share one event log), listening on a free port. */
 export async function buildApp (t: Test, opts: BuildOptions = {}): Promise<Built> {
   const db = opts.db ?? (await getTestDb(t)).db
   const app = Fastify({ logger: false })
-  await app.register(svcCore, { db, jwtSecret: JWT_SECRET, bcryptRounds: 4, schemas: opts.schemas ?? schemas(), eventLog: { pollMs: 20, leaseMs: 1500 }, ...opts.core })
+  await app.register(svcCore, {
+    db,
+    jwtSecret: JWT_SECRET,
+    bcryptRounds: 4,
+    schemas: opts.schemas ?? schemas(),
+    eventLog: { pollMs: 20, leaseMs: 1500 },
+    ...opts.core
+  })
   await app.register(softDelete, { sweepIntervalMs: 0 })
   await app.register(realtime, opts.realtime ?? {})
   t.teardown(async () => await app.close())
@@ -58,15 +77,30 @@ export function makeUser (claims: Record<string, unknown> = {}): TokenUser {
 /** Opens `GET /api/v1/_events` with `query` and closes it in teardown. */
 export async function stream (t: Test, b: Built, headers: Record<string, string>, query = ''): Promise<SseConnection> {
   const conn = await openSse(`${b.url}/api/v1/_events${query === '' ? '' : `?${query}`}`, headers)
-  t.teardown(() => { conn.close() })
+  t.teardown(() => {
+    conn.close()
+  })
   return conn
 }
 
 /** A request through inject that must succeed; answers its JSON. */
-export async function call (app: FastifyInstance, method: string, url: string, headers: Record<string, string>, payload?: unknown): Promise<any> {
-  const res = await app.inject({ method: method as 'GET', url, headers, ...(payload !== undefined ? { payload: payload as Record<string, unknown> } : {}) })
+export async function call (
+  app: FastifyInstance,
+  method: string,
+  url: string,
+  headers: Record<string, string>,
+  payload?: unknown
+): Promise<any> {
+  const res = await app.inject({
+    method: method as 'GET',
+    url,
+    headers,
+    ...(payload !== undefined ? { payload: payload as Record<string, unknown> } : {})
+  })
   if (res.statusCode >= 300) throw new Error(`${method} ${url}: ${res.statusCode} ${res.body}`)
   return res.json()
 }
 
-export const sleep = async (ms: number): Promise<void> => { await new Promise((resolve) => setTimeout(resolve, ms)) }
+export const sleep = async (ms: number): Promise<void> => {
+  await new Promise((resolve) => setTimeout(resolve, ms))
+}

@@ -4,27 +4,30 @@ import { buildApp, call, makeUser, sleep, stream } from './helper.js'
 
 // CONTRACT "Realtime" limits and heartbeat: streams per tenant, slow consumers, comment lines.
 
-t.test('REALTIME_MAX_STREAMS_PER_USER: one more is 429 before the stream; a closed one frees its slot at once', async (t) => {
-  const b = await buildApp(t, { realtime: { maxStreamsPerUser: 2 } })
-  const alice = makeUser()
-  const alice2 = makeUser({ user_id: alice.userId, roles: ['user', 'hr'] })
-  const bob = makeUser()
-  const one = await stream(t, b, alice.headers)
-  await stream(t, b, alice2.headers)
-  const third = await stream(t, b, alice.headers)
-  t.equal(third.status, 429, 'the tenant\'s third stream (whatever its token)')
-  t.equal(third.body.error.code, 'RATE_LIMITED')
-  t.equal((await stream(t, b, bob.headers)).status, 200, 'another tenant is not affected')
-  one.close()
-  await one.ended
-  let again = await stream(t, b, alice.headers)
-  for (let i = 0; again.status !== 200 && i < 20; i++) {
-    // The server notices the disconnect when the socket closes: a few ms.
-    await sleep(25)
-    again = await stream(t, b, alice.headers)
+t.test(
+  'REALTIME_MAX_STREAMS_PER_USER: one more is 429 before the stream; a closed one frees its slot at once',
+  async (t) => {
+    const b = await buildApp(t, { realtime: { maxStreamsPerUser: 2 } })
+    const alice = makeUser()
+    const alice2 = makeUser({ user_id: alice.userId, roles: ['user', 'hr'] })
+    const bob = makeUser()
+    const one = await stream(t, b, alice.headers)
+    await stream(t, b, alice2.headers)
+    const third = await stream(t, b, alice.headers)
+    t.equal(third.status, 429, "the tenant's third stream (whatever its token)")
+    t.equal(third.body.error.code, 'RATE_LIMITED')
+    t.equal((await stream(t, b, bob.headers)).status, 200, 'another tenant is not affected')
+    one.close()
+    await one.ended
+    let again = await stream(t, b, alice.headers)
+    for (let i = 0; again.status !== 200 && i < 20; i++) {
+      // The server notices the disconnect when the socket closes: a few ms.
+      await sleep(25)
+      again = await stream(t, b, alice.headers)
+    }
+    t.equal(again.status, 200, 'the slot came back')
   }
-  t.equal(again.status, 200, 'the slot came back')
-})
+)
 
 t.test('heartbeat: a comment line at least every REALTIME_HEARTBEAT_SECONDS on an idle stream', async (t) => {
   const b = await buildApp(t, { realtime: { heartbeatSeconds: 0.2 } })
@@ -40,22 +43,38 @@ t.test('a slow consumer is disconnected, not buffered; its slot is freed', async
   const u = makeUser()
   const { port } = new URL(b.url)
   const socket = connect(Number(port), '127.0.0.1')
-  await new Promise<void>((resolve) => socket.once('connect', () => { resolve() }))
-  let closed = false
-  socket.on('close', () => { closed = true })
+  await new Promise<void>((resolve) =>
+    socket.once('connect', () => {
+      resolve()
+    })
+  )
+  // An object: the loops below wait for a flag only the socket's callback sets.
+  const conn = { closed: false }
+  socket.on('close', () => {
+    conn.closed = true
+  })
   socket.on('error', () => {})
-  socket.write(`GET /api/v1/_events?types=logs.* HTTP/1.1\r\nHost: x\r\nAuthorization: ${u.headers.authorization}\r\n\r\n`)
+  socket.write(
+    `GET /api/v1/_events?types=logs.* HTTP/1.1\r\nHost: x\r\nAuthorization: ${u.headers.authorization}\r\n\r\n`
+  )
   // Read the headers, then never again.
-  await new Promise<void>((resolve) => socket.once('data', () => { resolve() }))
+  await new Promise<void>((resolve) =>
+    socket.once('data', () => {
+      resolve()
+    })
+  )
   socket.pause()
   const big = 'x'.repeat(60_000)
   const ctx = { identity: { kind: 'user' as const, userId: u.userId, roles: ['user'] }, surface: 'graphql' as const }
-  for (let i = 0; i < 40 && !closed; i++) {
-    await b.app.svc.services.get('logs').createMany(ctx, Array.from({ length: 10 }, () => ({ line: big })))
+  for (let i = 0; i < 40 && !conn.closed; i++) {
+    await b.app.svc.services.get('logs').createMany(
+      ctx,
+      Array.from({ length: 10 }, () => ({ line: big }))
+    )
     await sleep(50)
   }
-  for (let i = 0; i < 100 && !closed; i++) await sleep(50)
-  t.ok(closed, 'the server closed the connection of the client that does not read')
+  for (let i = 0; i < 100 && !conn.closed; i++) await sleep(50)
+  t.ok(conn.closed, 'the server closed the connection of the client that does not read')
   const next = await stream(t, b, u.headers)
   t.equal(next.status, 200, 'its slot is free again')
   const heap = process.memoryUsage().heapUsed

@@ -33,7 +33,16 @@ export async function openSse (url: string, headers: Record<string, string> = {}
   const events = (): SseMessage[] => messages.filter((m) => m.comment === undefined && m.event !== 'retry')
   if (res.status !== 200) {
     const body = await res.json()
-    return { status: res.status, headers: res.headers, body, messages, events, waitFor: async () => [], ended: Promise.resolve(), close: () => {} }
+    return {
+      status: res.status,
+      headers: res.headers,
+      body,
+      messages,
+      events,
+      waitFor: async () => [],
+      ended: Promise.resolve(),
+      close: () => {}
+    }
   }
   const ended = (async () => {
     const decoder = new TextDecoder()
@@ -65,7 +74,9 @@ export async function openSse (url: string, headers: Record<string, string> = {}
     for (const w of waiters.splice(0)) w()
   })()
   let done = false
-  void ended.then(() => { done = true })
+  void ended.then(() => {
+    done = true
+  })
   const waitFor = async (n: number, timeoutMs = 10_000): Promise<SseMessage[]> => {
     const deadline = Date.now() + timeoutMs
     while (events().length < n) {
@@ -74,10 +85,23 @@ export async function openSse (url: string, headers: Record<string, string> = {}
       if (left <= 0) throw new Error(`${events().length} of ${n} events after ${timeoutMs} ms`)
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, left)
-        waiters.push(() => { clearTimeout(timer); resolve() })
+        waiters.push(() => {
+          clearTimeout(timer)
+          resolve()
+        })
       })
     }
     return events()
   }
-  return { status: 200, headers: res.headers, messages, events, waitFor, ended, close: () => { ac.abort() } }
+  return {
+    status: 200,
+    headers: res.headers,
+    messages,
+    events,
+    waitFor,
+    ended,
+    close: () => {
+      ac.abort()
+    }
+  }
 }

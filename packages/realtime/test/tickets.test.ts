@@ -4,7 +4,10 @@ import { buildApp, call, makeUser, sleep, stream } from './helper.js'
 
 // CONTRACT "Realtime" browser tickets: single use, 60 s, bound to the caller's identity.
 
-async function mint (b: Awaited<ReturnType<typeof buildApp>>, headers: Record<string, string>): Promise<{ ticket: string, expiresAt: string }> {
+async function mint (
+  b: Awaited<ReturnType<typeof buildApp>>,
+  headers: Record<string, string>
+): Promise<{ ticket: string; expiresAt: string }> {
   const res = await b.app.inject({ method: 'POST', url: '/api/v1/_events/tickets', headers })
   if (res.statusCode !== 200) throw new Error(`ticket: ${res.statusCode} ${res.body}`)
   return res.json()
@@ -24,7 +27,11 @@ t.test('a ticket opens one stream as its owner, once', async (t) => {
   await call(b.app, 'POST', '/api/v1/contacts', alice.headers, { name: 'alice' })
   await conn.waitFor(1)
   await sleep(100)
-  t.same(conn.events().map((e) => e.data.record.name), ['alice'], 'the stream is the ticket owner\'s')
+  t.same(
+    conn.events().map((e) => e.data.record.name),
+    ['alice'],
+    "the stream is the ticket owner's"
+  )
   const again = await stream(t, b, {}, `ticket=${ticket}`)
   t.equal(again.status, 401, 'a used ticket is refused')
   t.equal(again.body.error.code, 'UNAUTHENTICATED')
@@ -41,7 +48,11 @@ t.test('a ticket shown by another identity is refused and used up', async (t) =>
   t.equal((await stream(t, b, {}, `ticket=${stolen.ticket}`)).status, 401, 'the ticket is gone after that')
   const elevated = makeUser({ user_id: alice.userId, roles: ['user', 'hr'] })
   const own = await mint(b, alice.headers)
-  t.equal((await stream(t, b, elevated.headers, `ticket=${own.ticket}`)).status, 401, 'the same tenant with other roles is another identity')
+  t.equal(
+    (await stream(t, b, elevated.headers, `ticket=${own.ticket}`)).status,
+    401,
+    'the same tenant with other roles is another identity'
+  )
   const same = await mint(b, alice.headers)
   t.equal((await stream(t, b, alice.headers, `ticket=${same.ticket}`)).status, 200, 'the same identity may send both')
 })

@@ -1,4 +1,11 @@
-import { UnauthenticatedError, type EventLog, type EventSubscription, type LoggedEvent, type RequestContext, type ResourceService } from '@svc/core'
+import {
+  UnauthenticatedError,
+  type EventLog,
+  type EventSubscription,
+  type LoggedEvent,
+  type RequestContext,
+  type ResourceService
+} from '@svc/core'
 import type { FastifyBaseLogger } from 'fastify'
 import type { FeedSink, FeedSubscription, OpenOptions } from '../types.js'
 import { Presenter } from './presenter.js'
@@ -36,16 +43,27 @@ export class Feed {
     this.#d = deps
   }
 
-  get position (): number { return this.#position }
-  get size (): number { return this.#all.size }
+  get position (): number {
+    return this.#position
+  }
+
+  get size (): number {
+    return this.#all.size
+  }
 
   async start (): Promise<void> {
-    this.#sub = await this.#d.eventLog.follow(null, (events, position) => { this.#deliver(events, position) }, {
-      onError: (err) => {
-        this.#d.log.error({ err }, 'realtime fan-out failed; its streams are closed')
-        this.#failAll()
+    this.#sub = await this.#d.eventLog.follow(
+      null,
+      (events, position) => {
+        this.#deliver(events, position)
+      },
+      {
+        onError: (err) => {
+          this.#d.log.error({ err }, 'realtime fan-out failed; its streams are closed')
+          this.#failAll()
+        }
       }
-    })
+    )
     this.#position = this.#sub.position
   }
 
@@ -67,12 +85,29 @@ export class Feed {
     this.#d.slots.take(slot)
     // Synchronously from here: registered before anything else runs, so no live batch is missed.
     const start = after ?? this.#position
-    const s: Subscriber = new Subscriber({ ctx, views, sink, slot, last: start, live: start >= this.#position, reset, onClose: () => { this.#remove(s) } })
+    const s: Subscriber = new Subscriber({
+      ctx,
+      views,
+      sink,
+      slot,
+      last: start,
+      live: start >= this.#position,
+      reset,
+      onClose: () => {
+        this.#remove(s)
+      }
+    })
     this.#add(s)
     return {
-      start: () => { this.#begin(s) },
-      close: () => { s.close() },
-      get closed () { return s.closed }
+      start: () => {
+        this.#begin(s)
+      },
+      close: () => {
+        s.close()
+      },
+      get closed () {
+        return s.closed
+      }
     }
   }
 

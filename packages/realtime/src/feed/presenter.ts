@@ -48,7 +48,10 @@ export function delivered (cursor: string, type: string, data: EventData): Deliv
 }
 
 /** A bulk write's filter may only name fields the subscriber can read (its values are another reader's). */
-function readableFilter (filter: Record<string, unknown>, readable: ReadonlySet<string> | null): Record<string, unknown> {
+function readableFilter (
+  filter: Record<string, unknown>,
+  readable: ReadonlySet<string> | null
+): Record<string, unknown> {
   if (readable === null) return toJson(filter)
   return toJson(Object.fromEntries(Object.entries(filter).filter(([k]) => readable.has(k.split('.')[0]))))
 }

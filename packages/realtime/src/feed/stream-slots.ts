@@ -20,7 +20,9 @@ export class StreamSlots {
   take (key: string): void {
     const n = this.#held.get(key) ?? 0
     if (n >= this.#max) {
-      throw new RateLimitedError(`at most ${this.#max} concurrent event streams per tenant: close one first`, { limit: this.#max })
+      throw new RateLimitedError(`at most ${this.#max} concurrent event streams per tenant: close one first`, {
+        limit: this.#max
+      })
     }
     this.#held.set(key, n + 1)
   }

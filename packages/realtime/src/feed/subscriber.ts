@@ -23,7 +23,16 @@ export class Subscriber {
   closed = false
   #onClose: () => void
 
-  constructor (a: { ctx: RequestContext, views: Map<string, View>, sink: FeedSink, slot: string, last: number, live: boolean, reset: boolean, onClose: () => void }) {
+  constructor (a: {
+    ctx: RequestContext
+    views: Map<string, View>
+    sink: FeedSink
+    slot: string
+    last: number
+    live: boolean
+    reset: boolean
+    onClose: () => void
+  }) {
     this.ctx = a.ctx
     this.views = a.views
     this.sink = a.sink
@@ -35,7 +44,7 @@ export class Subscriber {
   }
 
   /** Tenants whose events may reach it (its index keys), and whether other tenants' of some schema can. */
-  keys (): { tenants: Set<string>, wide: string[] } {
+  keys (): { tenants: Set<string>; wide: string[] } {
     const tenants = new Set<string>()
     const wide: string[] = []
     for (const [key, view] of this.views) {

@@ -1,4 +1,12 @@
-import { checkFeedPatterns, EVENT_ACTIONS, ForbiddenError, ValidationError, type EventAudience, type RequestContext, type ResourceService } from '@svc/core'
+import {
+  checkFeedPatterns,
+  EVENT_ACTIONS,
+  ForbiddenError,
+  ValidationError,
+  type EventAudience,
+  type RequestContext,
+  type ResourceService
+} from '@svc/core'
 
 /** One schema as a subscriber sees it: which of its events it asked for, and its audience (list rule, readable fields). */
 export interface View {
@@ -17,7 +25,9 @@ export function parseTypes (raw: unknown): string[] {
   if (raw === undefined || raw === null || raw === '') return ['*']
   if (typeof raw !== 'string') throw new ValidationError('types must be comma-separated patterns', { field: 'types' })
   const out = raw.split(',').map((p) => p.trim())
-  if (out.length > MAX_PATTERNS) throw new ValidationError(`types: at most ${MAX_PATTERNS} patterns`, { field: 'types' })
+  if (out.length > MAX_PATTERNS) {
+    throw new ValidationError(`types: at most ${MAX_PATTERNS} patterns`, { field: 'types' })
+  }
   return out
 }
 
@@ -35,7 +45,12 @@ function actionsFor (patterns: readonly string[], path: string): Set<string> | n
  * loaded schema (or none of `allowed`, schema keys); 403 when an api client names a schema closed to it,
  * or can read none of those `*` reaches. Compiled once per subscription, never per event.
  */
-export function compileViews (all: ResourceService[], ctx: RequestContext, patterns: readonly string[], allowed?: readonly string[]): Map<string, View> {
+export function compileViews (
+  all: ResourceService[],
+  ctx: RequestContext,
+  patterns: readonly string[],
+  allowed?: readonly string[]
+): Map<string, View> {
   const services = allowed === undefined ? all : all.filter((s) => allowed.includes(s.model.key))
   const reached = checkFeedPatterns(patterns, new Set(services.map((s) => s.model.path)))
   const explicit = !patterns.includes('*')

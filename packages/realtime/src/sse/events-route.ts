@@ -9,7 +9,9 @@ import type { Heartbeat } from './heartbeat.js'
 import { EventsHeaders, EventsQuery, EventsResponses, TicketResponses } from './schemas.js'
 import { SseStream } from './sse-stream.js'
 
-interface EventsRequest { query: { types?: string, lastEventId?: string, ticket?: string } }
+interface EventsRequest {
+  query: { types?: string; lastEventId?: string; ticket?: string }
+}
 
 export interface EventsRouteOptions {
   feed: Feed
@@ -20,7 +22,13 @@ export interface EventsRouteOptions {
 
 function sameIdentity (a: Identity, b: Identity): boolean {
   const roles = (i: Identity): string => [...i.roles].sort().join(',')
-  return a.kind === b.kind && a.userId === b.userId && a.accountId === b.accountId && a.clientId === b.clientId && roles(a) === roles(b)
+  return (
+    a.kind === b.kind &&
+    a.userId === b.userId &&
+    a.accountId === b.accountId &&
+    a.clientId === b.clientId &&
+    roles(a) === roles(b)
+  )
 }
 
 /**
@@ -57,52 +65,71 @@ export async function eventsRoutes (app: FastifyInstance, opts: EventsRouteOptio
   const { feed, tickets, heartbeat, settings } = opts
   const retryMs = Math.min(3000, Math.round(settings.heartbeatSeconds * 1000))
 
-  app.post('/_events/tickets', {
-    schema: { tags: ['realtime'], summary: 'A single-use ticket (60 s) for `new EventSource(\'/api/v1/_events?ticket=…\')`', response: TicketResponses }
-  }, async (request) => {
-    const identity = await app.svc.auth.authenticate(request)
-    const { ticket, expiresAt } = await tickets.mint(identity)
-    return { ticket, expiresAt: expiresAt.toISOString() }
-  })
+  app.post(
+    '/_events/tickets',
+    {
+      schema: {
+        tags: ['realtime'],
+        summary: "A single-use ticket (60 s) for `new EventSource('/api/v1/_events?ticket=…')`",
+        response: TicketResponses
+      }
+    },
+    async (request) => {
+      const identity = await app.svc.auth.authenticate(request)
+      const { ticket, expiresAt } = await tickets.mint(identity)
+      return { ticket, expiresAt: expiresAt.toISOString() }
+    }
+  )
 
-  app.get('/_events', {
-    exposeHeadRoute: false,
-    schema: {
-      tags: ['realtime'],
-      summary: 'A live, resumable feed of record events (Server-Sent Events)',
-      description: 'Scoped like a list: the caller\'s tenant (and every tenant of a schema whose `acl.list` names one of its roles); ' +
-        'records projected through the caller\'s read ACL. Resume with `Last-Event-ID`.',
-      produces: ['text/event-stream'],
-      querystring: EventsQuery,
-      headers: EventsHeaders,
-      response: EventsResponses
+  app.get(
+    '/_events',
+    {
+      exposeHeadRoute: false,
+      schema: {
+        tags: ['realtime'],
+        summary: 'A live, resumable feed of record events (Server-Sent Events)',
+        description:
+          "Scoped like a list: the caller's tenant (and every tenant of a schema whose `acl.list` names one of its roles); " +
+          "records projected through the caller's read ACL. Resume with `Last-Event-ID`.",
+        produces: ['text/event-stream'],
+        querystring: EventsQuery,
+        headers: EventsHeaders,
+        response: EventsResponses
+      }
+    },
+    async (request, reply) => {
+      const identity = await streamIdentity(app, request, tickets)
+      const { query } = request as FastifyRequest & EventsRequest
+      const header = request.headers['last-event-id']
+      const lastEventId = typeof header === 'string' && header !== '' ? header : query.lastEventId
+      const ctx: RequestContext = requestContext(request, 'rest', identity)
+      const sink = new SseStream(reply.raw, {
+        maxBufferedBytes: settings.maxBufferedBytes,
+        onSlow: () => {
+          request.log.info('realtime stream closed: the client does not read (a slow consumer)')
+        }
+      })
+      const sub = await feed.open(
+        ctx,
+        { types: parseTypes(query.types), ...(lastEventId !== undefined ? { lastEventId } : {}) },
+        sink
+      )
+      // Live from here: the headers go out now, and a write answered after them is always delivered.
+      reply.hijack()
+      const res = reply.raw
+      const done = (): void => {
+        heartbeat.streams.delete(sink)
+        sub.close()
+        sink.close()
+      }
+      res.on('close', done)
+      if (request.raw.destroyed) return done()
+      request.raw.socket.setNoDelay(true)
+      request.raw.socket.setTimeout(0)
+      res.writeHead(200, streamHeaders(reply))
+      res.write(`retry: ${retryMs}\n\n`)
+      heartbeat.streams.add(sink)
+      sub.start()
     }
-  }, async (request, reply) => {
-    const identity = await streamIdentity(app, request, tickets)
-    const { query } = request as FastifyRequest & EventsRequest
-    const header = request.headers['last-event-id']
-    const lastEventId = typeof header === 'string' && header !== '' ? header : query.lastEventId
-    const ctx: RequestContext = requestContext(request, 'rest', identity)
-    const sink = new SseStream(reply.raw, {
-      maxBufferedBytes: settings.maxBufferedBytes,
-      onSlow: () => { request.log.info('realtime stream closed: the client does not read (a slow consumer)') }
-    })
-    const sub = await feed.open(ctx, { types: parseTypes(query.types), ...(lastEventId !== undefined ? { lastEventId } : {}) }, sink)
-    // Live from here: the headers go out now, and a write answered after them is always delivered.
-    reply.hijack()
-    const res = reply.raw
-    const done = (): void => {
-      heartbeat.streams.delete(sink)
-      sub.close()
-      sink.close()
-    }
-    res.on('close', done)
-    if (request.raw.destroyed) return done()
-    request.raw.socket.setNoDelay(true)
-    request.raw.socket.setTimeout(0)
-    res.writeHead(200, streamHeaders(reply))
-    res.write(`retry: ${retryMs}\n\n`)
-    heartbeat.streams.add(sink)
-    sub.start()
-  })
+  )
 }

@@ -17,7 +17,7 @@ export class SseStream implements FeedSink {
   #lastWrite = Date.now()
   closed = false
 
-  constructor (res: ServerResponse, opts: { maxBufferedBytes: number, onSlow: () => void }) {
+  constructor (res: ServerResponse, opts: { maxBufferedBytes: number; onSlow: () => void }) {
     this.#res = res
     this.#maxBuffered = opts.maxBufferedBytes
     this.#onSlow = opts.onSlow
@@ -32,7 +32,9 @@ export class SseStream implements FeedSink {
   }
 
   reset (cursor: string): void {
-    this.#write(`id: ${cursor}\nevent: reset\ndata: ${JSON.stringify({ reason: 'the cursor is past the retention window or unknown: re-read, then follow from here' })}\n\n`)
+    this.#write(
+      `id: ${cursor}\nevent: reset\ndata: ${JSON.stringify({ reason: 'the cursor is past the retention window or unknown: re-read, then follow from here' })}\n\n`
+    )
   }
 
   /** A comment line: keeps proxies and clients from timing the stream out. */
@@ -49,7 +51,10 @@ export class SseStream implements FeedSink {
         this.#res.off('close', done)
         resolve()
       }
-      const timer = setTimeout(() => { this.#slow(); done() }, DRAIN_TIMEOUT_MS)
+      const timer = setTimeout(() => {
+        this.#slow()
+        done()
+      }, DRAIN_TIMEOUT_MS)
       this.#res.on('drain', done)
       this.#res.on('close', done)
     })

@@ -33,11 +33,17 @@ export class TicketStore {
     await this.#coll.createIndex({ expiresAt: 1 }, { name: 'svc_realtime_tickets_ttl', expireAfterSeconds: 0 })
   }
 
-  async mint (identity: Identity): Promise<{ ticket: string, expiresAt: Date }> {
+  async mint (identity: Identity): Promise<{ ticket: string; expiresAt: Date }> {
     const ticket = randomBytes(32).toString('base64url')
     const expiresAt = new Date(Date.now() + this.#ttlMs)
     const { userId, email, roles, accountId, kind } = identity
-    const kept: Identity = { kind, userId, roles, ...(email !== undefined ? { email } : {}), ...(accountId !== undefined ? { accountId } : {}) }
+    const kept: Identity = {
+      kind,
+      userId,
+      roles,
+      ...(email !== undefined ? { email } : {}),
+      ...(accountId !== undefined ? { accountId } : {})
+    }
     await this.#coll.insertOne({ _id: hash(ticket), identity: kept, expiresAt })
     return { ticket, expiresAt }
   }
