@@ -13,11 +13,19 @@ export const SCHEMAS = [
   {
     path: 'notes',
     collection: 'notes',
-    fields: [{ name: 'body', type: String, required: true }, { name: 'pinned', type: Boolean, default: false }],
+    fields: [
+      { name: 'body', type: String, required: true },
+      { name: 'pinned', type: Boolean, default: false }
+    ],
     acl: { delete: ['moderator'] }
   },
   { path: 'logs', collection: 'logs', softDelete: false, fields: [{ name: 'line', type: String, required: true }] },
-  { path: 'tags', collection: 'tags', fields: [{ name: 'name', type: String, required: true }], compositeIndex: [{ userId: 1, name: 1 }] }
+  {
+    path: 'tags',
+    collection: 'tags',
+    fields: [{ name: 'name', type: String, required: true }],
+    compositeIndex: [{ userId: 1, name: 1 }]
+  }
 ]
 
 export interface BuildOptions {
@@ -28,7 +36,7 @@ export interface BuildOptions {
 }
 
 /** core + @svc/softdelete on a fresh database; closed in teardown. */
-export async function buildApp (t: Teardownable, opts: BuildOptions = {}): Promise<{ app: FastifyInstance, db: Db }> {
+export async function buildApp (t: Teardownable, opts: BuildOptions = {}): Promise<{ app: FastifyInstance; db: Db }> {
   const { db } = await getTestDb(t)
   const app = Fastify({ logger: false })
   await app.register(svcCore, { db, jwtSecret: JWT_SECRET, bcryptRounds: 4, schemas: opts.schemas ?? SCHEMAS })
@@ -46,12 +54,23 @@ export interface TestUser {
 
 export function makeUser (claims: Record<string, unknown> = {}): TestUser {
   const userId = typeof claims.user_id === 'string' ? claims.user_id : new ObjectId().toHexString()
-  const token = signToken({ user_id: userId, email: `u-${randomBytes(3).toString('hex')}@example.test`, roles: ['user'], ...claims }, JWT_SECRET)
+  const token = signToken(
+    { user_id: userId, email: `u-${randomBytes(3).toString('hex')}@example.test`, roles: ['user'], ...claims },
+    JWT_SECRET
+  )
   return { userId, headers: { authorization: `Bearer ${token}` } }
 }
 
 /** A settable clock for the sweep. */
-export function fakeClock (start = new Date('2026-01-01T00:00:00Z')): { now: () => Date, advanceDays: (d: number) => void } {
+export function fakeClock (start = new Date('2026-01-01T00:00:00Z')): {
+  now: () => Date
+  advanceDays: (d: number) => void
+} {
   let t = start.getTime()
-  return { now: () => new Date(t), advanceDays: (d) => { t += d * 24 * 60 * 60 * 1000 } }
+  return {
+    now: () => new Date(t),
+    advanceDays: (d) => {
+      t += d * 24 * 60 * 60 * 1000
+    }
+  }
 }

@@ -15,6 +15,14 @@ t.test('replaying a create after the record was soft-deleted', async (t) => {
   t.equal(replay.statusCode, 201, 'the first status again')
   t.equal(replay.json()._id, id, 'the first record again')
   t.equal(await db.collection('notes').countDocuments(), 1, 'no second record')
-  t.equal((await app.inject({ method: 'GET', url: `/api/v1/notes/${id}`, headers: u.headers })).statusCode, 404, 'the record stays deleted (a replay does not restore)')
-  t.equal((await app.inject({ method: 'POST', url: '/api/v1/notes', headers, payload: { body: 'other' } })).statusCode, 409, 'a different body with the same key is still 409')
+  t.equal(
+    (await app.inject({ method: 'GET', url: `/api/v1/notes/${id}`, headers: u.headers })).statusCode,
+    404,
+    'the record stays deleted (a replay does not restore)'
+  )
+  t.equal(
+    (await app.inject({ method: 'POST', url: '/api/v1/notes', headers, payload: { body: 'other' } })).statusCode,
+    409,
+    'a different body with the same key is still 409'
+  )
 })

@@ -1,5 +1,11 @@
 import type { FastifyInstance } from 'fastify'
-import { documented, documentedResponse, type RequestContext, type ResourceService, requestContext as context } from '@svc/core'
+import {
+  documented,
+  documentedResponse,
+  type RequestContext,
+  type ResourceService,
+  requestContext as context
+} from '@svc/core'
 
 export interface RestoreRoutesOptions {
   services: ResourceService[]
@@ -14,7 +20,9 @@ export async function restoreRoutes (app: FastifyInstance, opts: RestoreRoutesOp
   // Restore takes no body; a client that still sends `Content-Type: application/json` with an
   // empty (or any) body must not get Fastify's empty-JSON-body 400.
   app.removeContentTypeParser('application/json')
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, _body, done) => { done(null, undefined) })
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, _body, done) => {
+    done(null, undefined)
+  })
   // Response schemas document the routes; answers stay JSON.stringify'd (core's route-docs.ts).
   app.setSerializerCompiler(documentedResponse)
   app.addHook('onRequest', async (request) => {
@@ -22,11 +30,19 @@ export async function restoreRoutes (app: FastifyInstance, opts: RestoreRoutesOp
   })
   for (const service of opts.services) {
     const { path, schemas } = service.model
-    app.post(`/${path}/:id/restore`, {
-      schema: documented({ summary: `Restore a soft-deleted ${path} record`, params: schemas.params, response: { 200: schemas.read } })
-    }, async (request) => {
-      const { id } = request.params as { id: string }
-      return await opts.restore(service, context(request), id)
-    })
+    app.post(
+      `/${path}/:id/restore`,
+      {
+        schema: documented({
+          summary: `Restore a soft-deleted ${path} record`,
+          params: schemas.params,
+          response: { 200: schemas.read }
+        })
+      },
+      async (request) => {
+        const { id } = request.params as { id: string }
+        return await opts.restore(service, context(request), id)
+      }
+    )
   }
 }

@@ -1,8 +1,16 @@
 import type { Document } from 'mongodb'
-import { NotFoundError, parseId, type DeleteStrategy, type RecordJson, type RequestContext, type ResourceService, type Scope } from '@svc/core'
+import {
+  NotFoundError,
+  parseId,
+  type DeleteStrategy,
+  type RecordJson,
+  type RequestContext,
+  type ResourceService,
+  type Scope
+} from '@svc/core'
 
 /** Live records only, unless the caller asked for tombstones (`__includeDeleted=true` on list/get). */
-export const liveScope: Scope = ({ options }) => options.includeDeleted === true ? undefined : { deletedAt: null }
+export const liveScope: Scope = ({ options }) => (options.includeDeleted === true ? undefined : { deletedAt: null })
 
 /**
  * Delete turns into a tombstone. Core applies it to the record it read with tenant + scopes,

@@ -31,7 +31,6 @@ export async function sweepOnce (deps: SweepDeps): Promise<SweepReport> {
   return report
 }
 
-
 async function sweepService (service: ResourceService, cutoff: Date, deps: SweepDeps): Promise<number> {
   return await service.purgeDeletedBefore(SYSTEM_CONTEXT, cutoff, { batchSize: deps.batchSize })
 }
