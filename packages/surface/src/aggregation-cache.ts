@@ -8,11 +8,15 @@ import type { Redis } from 'ioredis'
  * generations). Keys are hashed (a key names tenant, roles and params: unbounded text). A failed
  * call is reported and answers a miss: the aggregation then runs (fail open).
  */
-export function redisAggregationCache (redis: Redis, opts: { prefix: string, onError: (err: unknown) => void }): AggregationCache {
+export function redisAggregationCache (
+  redis: Redis,
+  opts: { prefix: string; onError: (err: unknown) => void }
+): AggregationCache {
   const keyOf = (key: string): string => `${opts.prefix}${createHash('sha256').update(key).digest('base64url')}`
   // Generations: one counter per schema and one per schema and tenant, never expiring (a few
   // bytes each); INCR on a write, MGET before an aggregation (see AggregationCache in core).
-  const genKey = (scope: string, userId?: string): string => `${opts.prefix}gen:${scope}${userId === undefined ? '' : `:${userId}`}`
+  const genKey = (scope: string, userId?: string): string =>
+    `${opts.prefix}gen:${scope}${userId === undefined ? '' : `:${userId}`}`
   return {
     generation: async (scope, userId) => {
       try {
@@ -34,7 +38,7 @@ export function redisAggregationCache (redis: Redis, opts: { prefix: string, onE
     get: async (key) => {
       try {
         const raw = await redis.get(keyOf(key))
-        return raw === null ? undefined : JSON.parse(raw) as AggregationResult
+        return raw === null ? undefined : (JSON.parse(raw) as AggregationResult)
       } catch (err) {
         opts.onError(err)
         return undefined

@@ -4,7 +4,14 @@ import cors from '@fastify/cors'
 /** Request headers a browser client of the API sends (preflights allow exactly these). */
 export const CORS_ALLOWED_HEADERS = ['authorization', 'content-type', 'idempotency-key', 'x-client-id', 'x-request-id']
 /** Response headers a browser client may read besides the CORS-safelisted ones. */
-export const CORS_EXPOSED_HEADERS = ['x-request-id', 'idempotent-replayed', 'retry-after', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']
+export const CORS_EXPOSED_HEADERS = [
+  'x-request-id',
+  'idempotent-replayed',
+  'retry-after',
+  'x-ratelimit-limit',
+  'x-ratelimit-remaining',
+  'x-ratelimit-reset'
+]
 
 export interface CorsOptions {
   /** Exact origins allowed (`https://app.example.com`); every other origin gets no CORS header at all. */
@@ -20,7 +27,9 @@ export interface CorsOptions {
 export async function installCors (app: FastifyInstance, opts: CorsOptions): Promise<void> {
   const allowed = new Set(opts.origins)
   await app.register(cors, {
-    origin: (origin, cb) => { cb(null, origin !== undefined && allowed.has(origin) ? origin : false) },
+    origin: (origin, cb) => {
+      cb(null, origin !== undefined && allowed.has(origin) ? origin : false)
+    },
     methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
     allowedHeaders: CORS_ALLOWED_HEADERS,
     exposedHeaders: CORS_EXPOSED_HEADERS,

@@ -32,12 +32,19 @@ async function svcSurface (app: FastifyInstance, opts: SurfaceOptions): Promise<
     redis = connectRedis(opts.redis)
     // ioredis emits connection errors as events; they are reported through redisFailed below.
     redis.on('error', (err) => surface.redisFailed('connection', err))
-    app.addHook('onClose', async () => { redis?.disconnect() })
+    app.addHook('onClose', async () => {
+      redis?.disconnect()
+    })
   } else if (opts.redis instanceof Redis) {
     redis = opts.redis
   }
 
-  const redisErrors = new Counter({ name: 'redis_errors_total', help: 'Redis calls that failed; the service answered without Redis (fail open)', labelNames: ['use'], registers: [register] })
+  const redisErrors = new Counter({
+    name: 'redis_errors_total',
+    help: 'Redis calls that failed; the service answered without Redis (fail open)',
+    labelNames: ['use'],
+    registers: [register]
+  })
   const reporter = new ThrottledReporter(opts.errorLogIntervalMs ?? 60_000, (err, suppressed) => {
     log.warn({ err, suppressed }, 'redis unavailable: serving without it (fail open)')
   })
@@ -53,7 +60,10 @@ async function svcSurface (app: FastifyInstance, opts: SurfaceOptions): Promise<
     }
   }
   if (redis !== null) {
-    surface.aggregationCache = redisAggregationCache(redis, { prefix: `${prefix}agg:`, onError: (err) => surface.redisFailed('aggregation_cache', err) })
+    surface.aggregationCache = redisAggregationCache(redis, {
+      prefix: `${prefix}agg:`,
+      onError: (err) => surface.redisFailed('aggregation_cache', err)
+    })
     surface.usageStore = redisUsageStore(redis, { prefix, onError: (err) => surface.redisFailed('rate_limit', err) })
   }
   app.decorate('svcSurface', surface)
@@ -66,7 +76,10 @@ async function svcSurface (app: FastifyInstance, opts: SurfaceOptions): Promise<
   if (opts.loadShedding !== false) await installLoadShedding(app, opts.loadShedding ?? {})
   if (opts.metrics !== undefined && opts.metrics !== false) {
     installHttpMetrics(app, register)
-    metricsRoute(app, register, { path: opts.metrics.path ?? '/_metrics', ...(opts.metrics.token !== undefined ? { token: opts.metrics.token } : {}) })
+    metricsRoute(app, register, {
+      path: opts.metrics.path ?? '/_metrics',
+      ...(opts.metrics.token !== undefined ? { token: opts.metrics.token } : {})
+    })
   }
   if (opts.rateLimit !== false) {
     await installRateLimits(app, { ...opts.rateLimit, usage: surface.usageStore, nameSpace: 'rl:' })

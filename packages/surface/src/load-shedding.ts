@@ -33,7 +33,9 @@ export async function installLoadShedding (app: FastifyInstance, opts: LoadShedd
     // the typings only know the void form.
     pressureHandler: ((_request: FastifyRequest, reply: FastifyReply, type: string) => {
       void reply.code(503).header('retry-after', retryAfter)
-      return { error: { code: 'SERVICE_UNAVAILABLE', message: `the service is overloaded (${type}); retry in ${retryAfter} s` } }
+      return {
+        error: { code: 'SERVICE_UNAVAILABLE', message: `the service is overloaded (${type}); retry in ${retryAfter} s` }
+      }
     }) as unknown as (request: FastifyRequest, reply: FastifyReply, type: string) => void
   })
 }

@@ -16,7 +16,12 @@ export async function installSecurityHeaders (app: FastifyInstance): Promise<voi
   // The JSON policy would blank an HTML page another plugin serves (GraphiQL): pages bring their
   // own policy (the docs page sets it in a later hook), so the JSON one is taken off them here.
   app.addHook('onSend', async (_request, reply, payload) => {
-    if (String(reply.getHeader('content-type') ?? '').startsWith('text/html') && reply.getHeader('content-security-policy') === JSON_CSP) reply.removeHeader('content-security-policy')
+    if (
+      String(reply.getHeader('content-type') ?? '').startsWith('text/html') &&
+      reply.getHeader('content-security-policy') === JSON_CSP
+    ) {
+      reply.removeHeader('content-security-policy')
+    }
     return payload
   })
 }

@@ -19,7 +19,7 @@ type UsageAdd = (key: string, amount: number, windowMs: number) => Promise<[numb
  * per-process store instead (fail open): the service keeps serving with the per-replica budget
  * it has without Redis, until Redis is back.
  */
-export function redisUsageStore (redis: Redis, opts: { prefix: string, onError: (err: unknown) => void }): UsageStore {
+export function redisUsageStore (redis: Redis, opts: { prefix: string; onError: (err: unknown) => void }): UsageStore {
   const commands = redis as unknown as { svcUsageAdd?: UsageAdd }
   if (typeof commands.svcUsageAdd !== 'function') redis.defineCommand('svcUsageAdd', { numberOfKeys: 1, lua: ADD })
   const local = memoryUsageStore()

@@ -10,13 +10,18 @@ t.test('API docs', async (t) => {
 
   t.test('the Swagger 2.0 document is valid and lists exactly the routes served', async (t) => {
     const app = Fastify({ ...svcServerOptions, logger: false })
-    const served: Array<{ method: string, url: string }> = []
+    const served: Array<{ method: string; url: string }> = []
     // Before every plugin: the live route table as Fastify sees it.
     app.addHook('onRoute', (route: RouteOptions) => {
       if ((route.schema as { hide?: boolean } | undefined)?.hide === true) return
       for (const m of [route.method].flat()) if (m !== 'HEAD') served.push({ method: m.toLowerCase(), url: route.url })
     })
-    await app.register(svcSurface, { rateLimit: false, metrics: {}, cors: { origins: ['https://a.test'] }, docs: { title: 'notes API', version: '1.2.3' } })
+    await app.register(svcSurface, {
+      rateLimit: false,
+      metrics: {},
+      cors: { origins: ['https://a.test'] },
+      docs: { title: 'notes API', version: '1.2.3' }
+    })
     await app.register(svcCore, { db, jwtSecret: JWT_SECRET, bcryptRounds: 4, schemas: SCHEMAS })
     app.get('/custom/:thing', async () => ({ ok: true }))
     t.teardown(async () => await app.close())
@@ -27,32 +32,56 @@ t.test('API docs', async (t) => {
     const doc = res.json()
     t.equal(doc.swagger, '2.0')
     t.same(doc.info, { title: 'notes API', version: '1.2.3' })
-    await t.resolves(SwaggerParser.validate(structuredClone(doc)), 'valid against the Swagger 2.0 schema (swagger-parser)')
+    await t.resolves(
+      SwaggerParser.validate(structuredClone(doc)),
+      'valid against the Swagger 2.0 schema (swagger-parser)'
+    )
 
-    const documented = Object.entries<Record<string, unknown>>(doc.paths).flatMap(([path, item]) => Object.keys(item).map((method) => `${method} ${path}`)).sort()
+    const documented = Object.entries<Record<string, unknown>>(doc.paths)
+      .flatMap(([path, item]) => Object.keys(item).map((method) => `${method} ${path}`))
+      .sort()
     const live = served.map((r) => `${r.method} ${r.url.replace(/:([A-Za-z0-9_]+)/g, '{$1}')}`).sort()
     t.same(documented, [...new Set(live)], 'every served route is documented, and nothing else')
-    t.ok(documented.includes('get /api/v1/notes/{id}') && documented.includes('post /login') && documented.includes('get /_metrics') && documented.includes('get /custom/{thing}'), 'core, surface and host routes alike')
+    t.ok(
+      documented.includes('get /api/v1/notes/{id}') &&
+        documented.includes('post /login') &&
+        documented.includes('get /_metrics') &&
+        documented.includes('get /custom/{thing}'),
+      'core, surface and host routes alike'
+    )
 
     t.same(Object.keys(doc.securityDefinitions).sort(), ['bearer', 'clientId'])
     t.match(doc.securityDefinitions.bearer, { type: 'apiKey', in: 'header', name: 'Authorization' })
     t.match(doc.securityDefinitions.clientId, { type: 'apiKey', in: 'header', name: 'X-Client-Id' })
-    t.match(doc.definitions.ErrorEnvelope, { type: 'object', required: ['error'], properties: { error: { required: ['code', 'message'] } } })
+    t.match(doc.definitions.ErrorEnvelope, {
+      type: 'object',
+      required: ['error'],
+      properties: { error: { required: ['code', 'message'] } }
+    })
     const getOne = doc.paths['/api/v1/notes/{id}'].get
     t.same(getOne.security, [{ bearer: [] }, { clientId: [] }], 'reads: bearer or api client')
     t.same(doc.paths['/api/v1/notes/{id}'].put.security, [{ bearer: [] }], 'writes: bearer only')
     t.same(doc.paths['/login'].post.security, [], 'public routes need nothing')
     t.same(getOne.responses.default.schema, { $ref: '#/definitions/ErrorEnvelope' })
     t.same(getOne.tags, ['notes'])
-    t.match(getOne.parameters.find((p: { in: string }) => p.in === 'path'), { name: 'id', in: 'path', required: true, type: 'string' })
+    t.match(
+      getOne.parameters.find((p: { in: string }) => p.in === 'path'),
+      { name: 'id', in: 'path', required: true, type: 'string' }
+    )
     const create = doc.paths['/api/v1/notes'].post.parameters.find((p: { in: string }) => p.in === 'body')
-    t.match(create.schema, { type: 'object', properties: { title: { type: 'string' } }, required: ['title'] }, 'the body schema Fastify validates with')
+    t.match(
+      create.schema,
+      { type: 'object', properties: { title: { type: 'string' } }, required: ['title'] },
+      'the body schema Fastify validates with'
+    )
     const openapi = (await app.inject({ method: 'GET', url: '/api-docs/openapi.json' })).json()
     t.equal(openapi.openapi, '3.1.0')
     await t.resolves(SwaggerParser.validate(structuredClone(openapi)), 'OpenAPI 3.1 valid (swagger-parser)')
     t.same(Object.keys(openapi.paths).sort(), Object.keys(doc.paths).sort(), 'the same routes')
     t.match(openapi.components.securitySchemes.bearer, { type: 'http', scheme: 'bearer' })
-    t.same(openapi.paths['/api/v1/notes'].post.responses.default.content['application/json'].schema, { $ref: '#/components/schemas/ErrorEnvelope' })
+    t.same(openapi.paths['/api/v1/notes'].post.responses.default.content['application/json'].schema, {
+      $ref: '#/components/schemas/ErrorEnvelope'
+    })
     t.same(openapi.servers, [{ url: '/' }])
     const agg = doc.paths['/api/v1/notes/aggregations/{name}'].get
     t.match(agg.parameters, [{ name: 'name', in: 'path', required: true }], 'undeclared path params are declared')
@@ -75,7 +104,11 @@ t.test('API docs', async (t) => {
     const bare = await app.inject({ method: 'GET', url: '/api-docs' })
     t.equal(bare.statusCode, 200, '/api-docs without the slash')
     t.match(bare.body, /swagger-ui-bundle\.js/)
-    t.match(bare.body, /<meta name="viewport" content="width=device-width, initial-scale=1">/, 'laid out for the device width')
+    t.match(
+      bare.body,
+      /<meta name="viewport" content="width=device-width, initial-scale=1">/,
+      'laid out for the device width'
+    )
     const css = await app.inject({ method: 'GET', url: '/api-docs/static/theme/narrow-screens.css' })
     t.match(css.body, /@media \(max-width: 600px\)/)
   })

@@ -22,7 +22,11 @@ t.test('security headers and load shedding', async (t) => {
     const docs = await app.inject({ method: 'GET', url: '/api-docs/' })
     t.match(docs.headers['content-security-policy'], /script-src 'self'/, 'the docs page keeps its own')
     const json = await app.inject({ method: 'GET', url: '/api-docs/swagger.json' })
-    t.equal(json.headers['content-security-policy'], "default-src 'none';frame-ancestors 'none'", 'JSON keeps the strict one')
+    t.equal(
+      json.headers['content-security-policy'],
+      "default-src 'none';frame-ancestors 'none'",
+      'JSON keeps the strict one'
+    )
   })
 
   t.test('securityHeaders: false', async (t) => {
@@ -32,16 +36,26 @@ t.test('security headers and load shedding', async (t) => {
 
   t.test('under pressure: 503 SERVICE_UNAVAILABLE in the envelope with Retry-After', async (t) => {
     // A heap bound of one byte: the process is always "saturated", deterministically.
-    const app = await buildApp(t, db, { rateLimit: false, metrics: {}, loadShedding: { maxHeapUsedBytes: 1, retryAfterSeconds: 7 } })
+    const app = await buildApp(t, db, {
+      rateLimit: false,
+      metrics: {},
+      loadShedding: { maxHeapUsedBytes: 1, retryAfterSeconds: 7 }
+    })
     // Memory is sampled on a timer (once a second): wait for the first sample.
     for (let i = 0; i < 60 && !app.isUnderPressure(); i++) await new Promise((resolve) => setTimeout(resolve, 50))
     const res = await app.inject({ method: 'GET', url: '/_describe' })
     t.equal(res.statusCode, 503)
-    t.same(res.json(), { error: { code: 'SERVICE_UNAVAILABLE', message: 'the service is overloaded (heapUsedBytes); retry in 7 s' } })
+    t.same(res.json(), {
+      error: { code: 'SERVICE_UNAVAILABLE', message: 'the service is overloaded (heapUsedBytes); retry in 7 s' }
+    })
     t.equal(res.headers['retry-after'], '7')
     t.equal(res.headers['x-content-type-options'], 'nosniff', 'security headers still set')
     t.equal(app.isUnderPressure(), true)
-    t.match((await app.inject({ method: 'GET', url: '/_metrics' })).statusCode, 503, 'every route sheds, metrics included')
+    t.match(
+      (await app.inject({ method: 'GET', url: '/_metrics' })).statusCode,
+      503,
+      'every route sheds, metrics included'
+    )
   })
 
   t.test('not under pressure by default', async (t) => {

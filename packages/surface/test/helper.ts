@@ -11,7 +11,10 @@ export const SCHEMAS = [
   {
     path: 'notes',
     collection: 'notes',
-    fields: [{ name: 'title', type: String, required: true }, { name: 'secret', type: String, acl: { read: ['admin'] } }],
+    fields: [
+      { name: 'title', type: String, required: true },
+      { name: 'secret', type: String, acl: { read: ['admin'] } }
+    ],
     aggregations: [{ name: 'count', pipeline: [{ $group: { _id: null, n: { $sum: 1 } } }], cache: { ttlSeconds: 60 } }]
   }
 ]
@@ -22,7 +25,13 @@ export async function testDb (t: Teardownable): Promise<Db> {
 }
 
 /** @svc/surface registered before @svc/core (as the reference server does, its shared stores passed on), on `db`; closed in teardown. */
-export async function buildApp (t: Teardownable, db: Db, opts: SurfaceOptions = {}, server: FastifyServerOptions = {}, core: Partial<SvcCoreOptions> = {}): Promise<FastifyInstance> {
+export async function buildApp (
+  t: Teardownable,
+  db: Db,
+  opts: SurfaceOptions = {},
+  server: FastifyServerOptions = {},
+  core: Partial<SvcCoreOptions> = {}
+): Promise<FastifyInstance> {
   const app = Fastify({ ...svcServerOptions, logger: false, ...server })
   await app.register(svcSurface, opts)
   const { aggregationCache, usageStore } = app.svcSurface
@@ -41,5 +50,7 @@ export async function buildApp (t: Teardownable, db: Db, opts: SurfaceOptions = 
 }
 
 export function bearer (userId: string, roles: string[] = ['user']): { authorization: string } {
-  return { authorization: `Bearer ${signToken({ user_id: userId, email: `${userId}@example.test`, roles }, JWT_SECRET)}` }
+  return {
+    authorization: `Bearer ${signToken({ user_id: userId, email: `${userId}@example.test`, roles }, JWT_SECRET)}`
+  }
 }

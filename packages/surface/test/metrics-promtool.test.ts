@@ -12,24 +12,41 @@ const missing = found.error !== undefined || found.status !== 0
 const sample = (text: string, name: string): number[] =>
   [...text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'gm'))].map((m) => Number(m[1]))
 
-t.test('/_metrics passes `promtool check metrics`', { skip: missing ? `!!! promtool not found (${PROMTOOL}): SKIPPED !!!` : false }, async (t) => {
-  const app = await buildApp(t, await testDb(t), { metrics: {}, rateLimit: false })
-  // Series of every kind: a 201, a 200, a 404 of a template, an unmatched 404, a 401.
-  const created = await app.inject({ method: 'POST', url: '/api/v1/notes', headers: bearer('65f0000000000000000000a1'), payload: { title: 'n' } })
-  t.equal(created.statusCode, 201)
-  await app.inject({ method: 'GET', url: `/api/v1/notes/${String(created.json()._id)}`, headers: bearer('65f0000000000000000000a1') })
-  await app.inject({ method: 'GET', url: '/nowhere' })
-  await app.inject({ method: 'GET', url: '/api/v1/notes' })
-  const text = (await app.inject({ method: 'GET', url: '/_metrics' })).body
+t.test(
+  '/_metrics passes `promtool check metrics`',
+  { skip: missing ? `!!! promtool not found (${PROMTOOL}): SKIPPED !!!` : false },
+  async (t) => {
+    const app = await buildApp(t, await testDb(t), { metrics: {}, rateLimit: false })
+    // Series of every kind: a 201, a 200, a 404 of a template, an unmatched 404, a 401.
+    const created = await app.inject({
+      method: 'POST',
+      url: '/api/v1/notes',
+      headers: bearer('65f0000000000000000000a1'),
+      payload: { title: 'n' }
+    })
+    t.equal(created.statusCode, 201)
+    await app.inject({
+      method: 'GET',
+      url: `/api/v1/notes/${String(created.json()._id)}`,
+      headers: bearer('65f0000000000000000000a1')
+    })
+    await app.inject({ method: 'GET', url: '/nowhere' })
+    await app.inject({ method: 'GET', url: '/api/v1/notes' })
+    const text = (await app.inject({ method: 'GET', url: '/_metrics' })).body
 
-  const lint = spawnSync(PROMTOOL, ['check', 'metrics'], { input: text, encoding: 'utf8' })
-  t.equal(lint.status, 0, `promtool exit code (stdout: ${lint.stdout.trim()} stderr: ${lint.stderr.trim()})`)
-  t.equal(`${lint.stdout}${lint.stderr}`.trim(), '', 'no lint finding at all')
+    const lint = spawnSync(PROMTOOL, ['check', 'metrics'], { input: text, encoding: 'utf8' })
+    t.equal(lint.status, 0, `promtool exit code (stdout: ${lint.stdout.trim()} stderr: ${lint.stderr.trim()})`)
+    t.equal(`${lint.stdout}${lint.stderr}`.trim(), '', 'no lint finding at all')
 
-  // The same linter does fail on prom-client's original names (the check can fail).
-  const before = spawnSync(PROMTOOL, ['check', 'metrics'], { input: '# HELP nodejs_active_handles_total Total number of active handles.\n# TYPE nodejs_active_handles_total gauge\nnodejs_active_handles_total 3\n', encoding: 'utf8' })
-  t.not(before.status, 0, 'a gauge named *_total is refused')
-})
+    // The same linter does fail on prom-client's original names (the check can fail).
+    const before = spawnSync(PROMTOOL, ['check', 'metrics'], {
+      input:
+        '# HELP nodejs_active_handles_total Total number of active handles.\n# TYPE nodejs_active_handles_total gauge\nnodejs_active_handles_total 3\n',
+      encoding: 'utf8'
+    })
+    t.not(before.status, 0, 'a gauge named *_total is refused')
+  }
+)
 
 t.test('the renamed runtime gauges keep their values', async (t) => {
   const app = await buildApp(t, await testDb(t), { metrics: {}, rateLimit: false })

@@ -24,7 +24,10 @@ declare module 'fastify' {
 }
 
 // Hashes of the UI's own inline code, shipped with @fastify/swagger-ui.
-const csp = createRequire(import.meta.url)('@fastify/swagger-ui/static/csp.json') as { script: string[], style: string[] }
+const csp = createRequire(import.meta.url)('@fastify/swagger-ui/static/csp.json') as {
+  script: string[]
+  style: string[]
+}
 
 // Swagger UI lays itself out for 980 px without a viewport; these rules keep it readable on a phone.
 const NARROW_SCREEN_CSS = `
@@ -46,7 +49,11 @@ const NARROW_SCREEN_CSS = `
  */
 export async function installDocs (app: FastifyInstance, opts: DocsOptions): Promise<void> {
   const prefix = (opts.routePrefix ?? '/api-docs').replace(/\/+$/, '')
-  const info = { title: opts.title ?? 'svc API', version: opts.version ?? '1', ...(opts.description !== undefined ? { description: opts.description } : {}) }
+  const info = {
+    title: opts.title ?? 'svc API',
+    version: opts.version ?? '1',
+    ...(opts.description !== undefined ? { description: opts.description } : {})
+  }
   await app.register(swagger, {
     swagger: { info, consumes: ['application/json'], produces: ['application/json'] },
     transformObject: (doc) => finishDocument((doc as { swaggerObject: Record<string, any> }).swaggerObject)
@@ -59,8 +66,13 @@ export async function installDocs (app: FastifyInstance, opts: DocsOptions): Pro
   await app.register(async (page) => {
     // Swagger UI's page has no viewport tag: a phone would lay it out 980 px wide and zoom out.
     page.addHook('onSend', async (_request, reply, payload) => {
-      if (typeof payload !== 'string' || !String(reply.getHeader('content-type')).startsWith('text/html')) return payload
-      return payload.replace('<head>', '<head>\n      <meta name="viewport" content="width=device-width, initial-scale=1">')
+      if (typeof payload !== 'string' || !String(reply.getHeader('content-type')).startsWith('text/html')) {
+        return payload
+      }
+      return payload.replace(
+        '<head>',
+        '<head>\n      <meta name="viewport" content="width=device-width, initial-scale=1">'
+      )
     })
     await page.register(swaggerUi, {
       routePrefix: prefix,

@@ -7,17 +7,65 @@
  */
 type Schema = Record<string, unknown>
 
+/** `typeof` as a value, to compare two values' types (valid-typeof wants literals on `typeof`). */
+const typeOf = (v: unknown): string => typeof v
+
 const SCHEMA_KEYS = new Set([
-  '$ref', 'format', 'title', 'description', 'default', 'multipleOf', 'maximum', 'exclusiveMaximum', 'minimum',
-  'exclusiveMinimum', 'maxLength', 'minLength', 'pattern', 'maxItems', 'minItems', 'uniqueItems', 'maxProperties',
-  'minProperties', 'required', 'enum', 'additionalProperties', 'type', 'items', 'allOf', 'properties',
-  'discriminator', 'readOnly', 'xml', 'externalDocs', 'example'
+  '$ref',
+  'format',
+  'title',
+  'description',
+  'default',
+  'multipleOf',
+  'maximum',
+  'exclusiveMaximum',
+  'minimum',
+  'exclusiveMinimum',
+  'maxLength',
+  'minLength',
+  'pattern',
+  'maxItems',
+  'minItems',
+  'uniqueItems',
+  'maxProperties',
+  'minProperties',
+  'required',
+  'enum',
+  'additionalProperties',
+  'type',
+  'items',
+  'allOf',
+  'properties',
+  'discriminator',
+  'readOnly',
+  'xml',
+  'externalDocs',
+  'example'
 ])
 const PARAM_TYPES = new Set(['string', 'number', 'integer', 'boolean', 'array', 'file'])
 const PARAM_KEYS = new Set([
-  'name', 'in', 'description', 'required', 'type', 'format', 'allowEmptyValue', 'items', 'collectionFormat', 'default',
-  'maximum', 'exclusiveMaximum', 'minimum', 'exclusiveMinimum', 'maxLength', 'minLength', 'pattern', 'maxItems',
-  'minItems', 'uniqueItems', 'enum', 'multipleOf'
+  'name',
+  'in',
+  'description',
+  'required',
+  'type',
+  'format',
+  'allowEmptyValue',
+  'items',
+  'collectionFormat',
+  'default',
+  'maximum',
+  'exclusiveMaximum',
+  'minimum',
+  'exclusiveMinimum',
+  'maxLength',
+  'minLength',
+  'pattern',
+  'maxItems',
+  'minItems',
+  'uniqueItems',
+  'enum',
+  'multipleOf'
 ])
 
 const isObject = (v: unknown): v is Schema => typeof v === 'object' && v !== null && !Array.isArray(v)
@@ -25,7 +73,10 @@ const isNullSchema = (s: unknown): boolean => isObject(s) && s.type === 'null'
 
 /** Draft-6 numeric `exclusiveMinimum: 5` is 2.0's `minimum: 5, exclusiveMinimum: true`. */
 function bounds (out: Schema, s: Schema): void {
-  for (const [ex, plain] of [['exclusiveMinimum', 'minimum'], ['exclusiveMaximum', 'maximum']] as const) {
+  for (const [ex, plain] of [
+    ['exclusiveMinimum', 'minimum'],
+    ['exclusiveMaximum', 'maximum']
+  ] as const) {
     if (typeof s[ex] === 'number') {
       out[plain] = s[ex]
       out[ex] = true
@@ -40,7 +91,9 @@ function union (branches: unknown[], out: Schema): Schema {
   const consts = real.filter((b): b is Schema => isObject(b) && 'const' in b)
   if (consts.length === real.length && consts.length > 0) {
     const type = typeof consts[0].const
-    if (consts.every((c) => typeof c.const === type) && ['string', 'number', 'boolean'].includes(type)) return { ...out, type, enum: consts.map((c) => c.const) }
+    if (consts.every((c) => typeOf(c.const) === type) && ['string', 'number', 'boolean'].includes(type)) {
+      return { ...out, type, enum: consts.map((c) => c.const) }
+    }
   }
   return { ...out, 'x-anyOf': real.map(toSwagger2Schema) }
 }
@@ -72,7 +125,9 @@ export function toSwagger2Schema (input: unknown): Schema {
   }
   if (Array.isArray(out.required) && out.required.length === 0) delete out.required
   if (Array.isArray(out.enum) && out.enum.length === 0) delete out.enum
-  if (isObject(s.properties)) out.properties = Object.fromEntries(Object.entries(s.properties).map(([k, v]) => [k, toSwagger2Schema(v)]))
+  if (isObject(s.properties)) {
+    out.properties = Object.fromEntries(Object.entries(s.properties).map(([k, v]) => [k, toSwagger2Schema(v)]))
+  }
   if (isObject(s.additionalProperties)) out.additionalProperties = toSwagger2Schema(s.additionalProperties)
   if (isObject(s.items)) out.items = toSwagger2Schema(s.items)
   else if (Array.isArray(s.items)) out.items = {}
@@ -97,7 +152,11 @@ export function toSwagger2Parameter (input: Schema): Schema {
   }
   if (out.type === 'array') {
     const items = isObject(out.items) ? out.items : {}
-    out.items = { ...items, type: typeof items.type === 'string' && PARAM_TYPES.has(items.type) && items.type !== 'array' ? items.type : 'string' }
+    out.items = {
+      ...items,
+      type:
+        typeof items.type === 'string' && PARAM_TYPES.has(items.type) && items.type !== 'array' ? items.type : 'string'
+    }
   } else {
     delete out.items
   }

@@ -17,11 +17,22 @@ const LABELS = ['method', 'route', 'status_code'] as const
  */
 export function installHttpMetrics (app: FastifyInstance, register: Registry): void {
   collectRuntimeMetrics(register)
-  const total = new Counter({ name: 'http_requests_total', help: 'HTTP requests answered', labelNames: LABELS, registers: [register] })
-  const duration = new Histogram({ name: 'http_request_duration_seconds', help: 'HTTP request duration in seconds', labelNames: LABELS, buckets: DURATION_BUCKETS, registers: [register] })
+  const total = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests answered',
+    labelNames: LABELS,
+    registers: [register]
+  })
+  const duration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'HTTP request duration in seconds',
+    labelNames: LABELS,
+    buckets: DURATION_BUCKETS,
+    registers: [register]
+  })
   // Labelled children per (method, route, status): bounded by the route table, and it spares
   // prom-client hashing a label object on every request (the hot path of this hook).
-  const series = new Map<string, { count: Counter.Internal, time: Histogram.Internal<string> }>()
+  const series = new Map<string, { count: Counter.Internal; time: Histogram.Internal<string> }>()
   app.addHook('onResponse', async (request, reply) => {
     // The matched template (`/api/v1/contacts/:id`); undefined for the not-found handler.
     const route = request.routeOptions.url ?? UNMATCHED_ROUTE

@@ -11,10 +11,13 @@ function bearerMatches (header: string | undefined, token: string): boolean {
 }
 
 /** `GET /_metrics` in the Prometheus text format; with `token`, only for `Authorization: Bearer <token>`. */
-export function metricsRoute (app: FastifyInstance, register: Registry, opts: { path: string, token?: string }): void {
+export function metricsRoute (app: FastifyInstance, register: Registry, opts: { path: string; token?: string }): void {
   app.get(opts.path, async (request, reply) => {
     if (opts.token !== undefined && !bearerMatches(request.headers.authorization, opts.token)) {
-      return await reply.code(401).header('www-authenticate', 'Bearer').send({ error: { code: 'UNAUTHENTICATED', message: 'metrics need Authorization: Bearer <METRICS_TOKEN>' } })
+      return await reply
+        .code(401)
+        .header('www-authenticate', 'Bearer')
+        .send({ error: { code: 'UNAUTHENTICATED', message: 'metrics need Authorization: Bearer <METRICS_TOKEN>' } })
     }
     return await reply.type(register.contentType).send(await register.metrics())
   })

@@ -20,14 +20,16 @@ export function collectRuntimeMetrics (register: Registry): void {
     // Each exists only where Node has the API behind it (getActiveResourcesInfo since 17.3).
     if (original === undefined) continue
     register.removeSingleMetric(from)
-    new Gauge({
-      name: to,
-      help: (original as unknown as { help: string }).help,
-      registers: [register],
-      async collect () {
-        const { values } = await original.get()
-        this.set(values[0]?.value ?? 0)
-      }
-    })
+    register.registerMetric(
+      new Gauge({
+        name: to,
+        help: (original as unknown as { help: string }).help,
+        registers: [],
+        async collect () {
+          const { values } = await original.get()
+          this.set(values[0]?.value ?? 0)
+        }
+      })
+    )
   }
 }

@@ -18,7 +18,8 @@ function decodedPath (url: string): string {
  * decoded path — never the raw URL, which percent-encoding could disguise.
  */
 export function classifier (apiPaths: string[]): (request: FastifyRequest) => Bucket | null {
-  const isApi = (path: string): boolean => path.startsWith('/api/') || apiPaths.some((p) => path === p || path.startsWith(`${p}/`))
+  const isApi = (path: string): boolean =>
+    path.startsWith('/api/') || apiPaths.some((p) => path === p || path.startsWith(`${p}/`))
   return (request) => {
     // Preflights are answered by the CORS layer without touching data; browsers cache them.
     if (request.method === 'OPTIONS') return null

@@ -38,29 +38,41 @@ function emailOf (request: FastifyRequest): string | null {
  *   batch) adds them to the IP and tenant budgets.
  * Exceeded: 429 `RATE_LIMITED` with `Retry-After` (and `x-ratelimit-*` on plugin answers).
  */
-export async function installRateLimits (app: FastifyInstance, opts: RateLimitOptions & { usage: UsageStore, nameSpace: string }): Promise<void> {
+export async function installRateLimits (
+  app: FastifyInstance,
+  opts: RateLimitOptions & { usage: UsageStore; nameSpace: string }
+): Promise<void> {
   const apiPerMin = opts.apiPerMin ?? 600
   await app.register(rateLimit, {
     global: false,
     // Its typings omit the (timeWindow, max) the plugin passes to `incr`.
     store: usageRateStore(opts.usage, opts.nameSpace) as unknown as FastifyRateLimitStoreCtor,
     timeWindow: MINUTE,
-    errorResponseBuilder: (_request, ctx) => new RateLimitedError(`rate limit exceeded, retry in ${ctx.after}`, { limit: ctx.max, retryAfterSeconds: Math.ceil(ctx.ttl / 1000) })
+    errorResponseBuilder: (_request, ctx) =>
+      new RateLimitedError(`rate limit exceeded, retry in ${ctx.after}`, {
+        limit: ctx.max,
+        retryAfterSeconds: Math.ceil(ctx.ttl / 1000)
+      })
   })
   const authPerEmail = opts.authPerEmailPerMin ?? 5
-  const handler = (max: number, key: (request: FastifyRequest) => string): Handler => app.rateLimit({ max, keyGenerator: key }) as unknown as Handler
+  const handler = (max: number, key: (request: FastifyRequest) => string): Handler =>
+    app.rateLimit({ max, keyGenerator: key }) as unknown as Handler
   const perIp: Record<Bucket, Handler> = {
     api: handler(apiPerMin, (request) => `api:ip:${request.ip}`),
     auth: handler(opts.authPerMin ?? 10, (request) => `auth:ip:${request.ip}`)
   }
-  const tenantOf = (request: FastifyRequest): string | null => tenantKey({ identity: request.identity ?? null, surface: 'rest' })
+  const tenantOf = (request: FastifyRequest): string | null =>
+    tenantKey({ identity: request.identity ?? null, surface: 'rest' })
   const bucketOf = classifier(opts.apiPaths ?? ['/graphql', '/mcp'])
   // The plugin limits a request once; the second budgets of a request are counted here, in the same store.
   const count = async (key: string, amount: number, max: number): Promise<void> => {
     const { total, resetInMs } = await opts.usage.add(`${opts.nameSpace}${key}`, amount, MINUTE)
     if (total > max) {
       const retryAfterSeconds = Math.max(1, Math.ceil(resetInMs / 1000))
-      throw new RateLimitedError(`rate limit exceeded, retry in ${retryAfterSeconds} s`, { limit: max, retryAfterSeconds })
+      throw new RateLimitedError(`rate limit exceeded, retry in ${retryAfterSeconds} s`, {
+        limit: max,
+        retryAfterSeconds
+      })
     }
   }
 

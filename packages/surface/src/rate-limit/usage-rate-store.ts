@@ -2,7 +2,12 @@ import type { UsageStore } from '@svc/core'
 
 /** The store contract of @fastify/rate-limit (its `store` option). */
 interface RateLimitStore {
-  incr: (key: string, cb: (err: Error | null, res?: { current: number, ttl: number }) => void, timeWindow: number, max: number) => void
+  incr: (
+    key: string,
+    cb: (err: Error | null, res?: { current: number; ttl: number }) => void,
+    timeWindow: number,
+    max: number
+  ) => void
   child: (routeOptions: unknown) => RateLimitStore
 }
 
