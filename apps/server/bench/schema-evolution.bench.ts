@@ -18,7 +18,13 @@ const COUNTRIES = ['DE', 'US', 'JP', 'BR', 'FR', 'GB']
 
 const ws = evolutionWorkspace()
 const config = (): NonNullable<ReturnType<typeof loadConfig>['config']> =>
-  loadConfig({ NODE_ENV: 'test', JWT_SECRET: 'bench-secret-0123456789abcdef0123', SCHEMA_DIR: ws.schemaDir, SCHEMA_CHECK: 'warn', LOG_LEVEL: 'silent' }).config!
+  loadConfig({
+    NODE_ENV: 'test',
+    JWT_SECRET: 'bench-secret-0123456789abcdef0123',
+    SCHEMA_DIR: ws.schemaDir,
+    SCHEMA_CHECK: 'warn',
+    LOG_LEVEL: 'silent'
+  }).config!
 
 /** `count` deals of the `before` schema over TENANTS tenants, as an earlier release stored them. */
 async function seed (db: Db, count: number): Promise<number> {
@@ -27,7 +33,15 @@ async function seed (db: Db, count: number): Promise<number> {
   for (let i = 0; i < count; i += 10_000) {
     const docs = Array.from({ length: Math.min(10_000, count - i) }, (_, k) => {
       const n = i + k
-      return { _id: new ObjectId(), title: `deal ${n}`, amount: n % 5000, country: COUNTRIES[n % COUNTRIES.length], userId: `tenant-${n % TENANTS}`, createdAt: at, updatedAt: at }
+      return {
+        _id: new ObjectId(),
+        title: `deal ${n}`,
+        amount: n % 5000,
+        country: COUNTRIES[n % COUNTRIES.length],
+        userId: `tenant-${n % TENANTS}`,
+        createdAt: at,
+        updatedAt: at
+      }
     })
     await db.collection('deals').insertMany(docs, { ordered: false })
   }
@@ -54,7 +68,9 @@ try {
     const db = client.db('svc_bench_evolution_plan')
     await db.dropDatabase()
     await serveBefore(db)
-    console.log(`plan: seeded ${PLAN_DOCS.toLocaleString('en-US')} records in ${((await seed(db, PLAN_DOCS)) / 1000).toFixed(1)} s`)
+    console.log(
+      `plan: seeded ${PLAN_DOCS.toLocaleString('en-US')} records in ${((await seed(db, PLAN_DOCS)) / 1000).toFixed(1)} s`
+    )
     ws.release()
     const app = await maintenanceApp(db)
     const times: number[] = []
@@ -63,19 +79,33 @@ try {
       const plan = await app.svc.evolution.plan()
       times.push(Date.now() - started)
       const region = plan.changes.find((c) => c.field === 'region')!
-      if (round === 0) console.log(`plan (sampled, ${plan.check.sampleSize} records): region → ~${region.impact!.failing} failing in ≥${region.impact!.tenants} tenants, after the migration ${region.impact!.afterMigrations!.failing}`)
+      if (round === 0) {
+        console.log(
+          `plan (sampled, ${plan.check.sampleSize} records): region → ~${region.impact!.failing} failing in ≥${region.impact!.tenants} tenants, after the migration ${region.impact!.afterMigrations!.failing}`
+        )
+      }
     }
-    console.log(`plan (sampled) on ${PLAN_DOCS.toLocaleString('en-US')} records: ${times.map((ms) => `${(ms / 1000).toFixed(2)} s`).join(', ')} (median ${(median(times) / 1000).toFixed(2)} s)`)
+    console.log(
+      `plan (sampled) on ${PLAN_DOCS.toLocaleString('en-US')} records: ${times.map((ms) => `${(ms / 1000).toFixed(2)} s`).join(', ')} (median ${(median(times) / 1000).toFixed(2)} s)`
+    )
     const started = Date.now()
     const exact = await app.svc.evolution.plan({ exact: true, timeBudgetMs: 600_000 })
     const region = exact.changes.find((c) => c.field === 'region')!
-    console.log(`plan --exact: ${region.impact!.failing} failing in ${region.impact!.tenants} tenants, ${((Date.now() - started) / 1000).toFixed(1)} s (${Math.round(PLAN_DOCS / (Date.now() - started) * 1000)} records/s)`)
+    console.log(
+      `plan --exact: ${region.impact!.failing} failing in ${region.impact!.tenants} tenants, ${((Date.now() - started) / 1000).toFixed(1)} s (${Math.round((PLAN_DOCS / (Date.now() - started)) * 1000)} records/s)`
+    )
     await app.close()
     await db.dropDatabase()
   }
   const bin = join(dirname(fileURLToPath(import.meta.resolve('@svc/devdb'))), '..', 'bin', 'svc-devdb.js')
-  const standalone = process.env.MONGODB_URI === undefined ? (await processes.line([bin, '--port', '0', '--standalone'])).replace(/\/+$/, '') : null
-  for (const [label, uri] of [['transactions', database.uri], ...(standalone !== null ? [['write-ahead intents', `${standalone}/x`]] : [])]) {
+  const standalone =
+    process.env.MONGODB_URI === undefined
+      ? (await processes.line([bin, '--port', '0', '--standalone'])).replace(/\/+$/, '')
+      : null
+  for (const [label, uri] of [
+    ['transactions', database.uri],
+    ...(standalone !== null ? [['write-ahead intents', `${standalone}/x`]] : [])
+  ]) {
     const c = label === 'transactions' ? client : await new MongoClient(uri).connect()
     const db = c.db('svc_bench_evolution_apply')
     await db.dropDatabase()
@@ -85,7 +115,9 @@ try {
     const result = await app.svc.evolution.apply({ rate: 0, batchSize: 500 })
     const migrated = result.resources[0].migrated
     const rows = await db.collection('audit_log').countDocuments({ action: 'migrate' })
-    console.log(`apply (${label}): ${migrated.toLocaleString('en-US')} records in ${(result.ms / 1000).toFixed(1)} s = ${Math.round(migrated / result.ms * 1000)} records/s (batches of 500, unthrottled; ${rows} audit rows)`)
+    console.log(
+      `apply (${label}): ${migrated.toLocaleString('en-US')} records in ${(result.ms / 1000).toFixed(1)} s = ${Math.round((migrated / result.ms) * 1000)} records/s (batches of 500, unthrottled; ${rows} audit rows)`
+    )
     await app.close()
     await db.dropDatabase()
     if (c !== client) await c.close()

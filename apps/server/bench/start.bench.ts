@@ -19,7 +19,10 @@ try {
       times.push(started.ms)
       await started.stop()
     }
-    console.log(`${fromSource ? 'from source (tsx)' : 'compiled (dist/)'}`.padEnd(20) + ` start → /healthz 200: median ${median(times).toFixed(0)} ms (${times.map((t) => t.toFixed(0)).join(', ')})`)
+    console.log(
+      `${fromSource ? 'from source (tsx)' : 'compiled (dist/)'}`.padEnd(20) +
+        ` start → /healthz 200: median ${median(times).toFixed(0)} ms (${times.map((t) => t.toFixed(0)).join(', ')})`
+    )
   }
 } finally {
   await rm(dataDir, { recursive: true, force: true })

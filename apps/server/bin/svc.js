@@ -20,5 +20,6 @@ export async function resolve (specifier, context, next) {
   return await import('../src/cli.ts')
 }
 
-const { main } = process.env.SVC_FROM_SOURCE !== '1' && existsSync(compiled) ? await import(compiled.href) : await fromSource()
+const { main } =
+  process.env.SVC_FROM_SOURCE !== '1' && existsSync(compiled) ? await import(compiled.href) : await fromSource()
 await main(process.argv)

@@ -11,7 +11,7 @@ export interface Database {
   kind: 'mongodb' | 'embedded'
   /** Printable location (no credentials). */
   where: string
-  close (): Promise<void>
+  close(): Promise<void>
 }
 
 /** The database name from the URI path (`mongodb://host/name?opts`), or null when absent. */

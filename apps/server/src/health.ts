@@ -7,7 +7,13 @@ const PROBE_TIMEOUT_MS = 2000
 const PROBE_REUSE_MS = 1000
 export const HEALTH_COLLECTION = 'svc_health'
 
-const UNREACHABLE = new Set(['MongoServerSelectionError', 'MongoNetworkError', 'MongoNetworkTimeoutError', 'MongoNotConnectedError', 'MongoTopologyClosedError'])
+const UNREACHABLE = new Set([
+  'MongoServerSelectionError',
+  'MongoNetworkError',
+  'MongoNetworkTimeoutError',
+  'MongoNotConnectedError',
+  'MongoTopologyClosedError'
+])
 
 export type DatabaseState = 'ok' | 'unreachable' | 'refuses-writes'
 
@@ -18,10 +24,20 @@ export type DatabaseState = 'ok' | 'unreachable' | 'refuses-writes'
  */
 async function probe (db: Db): Promise<DatabaseState> {
   let timer: NodeJS.Timeout | undefined
-  const timeout = new Promise<'unreachable'>((resolve) => { timer = setTimeout(() => resolve('unreachable'), PROBE_TIMEOUT_MS) })
-  const write = db.collection<{ _id: string, at: Date, probes: number }>(HEALTH_COLLECTION)
-    .updateOne({ _id: 'probe' }, { $set: { at: new Date() }, $inc: { probes: 1 } }, { upsert: true, maxTimeMS: PROBE_TIMEOUT_MS })
-    .then((): DatabaseState => 'ok', (err: Error): DatabaseState => UNREACHABLE.has(err.name) ? 'unreachable' : 'refuses-writes')
+  const timeout = new Promise<'unreachable'>((resolve) => {
+    timer = setTimeout(() => resolve('unreachable'), PROBE_TIMEOUT_MS)
+  })
+  const write = db
+    .collection<{ _id: string; at: Date; probes: number }>(HEALTH_COLLECTION)
+    .updateOne(
+      { _id: 'probe' },
+      { $set: { at: new Date() }, $inc: { probes: 1 } },
+      { upsert: true, maxTimeMS: PROBE_TIMEOUT_MS }
+    )
+    .then(
+      (): DatabaseState => 'ok',
+      (err: Error): DatabaseState => (UNREACHABLE.has(err.name) ? 'unreachable' : 'refuses-writes')
+    )
   try {
     return await Promise.race([write, timeout])
   } finally {
@@ -38,7 +54,9 @@ function sharedProbe (db: Db): () => Promise<DatabaseState> {
       settledAt = 0
       const p = probe(db)
       current = p
-      void p.then(() => { if (current === p) settledAt = Date.now() })
+      void p.then(() => {
+        if (current === p) settledAt = Date.now()
+      })
     }
     return await current
   }
@@ -55,20 +73,33 @@ const MESSAGES: Record<Exclude<DatabaseState, 'ok'>, string> = {
  */
 export function healthRoute (app: FastifyInstance): void {
   const check = sharedProbe(app.svc.db)
-  app.get('/healthz', {
-    schema: documented({
-      summary: 'Readiness: the database takes writes and the schemas are applied (503 otherwise)',
-      security: [],
-      response: { 200: { type: 'object', required: ['status', 'checks'], properties: { status: { type: 'string', enum: ['ok'] }, checks: { type: 'object', additionalProperties: true } } } }
-    }),
-    ...DOCUMENTED
-  }, async (request, reply) => {
-    const schemas = app.svc?.registry != null
-    const state = await check()
-    const checks = { database: state === 'ok', schemas }
-    if (state === 'ok' && schemas) return { status: 'ok', checks }
-    const message = state !== 'ok' ? MESSAGES[state] : 'the schemas are not loaded'
-    request.log.warn({ checks, state }, 'healthz: unavailable')
-    return await reply.code(503).send({ error: { code: 'SERVICE_UNAVAILABLE', message, details: { checks } } })
-  })
+  app.get(
+    '/healthz',
+    {
+      schema: documented({
+        summary: 'Readiness: the database takes writes and the schemas are applied (503 otherwise)',
+        security: [],
+        response: {
+          200: {
+            type: 'object',
+            required: ['status', 'checks'],
+            properties: {
+              status: { type: 'string', enum: ['ok'] },
+              checks: { type: 'object', additionalProperties: true }
+            }
+          }
+        }
+      }),
+      ...DOCUMENTED
+    },
+    async (request, reply) => {
+      const schemas = app.svc?.registry != null
+      const state = await check()
+      const checks = { database: state === 'ok', schemas }
+      if (state === 'ok' && schemas) return { status: 'ok', checks }
+      const message = state !== 'ok' ? MESSAGES[state] : 'the schemas are not loaded'
+      request.log.warn({ checks, state }, 'healthz: unavailable')
+      return await reply.code(503).send({ error: { code: 'SERVICE_UNAVAILABLE', message, details: { checks } } })
+    }
+  )
 }

@@ -65,8 +65,9 @@ export class AccessLogController extends LogController {
   }
 
   override requestCompleted (error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
-    if (error != null) reply.log.error({ req: request, res: reply, err: error, responseTime: reply.elapsedTime }, 'request errored')
-    else reply.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed')
+    if (error != null) {
+      reply.log.error({ req: request, res: reply, err: error, responseTime: reply.elapsedTime }, 'request errored')
+    } else reply.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed')
   }
 
   override routeNotFound (request: FastifyRequest): void {

@@ -8,10 +8,13 @@ export interface RunningServer {
   database: Database
   url: string
   /** Stops accepting, drains the app, closes the client, stops the embedded database. */
-  close (): Promise<void>
+  close(): Promise<void>
 }
 
-export async function startServer (config: ServerConfig, opts: { logger?: FastifyServerOptions['logger'] } = {}): Promise<RunningServer> {
+export async function startServer (
+  config: ServerConfig,
+  opts: { logger?: FastifyServerOptions['logger'] } = {}
+): Promise<RunningServer> {
   const database = await openDatabase(config)
   let app: FastifyInstance | undefined
   try {

@@ -14,15 +14,21 @@ import { workspace } from './fixtures/workspace.js'
 
 const SECRET = 'server-test-secret'
 
-async function receiver (t: Teardownable): Promise<{ url: string, got: any[] }> {
+async function receiver (t: Teardownable): Promise<{ url: string; got: any[] }> {
   const got: any[] = []
   const server = createServer((req, res) => {
     const chunks: Buffer[] = []
     req.on('data', (c: Buffer) => chunks.push(c))
-    req.on('end', () => { got.push(JSON.parse(Buffer.concat(chunks).toString())); res.end() })
+    req.on('end', () => {
+      got.push(JSON.parse(Buffer.concat(chunks).toString()))
+      res.end()
+    })
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  t.teardown(() => { server.closeAllConnections(); server.close() })
+  t.teardown(() => {
+    server.closeAllConnections()
+    server.close()
+  })
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, got }
 }
 
@@ -42,7 +48,12 @@ const DEPLOYMENTS = [
 
 for (const d of DEPLOYMENTS) {
   t.test(`${d.name}: each bulk operation leaves every record's audit row and its event`, async (t) => {
-    const { config } = loadConfig({ NODE_ENV: 'test', JWT_SECRET: SECRET, SCHEMA_DIR: workspace().schemaDir, WEBHOOK_RETRY_SCHEDULE: '0.2' })
+    const { config } = loadConfig({
+      NODE_ENV: 'test',
+      JWT_SECRET: SECRET,
+      SCHEMA_DIR: workspace().schemaDir,
+      WEBHOOK_RETRY_SCHEDULE: '0.2'
+    })
     if (config == null) throw new Error('test config invalid')
     const db = await d.db(t)
     const app: FastifyInstance = await buildServer(config, { db, logger: false })
@@ -50,47 +61,84 @@ for (const d of DEPLOYMENTS) {
     await app.ready()
     t.equal(app.svc.transactions, d.name.startsWith('replica'))
     const userId = '65f0000000000000000000b1'
-    const headers = { authorization: `Bearer ${signToken({ user_id: userId, email: 'bulk@example.test', roles: ['user'] }, SECRET)}` }
+    const headers = {
+      authorization: `Bearer ${signToken({ user_id: userId, email: 'bulk@example.test', roles: ['user'] }, SECRET)}`
+    }
     const rx = await receiver(t)
-    t.equal((await app.inject({ method: 'POST', url: '/api/v1/webhooks', headers, payload: { events: ['notes.*'], url: rx.url } })).statusCode, 201)
+    t.equal(
+      (
+        await app.inject({
+          method: 'POST',
+          url: '/api/v1/webhooks',
+          headers,
+          payload: { events: ['notes.*'], url: rx.url }
+        })
+      ).statusCode,
+      201
+    )
     const gql = async (query: string): Promise<any> => {
       const res = await app.inject({ method: 'POST', url: '/graphql', headers, payload: { query } })
       const body = res.json()
       if (body.errors !== undefined) throw new Error(`${query}: ${JSON.stringify(body.errors)}`)
       return body.data
     }
-    const audit = async (action: string): Promise<string[]> => (await db.collection('audit_log').find({ action }).toArray()).map((r) => r.recordId).sort()
+    const audit = async (action: string): Promise<string[]> =>
+      (await db.collection('audit_log').find({ action }).toArray()).map((r) => r.recordId).sort()
     const events = async (n: number): Promise<any[]> => await until(() => rx.got.length >= n && rx.got)
 
     // GraphQL CreateMany: three records, three `created` events with their own ids, three audit rows.
-    const created = (await gql('mutation { notesCreateMany(records: [{ title: "a" }, { title: "b" }, { title: "c" }]) { recordIds } }')).notesCreateMany.recordIds
+    const created = (
+      await gql('mutation { notesCreateMany(records: [{ title: "a" }, { title: "b" }, { title: "c" }]) { recordIds } }')
+    ).notesCreateMany.recordIds
     t.equal(created.length, 3, 'CreateMany of three records answers them')
     const ids = [...created].sort()
     let got = await events(3)
-    t.same(got.map((e) => e.type), ['notes.created', 'notes.created', 'notes.created'])
+    t.same(
+      got.map((e) => e.type),
+      ['notes.created', 'notes.created', 'notes.created']
+    )
     t.same(got.map((e) => e.recordId).sort(), ids, 'an event per record')
     t.equal(new Set(got.map((e) => e.id)).size, 3, 'each with its own event id')
     t.same(await audit('create'), ids, 'an audit row per record')
 
     // REST bulk PUT: one bulk event, an audit row per changed record.
-    const put = await app.inject({ method: 'PUT', url: '/api/v1/notes', headers, payload: { filter: { title: 'a' }, record: { published: true } } })
+    const put = await app.inject({
+      method: 'PUT',
+      url: '/api/v1/notes',
+      headers,
+      payload: { filter: { title: 'a' }, record: { published: true } }
+    })
     t.same(put.json(), { numAffected: 1 }, 'PUT /api/v1/notes')
     got = await events(4)
     t.match(got[3], { type: 'notes.updated', numAffected: 1, filter: { title: 'a' } })
     t.equal((await audit('update')).length, 1)
 
     // GraphQL UpdateMany: every record, one bulk event, three audit rows.
-    t.same((await gql('mutation { notesUpdateMany(filter: {}, record: { published: false }) { numAffected } }')).notesUpdateMany, { numAffected: 3 })
+    t.same(
+      (await gql('mutation { notesUpdateMany(filter: {}, record: { published: false }) { numAffected } }'))
+        .notesUpdateMany,
+      { numAffected: 3 }
+    )
     got = await events(5)
     t.match(got[4], { type: 'notes.updated', numAffected: 3 })
     t.equal((await audit('update')).length, 4, 'one more row per record')
-    t.same((await db.collection('audit_log').find({ action: 'update', 'after.published': false }).toArray()).map((r) => r.recordId).sort(), ids)
+    t.same(
+      (await db.collection('audit_log').find({ action: 'update', 'after.published': false }).toArray())
+        .map((r) => r.recordId)
+        .sort(),
+      ids
+    )
 
     // GraphQL UpdateOne: one record's event with the record, one audit row.
-    const one = (await gql('mutation { notesUpdateOne(filter: { title: "b" }, record: { title: "b2" }) { recordId } }')).notesUpdateOne.recordId
+    const one = (await gql('mutation { notesUpdateOne(filter: { title: "b" }, record: { title: "b2" }) { recordId } }'))
+      .notesUpdateOne.recordId
     got = await events(6)
     t.match(got[5], { type: 'notes.updated', recordId: one, record: { title: 'b2' } })
-    t.equal((await db.collection('audit_log').find({ action: 'update', recordId: one, 'after.title': 'b2' }).toArray()).length, 1)
+    t.equal(
+      (await db.collection('audit_log').find({ action: 'update', recordId: one, 'after.title': 'b2' }).toArray())
+        .length,
+      1
+    )
 
     // GraphQL RemoveMany: one bulk `deleted` event, an audit row per record.
     t.same((await gql('mutation { notesRemoveMany(filter: {}) { numAffected } }')).notesRemoveMany, { numAffected: 3 })

@@ -43,7 +43,9 @@ t.test('a worker answers the connections it is handed while it drains', async (t
 t.test('pid file and svc reload', async (t) => {
   const { dataDir } = workspace()
   t.equal(await readPrimaryPid(dataDir), null, 'no file: no primary')
-  await t.rejects(reload({ DATA_DIR: dataDir }), { message: /no running svc primary found \(no live pid in .*svc-primary\.pid/ })
+  await t.rejects(reload({ DATA_DIR: dataDir }), {
+    message: /no running svc primary found \(no live pid in .*svc-primary\.pid/
+  })
 
   const remove = await writePidFile(dataDir)
   t.equal(await readPrimaryPid(dataDir), process.pid, 'the live pid written')
@@ -51,10 +53,20 @@ t.test('pid file and svc reload', async (t) => {
   t.equal(await readPrimaryPid(dataDir), null, 'removed with the primary')
 
   // A stand-in primary: reload must signal the pid in the file with SIGHUP.
-  const standIn = spawn(process.execPath, ['-e', "process.on('SIGHUP', () => { console.log('hup'); process.exit(0) }); console.log('ready'); setInterval(() => {}, 1000)"])
-  t.teardown(() => { standIn.kill('SIGKILL') })
+  const standIn = spawn(process.execPath, [
+    '-e',
+    "process.on('SIGHUP', () => { console.log('hup'); process.exit(0) }); console.log('ready'); setInterval(() => {}, 1000)"
+  ])
+  t.teardown(() => {
+    standIn.kill('SIGKILL')
+  })
   let out = ''
-  await new Promise<void>((resolve) => standIn.stdout.on('data', (d: Buffer) => { out += d.toString(); if (out.includes('ready')) resolve() }))
+  await new Promise<void>((resolve) =>
+    standIn.stdout.on('data', (d: Buffer) => {
+      out += d.toString()
+      if (out.includes('ready')) resolve()
+    })
+  )
   writeFileSync(pidFilePath(dataDir), `${standIn.pid}\n`)
   const exited = new Promise((resolve) => standIn.on('exit', resolve))
   t.equal(await reload({ DATA_DIR: dataDir }), standIn.pid, 'reload signals the pid of the file')

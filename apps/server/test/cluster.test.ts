@@ -20,7 +20,10 @@ t.test('two workers on one port: spread, replaced after SIGKILL, reloaded, drain
   const env = baseEnv(ws, { SVC_WORKERS: '2' }, SECRET)
   const svc = await startSvc(t, env, 180_000)
   const primary = svc.child.pid!
-  t.match(svc.stderr(), /svc listening on http:\/\/127\.0\.0\.1:\d+ \(2 workers, embedded database in .*, shared by the workers\)/)
+  t.match(
+    svc.stderr(),
+    /svc listening on http:\/\/127\.0\.0\.1:\d+ \(2 workers, embedded database in .*, shared by the workers\)/
+  )
   const auth = { authorization: `Bearer ${signToken(userClaims({ user_id: '65f0000000000000000000a1' }), SECRET)}` }
   const workerOf = (a: { headers: Record<string, unknown> }): string => String(a.headers['x-svc-worker'])
 
@@ -44,24 +47,30 @@ t.test('two workers on one port: spread, replaced after SIGKILL, reloaded, drain
     t.equal(made.status, 201, 'POST /api/v1/notes')
     const other = workerOf(made) === '1' ? '2' : '1'
     let read = await call(svc.url, 'GET', `/api/v1/notes/${String(made.body._id)}`, { headers: auth })
-    if (workerOf(read) !== other) read = await call(svc.url, 'GET', `/api/v1/notes/${String(made.body._id)}`, { headers: auth })
+    if (workerOf(read) !== other) {
+      read = await call(svc.url, 'GET', `/api/v1/notes/${String(made.body._id)}`, { headers: auth })
+    }
     t.equal(workerOf(read), other, 'read back on the other worker')
     t.equal(read.status, 200, 'the other worker reads the record')
   }
 
   await t.test('SIGKILL of a worker under load: no acknowledged write lost, worker replaced', async (t) => {
     const acked: string[] = []
-    let refused = 0
-    let stopWriting = false
+    // Shared with the writers, which run concurrently: objects, so the waits below see their updates.
+    const tally = { refused: 0 }
+    const stopWriting = new AbortController()
     const writer = async (n: number): Promise<void> => {
-      for (let i = 0; !stopWriting; i++) {
-        const res = await call(svc.url, 'POST', '/api/v1/notes', { body: { title: `w${n}-${i}` }, headers: auth }).catch(() => null)
+      for (let i = 0; !stopWriting.signal.aborted; i++) {
+        const res = await call(svc.url, 'POST', '/api/v1/notes', {
+          body: { title: `w${n}-${i}` },
+          headers: auth
+        }).catch(() => null)
         if (res?.status === 201) acked.push(String(res.body._id))
-        else refused++
+        else tally.refused++
       }
     }
     const writers = [0, 1, 2, 3].map(writer)
-    while (acked.length < 20 && refused < 100) await new Promise((resolve) => setTimeout(resolve, 20))
+    while (acked.length < 20 && tally.refused < 100) await new Promise((resolve) => setTimeout(resolve, 20))
     const [victim] = await childPids(primary)
     t.comment(`killing worker pid ${victim} after ${acked.length} acknowledged writes`)
     process.kill(victim, 'SIGKILL')
@@ -73,10 +82,13 @@ t.test('two workers on one port: spread, replaced after SIGKILL, reloaded, drain
       const res = await call(svc.url, 'GET', '/healthz').catch(() => null)
       replaced = res != null && workerOf(res) === '3'
     }
-    stopWriting = true
+    stopWriting.abort()
     await Promise.all(writers)
     t.ok(replaced, 'a replacement worker (x-svc-worker: 3) answers')
-    t.ok(acked.length > killedAt, `writes went on after the kill (${killedAt} → ${acked.length}; ${refused} cut off)`)
+    t.ok(
+      acked.length > killedAt,
+      `writes went on after the kill (${killedAt} → ${acked.length}; ${tally.refused} cut off)`
+    )
     t.notOk((await childPids(primary)).includes(victim), 'the killed worker is gone')
     t.equal((await childPids(primary)).length, 2, 'two workers again')
     let missing = 0
@@ -91,12 +103,15 @@ t.test('two workers on one port: spread, replaced after SIGKILL, reloaded, drain
     const before = await childPids(primary)
     const failures: string[] = []
     let done = 0
-    let stopLoad = false
+    const stopLoad = new AbortController()
     const client = async (n: number): Promise<void> => {
-      for (let i = 0; !stopLoad; i++) {
-        const res = n % 2 === 0
-          ? await call(svc.url, 'POST', '/api/v1/notes', { body: { title: `r${n}-${i}` }, headers: auth }).catch((err: Error) => err)
-          : await call(svc.url, 'GET', '/api/v1/notes?__perPage=5', { headers: auth }).catch((err: Error) => err)
+      for (let i = 0; !stopLoad.signal.aborted; i++) {
+        const res =
+          n % 2 === 0
+            ? await call(svc.url, 'POST', '/api/v1/notes', { body: { title: `r${n}-${i}` }, headers: auth }).catch(
+              (err: Error) => err
+            )
+            : await call(svc.url, 'GET', '/api/v1/notes?__perPage=5', { headers: auth }).catch((err: Error) => err)
         if (res instanceof Error) failures.push(res.message)
         else if (res.status >= 300) failures.push(`${res.status} ${JSON.stringify(res.body)}`)
         else done++
@@ -106,13 +121,19 @@ t.test('two workers on one port: spread, replaced after SIGKILL, reloaded, drain
     const { stdout } = await promisify(execFile)(process.execPath, [BIN, 'reload'], { env })
     t.match(stdout, `reload requested from svc primary ${primary}`, 'svc reload finds the primary by its pid file')
     const deadline = Date.now() + 120_000
-    while (!svc.stdout().includes('rolling reload done') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100))
-    stopLoad = true
+    while (!svc.stdout().includes('rolling reload done') && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+    stopLoad.abort()
     await Promise.all(clients)
     t.ok(svc.stdout().includes('rolling reload done'), 'the primary reports the reload done')
     const after = await childPids(primary)
     t.equal(after.length, 2, 'still two workers')
-    t.same(after.filter((pid) => before.includes(pid)), [], 'every worker was replaced')
+    t.same(
+      after.filter((pid) => before.includes(pid)),
+      [],
+      'every worker was replaced'
+    )
     t.ok(done > 0, `${done} requests answered during the reload`)
     t.same(failures, [], 'no request failed')
   })
@@ -120,7 +141,11 @@ t.test('two workers on one port: spread, replaced after SIGKILL, reloaded, drain
   await t.test('SIGTERM drains every worker and stops the database', async (t) => {
     const workers = await childPids(primary)
     t.equal(await stop(svc), 0, 'the primary exits 0')
-    t.same(workers.filter((pid) => existsSync(`/proc/${pid}`)), [], 'no worker is left running')
+    t.same(
+      workers.filter((pid) => existsSync(`/proc/${pid}`)),
+      [],
+      'no worker is left running'
+    )
     t.match(svc.stdout(), /"why":"drain"/, 'workers left on the drain message')
     t.notOk(existsSync(join(ws.dataDir, 'svc-primary.pid')), 'the pid file goes with the primary')
   })
@@ -128,7 +153,10 @@ t.test('two workers on one port: spread, replaced after SIGKILL, reloaded, drain
 
 t.test('svc reload without a running primary fails with a hint', async (t) => {
   const ws = workspace()
-  const res = await promisify(execFile)(process.execPath, [BIN, 'reload'], { env: baseEnv(ws) }).then(() => null, (e: { code: number, stderr: string }) => e)
+  const res = await promisify(execFile)(process.execPath, [BIN, 'reload'], { env: baseEnv(ws) }).then(
+    () => null,
+    (e: { code: number; stderr: string }) => e
+  )
   t.equal(res?.code, 1)
   t.match(res?.stderr, /no running svc primary found .*svc-primary\.pid; reload needs SVC_WORKERS above 1/)
 })

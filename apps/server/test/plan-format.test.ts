@@ -8,7 +8,9 @@ const base: SchemaPlan = {
   files: { hash: 'a'.repeat(64) },
   changes: [],
   migrations: { applied: ['0001-a'], pending: [], edited: ['0001-a'] },
-  migrationFailures: [{ migration: '0002-b', recordId: 'r1', message: 'migration 0002-b on record r1: up threw: boom' }],
+  migrationFailures: [
+    { migration: '0002-b', recordId: 'r1', message: 'migration 0002-b on record r1: up threw: boom' }
+  ],
   check: { exact: true, sampleSize: 5000, ms: 1500, partial: false, unchecked: ['v1/notes'] },
   blocking: []
 }
@@ -17,11 +19,60 @@ t.test('a plan without a snapshot, with duplicates, stranded records and timed-o
   const text = formatPlan({
     ...base,
     changes: [
-      { resource: 'v1/deals', collection: 'deals', kind: 'index-added', class: 'needs-index', needsVersion: false, message: 'unique index added', duplicates: { groups: 2, records: 5, tenants: 1, example: { key: { userId: 't1', title: 'a' }, count: 3 } } },
-      { resource: 'v1/deals', collection: 'deals', kind: 'index-added', class: 'needs-index', needsVersion: false, message: 'another index', duplicates: { groups: 0, records: 0, tenants: 0, timedOut: true } },
-      { resource: 'v1/deals', collection: 'deals', kind: 'index-added', class: 'needs-index', needsVersion: false, message: 'a third', duplicates: { groups: 0, records: 0, tenants: 0 } },
-      { resource: 'v1/tasks', collection: 'tasks2', kind: 'collection-changed', class: 'needs-data', needsVersion: false, message: 'collection tasks → tasks2', stranded: 40 },
-      { resource: 'v1/notes', collection: 'notes', kind: 'enum-narrowed', class: 'needs-data', needsVersion: true, field: 'stage', message: 'stage narrowed', impact: { total: 1000, checked: 100, exact: false, failing: 120, failingRange: [60, 200], tenants: 1, partial: true } }
+      {
+        resource: 'v1/deals',
+        collection: 'deals',
+        kind: 'index-added',
+        class: 'needs-index',
+        needsVersion: false,
+        message: 'unique index added',
+        duplicates: { groups: 2, records: 5, tenants: 1, example: { key: { userId: 't1', title: 'a' }, count: 3 } }
+      },
+      {
+        resource: 'v1/deals',
+        collection: 'deals',
+        kind: 'index-added',
+        class: 'needs-index',
+        needsVersion: false,
+        message: 'another index',
+        duplicates: { groups: 0, records: 0, tenants: 0, timedOut: true }
+      },
+      {
+        resource: 'v1/deals',
+        collection: 'deals',
+        kind: 'index-added',
+        class: 'needs-index',
+        needsVersion: false,
+        message: 'a third',
+        duplicates: { groups: 0, records: 0, tenants: 0 }
+      },
+      {
+        resource: 'v1/tasks',
+        collection: 'tasks2',
+        kind: 'collection-changed',
+        class: 'needs-data',
+        needsVersion: false,
+        message: 'collection tasks → tasks2',
+        stranded: 40
+      },
+      {
+        resource: 'v1/notes',
+        collection: 'notes',
+        kind: 'enum-narrowed',
+        class: 'needs-data',
+        needsVersion: true,
+        field: 'stage',
+        message: 'stage narrowed',
+        impact: {
+          total: 1000,
+          checked: 100,
+          exact: false,
+          failing: 120,
+          failingRange: [60, 200],
+          tenants: 1,
+          partial: true
+        }
+      }
     ]
   })
   t.match(text, /^Schema plan: the files \(aaaaaaaaaaaa\); no snapshot yet/)
@@ -30,7 +81,10 @@ t.test('a plan without a snapshot, with duplicates, stranded records and timed-o
   t.match(text, /duplicates not counted within the time bound/)
   t.match(text, /a third\n {17}no duplicates/)
   t.match(text, /~40 records in the previous collection/)
-  t.match(text, /~120 records in ≥1 tenant do not fit \(95 %: 60–200\) \(100 of ~1,000 read, stopped at the time bound\)/)
+  t.match(
+    text,
+    /~120 records in ≥1 tenant do not fit \(95 %: 60–200\) \(100 of ~1,000 read, stopped at the time bound\)/
+  )
   t.match(text, /0001-a changed since it was applied \(it is not run again\)/)
   t.match(text, /fails: migration 0002-b on record r1: up threw: boom/)
   t.match(text, /Start-up in production: starts\.\n$/)

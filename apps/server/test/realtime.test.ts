@@ -5,9 +5,11 @@ import { loadConfig } from '../src/config.js'
 import { workspace } from './fixtures/workspace.js'
 
 const SECRET = 'server-test-secret'
-const headers = { authorization: `Bearer ${signToken({ user_id: '65f000000000000000000009', email: 'r@example.test', roles: ['user'] }, SECRET)}` }
+const headers = {
+  authorization: `Bearer ${signToken({ user_id: '65f000000000000000000009', email: 'r@example.test', roles: ['user'] }, SECRET)}`
+}
 
-async function firstEvent (res: Response): Promise<{ event: string, data: any }> {
+async function firstEvent (res: Response): Promise<{ event: string; data: any }> {
   const decoder = new TextDecoder()
   let buf = ''
   for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
@@ -23,7 +25,13 @@ async function firstEvent (res: Response): Promise<{ event: string, data: any }>
 
 t.test('the reference server serves the live feed with the REALTIME_* settings', async (t) => {
   const ws = workspace()
-  const { config } = loadConfig({ NODE_ENV: 'test', JWT_SECRET: SECRET, SCHEMA_DIR: ws.schemaDir, REALTIME_MAX_STREAMS_PER_USER: '1', REALTIME_HEARTBEAT_SECONDS: '5' })
+  const { config } = loadConfig({
+    NODE_ENV: 'test',
+    JWT_SECRET: SECRET,
+    SCHEMA_DIR: ws.schemaDir,
+    REALTIME_MAX_STREAMS_PER_USER: '1',
+    REALTIME_HEARTBEAT_SECONDS: '5'
+  })
   if (config == null) throw new Error('test config invalid')
   const { db } = await getTestDb(t)
   const app = await buildServer(config, { db, logger: false })
@@ -32,10 +40,14 @@ t.test('the reference server serves the live feed with the REALTIME_* settings',
   const ticket = await app.inject({ method: 'POST', url: '/api/v1/_events/tickets', headers })
   t.equal(ticket.statusCode, 200, 'POST /api/v1/_events/tickets')
   const ac = new AbortController()
-  t.teardown(() => { ac.abort() })
-  const res = await fetch(`${base}/api/v1/_events?types=notes.*&ticket=${ticket.json().ticket as string}`, { signal: ac.signal })
+  t.teardown(() => {
+    ac.abort()
+  })
+  const res = await fetch(`${base}/api/v1/_events?types=notes.*&ticket=${ticket.json().ticket as string}`, {
+    signal: ac.signal
+  })
   t.equal(res.status, 200)
-  t.ok(res.headers.get('x-request-id'), 'the reply hooks\' headers are kept')
+  t.ok(res.headers.get('x-request-id'), "the reply hooks' headers are kept")
   const second = await fetch(`${base}/api/v1/_events`, { headers })
   t.equal(second.status, 429, 'REALTIME_MAX_STREAMS_PER_USER=1')
   t.equal((await second.json()).error.code, 'RATE_LIMITED')
@@ -44,8 +56,17 @@ t.test('the reference server serves the live feed with the REALTIME_* settings',
   t.equal(got.event, 'notes.created')
   t.equal(got.data.recordId, created.json()._id)
   const m = (await app.inject({ method: 'GET', url: '/_describe' })).json()
-  t.match(m.realtime, { stream: { method: 'GET', path: '/api/v1/_events' }, tickets: { method: 'POST', path: '/api/v1/_events/tickets' }, retentionHours: 24, heartbeatSeconds: 5, maxStreamsPerUser: 1 })
-  t.same(m.schemas[0].endpoints.realtime, { events: ['notes.created', 'notes.updated', 'notes.deleted'], stream: '/api/v1/_events?types=notes.*' })
+  t.match(m.realtime, {
+    stream: { method: 'GET', path: '/api/v1/_events' },
+    tickets: { method: 'POST', path: '/api/v1/_events/tickets' },
+    retentionHours: 24,
+    heartbeatSeconds: 5,
+    maxStreamsPerUser: 1
+  })
+  t.same(m.schemas[0].endpoints.realtime, {
+    events: ['notes.created', 'notes.updated', 'notes.deleted'],
+    stream: '/api/v1/_events?types=notes.*'
+  })
   const doc = (await app.inject({ method: 'GET', url: '/api-docs/swagger.json' })).json()
   t.ok(doc.paths['/api/v1/_events']?.get, 'the stream is in the API document')
   t.same(doc.paths['/api/v1/_events'].get.produces, ['text/event-stream'])

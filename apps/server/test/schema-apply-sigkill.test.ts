@@ -39,7 +39,9 @@ const MIGRATION = `export default {
 
 function schemaDir (t: Test): string {
   const dir = mkdtempSync(join(tmpdir(), 'svc-sigkill-'))
-  t.teardown(() => { rmSync(dir, { recursive: true, force: true }) })
+  t.teardown(() => {
+    rmSync(dir, { recursive: true, force: true })
+  })
   mkdirSync(join(dir, 'versions', 'v1'), { recursive: true })
   mkdirSync(join(dir, 'migrations'))
   writeFileSync(join(dir, 'versions', 'v1', 'deals.mjs'), SCHEMA)
@@ -50,20 +52,37 @@ function schemaDir (t: Test): string {
 async function seed (db: Db, records: number, tenants: number): Promise<void> {
   const at = new Date()
   for (let i = 0; i < records; i += 10_000) {
-    await db.collection('deals').insertMany(Array.from({ length: Math.min(10_000, records - i) }, (_, k) => ({
-      _id: new ObjectId(), title: `deal ${i + k}`, country: (i + k) % 3 === 0 ? 'US' : 'DE', userId: `tenant-${(i + k) % tenants}`, createdAt: at, updatedAt: at
-    })), { ordered: false })
+    await db.collection('deals').insertMany(
+      Array.from({ length: Math.min(10_000, records - i) }, (_, k) => ({
+        _id: new ObjectId(),
+        title: `deal ${i + k}`,
+        country: (i + k) % 3 === 0 ? 'US' : 'DE',
+        userId: `tenant-${(i + k) % tenants}`,
+        createdAt: at,
+        updatedAt: at
+      })),
+      { ordered: false }
+    )
   }
 }
 
-interface Run { code: number | null, signal: string | null, lines: Array<Record<string, unknown>> }
+interface Run {
+  code: number | null
+  signal: string | null
+  lines: Array<Record<string, unknown>>
+}
 
 /** `svc schema apply --json`; with `killAt`, SIGKILL once that many records were migrated, after a random pause. */
 async function apply (env: NodeJS.ProcessEnv, killAt?: number): Promise<Run> {
-  const child = spawn(process.execPath, [BIN, 'schema', 'apply', '--rate', '0', '--batch-size', '1000', '--json'], { env, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, [BIN, 'schema', 'apply', '--rate', '0', '--batch-size', '1000', '--json'], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe']
+  })
   const lines: Array<Record<string, unknown>> = []
   let stderr = ''
-  child.stderr.on('data', (d: Buffer) => { stderr += d.toString() })
+  child.stderr.on('data', (d: Buffer) => {
+    stderr += d.toString()
+  })
   let killing = false
   createInterface({ input: child.stdout }).on('line', (line) => {
     const msg = JSON.parse(line) as Record<string, unknown>
@@ -73,10 +92,12 @@ async function apply (env: NodeJS.ProcessEnv, killAt?: number): Promise<Run> {
       setTimeout(() => child.kill('SIGKILL'), Math.floor(Math.random() * 400))
     }
   })
-  return await new Promise((resolve) => child.on('exit', (code, signal) => {
-    if (killAt === undefined && code !== 0) process.stderr.write(stderr)
-    resolve({ code, signal, lines })
-  }))
+  return await new Promise((resolve) =>
+    child.on('exit', (code, signal) => {
+      if (killAt === undefined && code !== 0) process.stderr.write(stderr)
+      resolve({ code, signal, lines })
+    })
+  )
 }
 
 async function check (t: Test, db: Db, records: number): Promise<void> {
@@ -85,8 +106,19 @@ async function check (t: Test, db: Db, records: number): Promise<void> {
   t.equal(await deals.countDocuments({ migratedTimes: 1 }), records, 'every record migrated exactly once')
   t.equal(await deals.countDocuments({ migratedTimes: { $gt: 1 } }), 0, 'none twice')
   const rows = db.collection('audit_log')
-  t.equal(await rows.countDocuments({ action: 'migrate', migration: '0001-backfill-region' }), records, 'one audit row per migrated record')
-  const twice = await rows.aggregate([{ $match: { action: 'migrate' } }, { $group: { _id: '$recordId', n: { $sum: 1 } } }, { $match: { n: { $gt: 1 } } }, { $count: 'records' }]).toArray()
+  t.equal(
+    await rows.countDocuments({ action: 'migrate', migration: '0001-backfill-region' }),
+    records,
+    'one audit row per migrated record'
+  )
+  const twice = await rows
+    .aggregate([
+      { $match: { action: 'migrate' } },
+      { $group: { _id: '$recordId', n: { $sum: 1 } } },
+      { $match: { n: { $gt: 1 } } },
+      { $count: 'records' }
+    ])
+    .toArray()
   t.same(twice, [], 'no record has two rows')
   t.equal(await db.collection('svc_migration_marks').countDocuments(), 0, 'markers removed once done')
   t.match(await db.collection('svc_migrations').findOne({ _id: '0001-backfill-region' as never }), { status: 'done' })
@@ -99,10 +131,19 @@ t.test('SIGKILL twice during apply on 100,000 records of 100 tenants (transactio
   // server's transaction lifetime ends; 5 s instead of 60 keeps the rerun's wait short.
   const admin = client.db('admin')
   await admin.command({ setParameter: 1, transactionLifetimeLimitSeconds: 5 })
-  t.teardown(async () => { await admin.command({ setParameter: 1, transactionLifetimeLimitSeconds: 60 }) })
+  t.teardown(async () => {
+    await admin.command({ setParameter: 1, transactionLifetimeLimitSeconds: 60 })
+  })
   const records = 100_000
   await seed(db, records, 100)
-  const env = { ...process.env, _TAPJS_PROCESSINFO_COVERAGE_: '0', NODE_ENV: 'test', JWT_SECRET: 'sigkill-secret-0123456789abcdef0123', SCHEMA_DIR: schemaDir(t), MONGODB_URI: uri }
+  const env = {
+    ...process.env,
+    _TAPJS_PROCESSINFO_COVERAGE_: '0',
+    NODE_ENV: 'test',
+    JWT_SECRET: 'sigkill-secret-0123456789abcdef0123',
+    SCHEMA_DIR: schemaDir(t),
+    MONGODB_URI: uri
+  }
   for (const killAt of [15_000, 40_000]) {
     const run = await apply(env, killAt)
     t.equal(run.signal, 'SIGKILL', `killed past ${killAt} records`)
@@ -113,7 +154,10 @@ t.test('SIGKILL twice during apply on 100,000 records of 100 tenants (transactio
   t.equal(last.code, 0, 'the rerun completes')
   const result = last.lines.at(-1)!
   t.match(result, { type: 'result', applied: ['0001-backfill-region'] })
-  t.ok(last.lines.some((l) => l.type === 'progress' && l.tenant === 'tenant-99'), 'JSON progress lines, tenant by tenant')
+  t.ok(
+    last.lines.some((l) => l.type === 'progress' && l.tenant === 'tenant-99'),
+    'JSON progress lines, tenant by tenant'
+  )
   await check(t, db, records)
 })
 
@@ -121,10 +165,17 @@ t.test('SIGKILL during apply on a standalone server (write-ahead intents), then 
   const { db, uri } = await getStandaloneTestDb(t)
   const records = 12_000
   await seed(db, records, 20)
-  const env = { ...process.env, _TAPJS_PROCESSINFO_COVERAGE_: '0', NODE_ENV: 'test', JWT_SECRET: 'sigkill-secret-0123456789abcdef0123', SCHEMA_DIR: schemaDir(t), MONGODB_URI: uri }
+  const env = {
+    ...process.env,
+    _TAPJS_PROCESSINFO_COVERAGE_: '0',
+    NODE_ENV: 'test',
+    JWT_SECRET: 'sigkill-secret-0123456789abcdef0123',
+    SCHEMA_DIR: schemaDir(t),
+    MONGODB_URI: uri
+  }
   const run = await apply(env, 3000)
   t.equal(run.signal, 'SIGKILL')
   const last = await apply(env)
-  t.equal(last.code, 0, 'the rerun completes (settling the killed run\'s intents first)')
+  t.equal(last.code, 0, "the rerun completes (settling the killed run's intents first)")
   await check(t, db, records)
 })

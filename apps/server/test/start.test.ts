@@ -15,7 +15,13 @@ t.test('dbNameFromUri', async (t) => {
 
 t.test('startServer on MONGODB_URI: listens, serves, uses the URI database, closes', async (t) => {
   const { uri, db } = await getTestDb(t)
-  const { config } = loadConfig({ NODE_ENV: 'test', PORT: '0', JWT_SECRET: 'start-test-secret', MONGODB_URI: uri, SCHEMA_DIR: workspace().schemaDir })
+  const { config } = loadConfig({
+    NODE_ENV: 'test',
+    PORT: '0',
+    JWT_SECRET: 'start-test-secret',
+    MONGODB_URI: uri,
+    SCHEMA_DIR: workspace().schemaDir
+  })
   if (config == null) throw new Error('config')
   const server = await startServer(config, { logger: false })
   t.teardown(async () => await server.close())
@@ -24,9 +30,22 @@ t.test('startServer on MONGODB_URI: listens, serves, uses the URI database, clos
   t.match(server.url, /^http:\/\/127\.0\.0\.1:\d+$/)
   const health = await fetch(`${server.url}/healthz`)
   t.equal(health.status, 200, 'GET /healthz over the network')
-  const reg = await fetch(`${server.url}/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ first_name: 'S', last_name: 'T', email: 'start@example.test', password: 'long-enough-password' }) })
+  const reg = await fetch(`${server.url}/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      first_name: 'S',
+      last_name: 'T',
+      email: 'start@example.test',
+      password: 'long-enough-password'
+    })
+  })
   t.equal(reg.status, 201, 'POST /register')
-  t.equal(await db.collection('users').countDocuments({ email: 'start@example.test' }), 1, 'written to the URI database')
+  t.equal(
+    await db.collection('users').countDocuments({ email: 'start@example.test' }),
+    1,
+    'written to the URI database'
+  )
   await server.close()
   await server.close() // idempotent
   await t.rejects(fetch(`${server.url}/healthz`), 'no longer accepting connections')
@@ -34,7 +53,13 @@ t.test('startServer on MONGODB_URI: listens, serves, uses the URI database, clos
 
 t.test('startServer on a port in use: refuses with EADDRINUSE, nothing left open', async (t) => {
   const { uri } = await getTestDb(t)
-  const { config } = loadConfig({ NODE_ENV: 'test', PORT: '0', JWT_SECRET: 'start-test-secret', MONGODB_URI: uri, SCHEMA_DIR: workspace().schemaDir })
+  const { config } = loadConfig({
+    NODE_ENV: 'test',
+    PORT: '0',
+    JWT_SECRET: 'start-test-secret',
+    MONGODB_URI: uri,
+    SCHEMA_DIR: workspace().schemaDir
+  })
   if (config == null) throw new Error('config')
   const first = await startServer(config, { logger: false })
   t.teardown(async () => await first.close())

@@ -10,7 +10,9 @@ export async function writePidFile (dataDir: string): Promise<() => Promise<void
   const path = pidFilePath(dataDir)
   await mkdir(dataDir, { recursive: true })
   await writeFile(path, `${process.pid}\n`)
-  return async () => { await rm(path, { force: true }) }
+  return async () => {
+    await rm(path, { force: true })
+  }
 }
 
 /** The pid of a running primary, or null when the file is missing, malformed or names no live process. */

@@ -12,7 +12,10 @@ const DRAIN_TIMEOUT_MS = 10_000
 /** A worker dying sooner than this after its start is crash-looping: its replacement waits a second. */
 const CRASH_LOOP_MS = 2000
 
-interface Embedded { uri: string, stop: () => Promise<void> }
+interface Embedded {
+  uri: string
+  stop: () => Promise<void>
+}
 
 /**
  * SVC_WORKERS above 1: this process serves no request. It owns the embedded database (when there
@@ -29,9 +32,14 @@ export async function runPrimary (config: ServerConfig, warnings: string[]): Pro
     const { startDevDb } = await import('@svc/devdb')
     embedded = await startDevDb({ dbPath: config.dataDir, port: 0 })
   }
-  const where = embedded === null ? 'MONGODB_URI' : `embedded database in ${resolve(config.dataDir)}, shared by the workers`
+  const where =
+    embedded === null ? 'MONGODB_URI' : `embedded database in ${resolve(config.dataDir)}, shared by the workers`
   // Every worker must sign and verify with the same secret, the generated development one too.
-  const workerEnv = { MONGODB_URI: embedded?.uri ?? config.mongodbUri!, JWT_SECRET: config.jwtSecret, SVC_WORKERS: String(config.workers) }
+  const workerEnv = {
+    MONGODB_URI: embedded?.uri ?? config.mongodbUri!,
+    JWT_SECRET: config.jwtSecret,
+    SVC_WORKERS: String(config.workers)
+  }
   const forget = config.jwtSecretGenerated ? await keepLocalSecret(config.dataDir, config.jwtSecret) : null
   const removePid = await writePidFile(config.dataDir)
 
@@ -43,7 +51,7 @@ export async function runPrimary (config: ServerConfig, warnings: string[]): Pro
   const startedAt = new Map<Worker, number>()
   const retiring = new Set<Worker>()
 
-  const fork = async (): Promise<{ worker: Worker, port: number, address: string }> => {
+  const fork = async (): Promise<{ worker: Worker; port: number; address: string }> => {
     const id = nextId++
     const worker = cluster.fork({ ...workerEnv, SVC_WORKER_ID: String(id) })
     startedAt.set(worker, Date.now())
@@ -71,8 +79,15 @@ export async function runPrimary (config: ServerConfig, warnings: string[]): Pro
     if (!listening) worker.process.kill('SIGTERM')
     // The worker closes its server (the primary stops handing it connections), finishes the
     // requests it holds, stops its background loops, then exits.
-    else if (worker.isConnected()) worker.send(DRAIN_MESSAGE, (err: Error | null) => { if (err != null) worker.kill('SIGTERM') })
-    const timer = setTimeout(() => { primaryLog('warn', { worker: worker.id }, 'worker did not drain in time: killed'); worker.process.kill('SIGKILL') }, DRAIN_TIMEOUT_MS)
+    else if (worker.isConnected()) {
+      worker.send(DRAIN_MESSAGE, (err: Error | null) => {
+        if (err != null) worker.kill('SIGTERM')
+      })
+    }
+    const timer = setTimeout(() => {
+      primaryLog('warn', { worker: worker.id }, 'worker did not drain in time: killed')
+      worker.process.kill('SIGKILL')
+    }, DRAIN_TIMEOUT_MS)
     await exited
     clearTimeout(timer)
   }
@@ -82,15 +97,20 @@ export async function runPrimary (config: ServerConfig, warnings: string[]): Pro
     const quick = Date.now() - (startedAt.get(worker) ?? 0) < CRASH_LOOP_MS
     startedAt.delete(worker)
     primaryLog('error', { workerPid: worker.process.pid, code, signal }, 'worker died: starting a replacement')
-    setTimeout(() => {
-      if (stopping) return
-      fork().catch((err: unknown) => { primaryLog('error', { err }, 'replacement worker failed to start') })
-    }, quick ? 1000 : 0)
+    setTimeout(
+      () => {
+        if (stopping) return
+        fork().catch((err: unknown) => {
+          primaryLog('error', { err }, 'replacement worker failed to start')
+        })
+      },
+      quick ? 1000 : 0
+    )
   }
   cluster.on('exit', replace)
 
   // The first worker alone: it checks the schemas and builds the indexes the others then find.
-  let first: { port: number, address: string }
+  let first: { port: number; address: string }
   try {
     first = await fork()
     await Promise.all(Array.from({ length: config.workers - 1 }, fork))
@@ -116,7 +136,11 @@ export async function runPrimary (config: ServerConfig, warnings: string[]): Pro
         try {
           await fork()
         } catch (err) {
-          primaryLog('error', { err }, 'rolling reload stopped: a new worker failed to start; the old ones keep serving')
+          primaryLog(
+            'error',
+            { err },
+            'rolling reload stopped: a new worker failed to start; the old ones keep serving'
+          )
           return
         }
         await drain(old)

@@ -18,12 +18,22 @@ export function serveAsWorker (server: RunningServer): void {
     // After the server closed, stay a moment: a connection the primary handed over just before
     // is still in flight on the IPC channel; answering it "not accepted" lets the primary give it
     // to another worker, while exiting first would leave it held open and unanswered.
-    server.close().then(async () => { await new Promise((resolve) => setTimeout(resolve, HANDOFF_LINGER_MS)) }).then(() => process.exit(0), (err: unknown) => {
-      server.app.log.error({ err }, 'worker close failed')
-      process.exit(1)
-    })
+    server
+      .close()
+      .then(async () => {
+        await new Promise((resolve) => setTimeout(resolve, HANDOFF_LINGER_MS))
+      })
+      .then(
+        () => process.exit(0),
+        (err: unknown) => {
+          server.app.log.error({ err }, 'worker close failed')
+          process.exit(1)
+        }
+      )
   }
-  process.on('message', (message) => { if (message === DRAIN_MESSAGE) leave('drain') })
+  process.on('message', (message) => {
+    if (message === DRAIN_MESSAGE) leave('drain')
+  })
   process.on('disconnect', () => leave('primary gone'))
 }
 
@@ -32,5 +42,7 @@ export async function runWorker (config: ServerConfig): Promise<void> {
   const server = await startServer(config)
   serveAsWorker(server)
   server.app.log.info({ url: server.url, worker: config.workerId }, 'svc worker listening')
-  closeWithGrace({ delay: 10_000, logger: { error: (m: unknown) => server.app.log.error(m) } }, async () => { await server.close() })
+  closeWithGrace({ delay: 10_000, logger: { error: (m: unknown) => server.app.log.error(m) } }, async () => {
+    await server.close()
+  })
 }

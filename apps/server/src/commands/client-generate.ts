@@ -15,7 +15,10 @@ export async function describeLoadedSchemas (config: ServerConfig): Promise<Desc
   const dataDir = await mkdtemp(join(tmpdir(), 'svc-client-generate-'))
   const database = await openDatabase({ dataDir })
   try {
-    const app = await buildServer({ ...config, mongodbUri: undefined, dataDir, uploadsDir: join(dataDir, 'uploads') }, { db: database.db, logger: false })
+    const app = await buildServer(
+      { ...config, mongodbUri: undefined, dataDir, uploadsDir: join(dataDir, 'uploads') },
+      { db: database.db, logger: false }
+    )
     try {
       await app.ready()
       return app.svc.manifest.describe() as unknown as DescribeDocument
@@ -29,9 +32,18 @@ export async function describeLoadedSchemas (config: ServerConfig): Promise<Desc
 }
 
 /** `svc client generate --out DIR [--base-url URL] [--api-version V]`: writes the typed client and answers each file written. */
-export async function clientGenerate (opts: { out: string, baseUrl?: string, apiVersion?: string }, env: NodeJS.ProcessEnv = process.env): Promise<string[]> {
+export async function clientGenerate (
+  opts: { out: string; baseUrl?: string; apiVersion?: string },
+  env: NodeJS.ProcessEnv = process.env
+): Promise<string[]> {
   const { config, problems } = loadConfig(env)
-  if (config == null) throw new Error(formatProblems(problems).replace(/^svc: /, '').trimEnd())
+  if (config == null) {
+    throw new Error(
+      formatProblems(problems)
+        .replace(/^svc: /, '')
+        .trimEnd()
+    )
+  }
   const files = generateClient(await describeLoadedSchemas(config), {
     ...(opts.baseUrl !== undefined ? { baseUrl: opts.baseUrl } : {}),
     ...(opts.apiVersion !== undefined ? { version: opts.apiVersion } : {})

@@ -15,7 +15,9 @@ export async function keepLocalSecret (dataDir: string, secret: string): Promise
   await mkdir(dataDir, { recursive: true })
   await writeFile(path, `${secret}\n`, { mode: 0o600 })
   await chmod(path, 0o600)
-  return async () => { await rm(path, { force: true }) }
+  return async () => {
+    await rm(path, { force: true })
+  }
 }
 
 /** JWT_SECRET, else the running development server's kept secret, else null. */

@@ -7,7 +7,11 @@ import { readPrimaryPid } from '../cluster/pid-file.js'
 export async function reload (env: NodeJS.ProcessEnv): Promise<number> {
   const dataDir = env.DATA_DIR?.trim() || './.data'
   const pid = await readPrimaryPid(dataDir)
-  if (pid === null) throw new Error(`no running svc primary found (no live pid in ${dataDir}/svc-primary.pid; reload needs SVC_WORKERS above 1)`)
+  if (pid === null) {
+    throw new Error(
+      `no running svc primary found (no live pid in ${dataDir}/svc-primary.pid; reload needs SVC_WORKERS above 1)`
+    )
+  }
   process.kill(pid, 'SIGHUP')
   return pid
 }

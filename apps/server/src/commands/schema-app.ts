@@ -11,7 +11,11 @@ export interface CommandIo {
   tty: boolean
 }
 
-export const processIo = (): CommandIo => ({ stdout: process.stdout, stderr: process.stderr, tty: process.stderr.isTTY === true })
+export const processIo = (): CommandIo => ({
+  stdout: process.stdout,
+  stderr: process.stderr,
+  tty: process.stderr.isTTY === true
+})
 
 /**
  * The reference app as `svc start` composes it (the same schemas, migrations and durable
@@ -20,7 +24,13 @@ export const processIo = (): CommandIo => ({ stdout: process.stdout, stderr: pro
  */
 export async function withSchemaApp<T> (env: NodeJS.ProcessEnv, fn: (app: FastifyInstance) => Promise<T>): Promise<T> {
   const { config, problems } = loadConfig(env)
-  if (config == null) throw new Error(formatProblems(problems).replace(/^svc: /, '').trimEnd())
+  if (config == null) {
+    throw new Error(
+      formatProblems(problems)
+        .replace(/^svc: /, '')
+        .trimEnd()
+    )
+  }
   return await withAdminDatabase(async ({ db }) => {
     const app = await buildServer(config, { db, logger: false, maintenance: true })
     try {

@@ -16,20 +16,32 @@ export interface SchemaApplyOptions {
  * `applyMigrations`). Progress: a bar on a terminal, JSON lines otherwise (and with `--json`),
  * then the result. A dry run whose migrations leave records not fitting answers PLAN_BLOCKED.
  */
-export async function schemaApply (opts: SchemaApplyOptions, env: NodeJS.ProcessEnv = process.env, io: CommandIo = processIo()): Promise<number> {
+export async function schemaApply (
+  opts: SchemaApplyOptions,
+  env: NodeJS.ProcessEnv = process.env,
+  io: CommandIo = processIo()
+): Promise<number> {
   const json = opts.json === true || !io.tty
   const sink = progressSink(io, json)
   let result
   try {
-    result = await withSchemaApp(env, async (app) => await app.svc.evolution.apply({
-      dryRun: opts.dryRun === true,
-      ...(opts.batchSize !== undefined ? { batchSize: opts.batchSize } : {}),
-      ...(opts.rate !== undefined ? { rate: opts.rate } : {}),
-      ...(opts.tenant !== undefined ? { tenant: opts.tenant } : {}),
-      ...(opts.samples !== undefined ? { samples: opts.samples } : {}),
-      onProgress: (p) => { sink.update(p) },
-      onWait: (w) => { sink.waiting(w) }
-    }))
+    result = await withSchemaApp(
+      env,
+      async (app) =>
+        await app.svc.evolution.apply({
+          dryRun: opts.dryRun === true,
+          ...(opts.batchSize !== undefined ? { batchSize: opts.batchSize } : {}),
+          ...(opts.rate !== undefined ? { rate: opts.rate } : {}),
+          ...(opts.tenant !== undefined ? { tenant: opts.tenant } : {}),
+          ...(opts.samples !== undefined ? { samples: opts.samples } : {}),
+          onProgress: (p) => {
+            sink.update(p)
+          },
+          onWait: (w) => {
+            sink.waiting(w)
+          }
+        })
+    )
   } finally {
     sink.stop()
   }

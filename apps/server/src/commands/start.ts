@@ -22,7 +22,9 @@ export async function runStart (): Promise<void> {
   const log = server.app.log
   // Only a generated (development) secret: `svc token` on this machine signs with it while it runs.
   const forget = config.jwtSecretGenerated ? await keepLocalSecret(config.dataDir, config.jwtSecret) : null
-  if (forget != null) log.info({ path: localSecretPath(config.dataDir) }, 'generated JWT_SECRET kept for svc token while the server runs')
+  if (forget != null) {
+    log.info({ path: localSecretPath(config.dataDir) }, 'generated JWT_SECRET kept for svc token while the server runs')
+  }
   // Once, as JSON like every other line (the process's only plain text is the stderr line below).
   for (const warning of warnings) log.warn(warning)
   log.info({ url: server.url, database: server.database.where }, 'svc listening')
