@@ -19,11 +19,11 @@ export interface AgentConfig {
   storeUrlSet: boolean
   /** Fastify's `trustProxy`: which X-Forwarded-For hops name the person's address. */
   trustProxy: false | number | string[]
-  limits: { chatPerMinute: number, chatPerMinutePerUser: number, signInsPerMinute: number }
+  limits: { chatPerMinute: number; chatPerMinutePerUser: number; signInsPerMinute: number }
   accessTtlSeconds: number
   refreshSkewSeconds: number
   linkTtlSeconds: number
-  llm: { provider: Provider, url?: string, apiKey?: string, model: string }
+  llm: { provider: Provider; url?: string; apiKey?: string; model: string }
   maxToolRounds: number
   maxResultChars: number
   /** Recall persona and memories (the learning layer) into each turn. */
@@ -31,7 +31,7 @@ export interface AgentConfig {
   /** Service mode: write tools the model may call besides the read tools. */
   serviceWriteTools: string[]
   /** The Slack channel, when SLACK_SIGNING_SECRET and SLACK_BOT_TOKEN are set. */
-  slack?: { signingSecret: string, botToken: string, apiUrl?: string }
+  slack?: { signingSecret: string; botToken: string; apiUrl?: string }
 }
 
 export interface ConfigResult {
@@ -76,18 +76,30 @@ export function loadConfig (env: Env = process.env): ConfigResult {
   const host = read(env, 'HOST') ?? '127.0.0.1'
   const svcUrl = url(env, 'SVC_URL', 'http://127.0.0.1:3000', problems) as string
   const mode = read(env, 'AGENT_AUTH_MODE') ?? 'service'
-  if (mode !== 'service' && mode !== 'per-user') problems.push(`AGENT_AUTH_MODE must be 'service' or 'per-user' (got '${mode}')`)
+  if (mode !== 'service' && mode !== 'per-user') {
+    problems.push(`AGENT_AUTH_MODE must be 'service' or 'per-user' (got '${mode}')`)
+  }
   const svcBearer = read(env, 'SVC_BEARER')
   const svcClientId = read(env, 'SVC_CLIENT_ID')
-  if (mode === 'service' && svcBearer === undefined && svcClientId === undefined) problems.push('service mode needs SVC_BEARER (a JWT of the agent\'s user) or SVC_CLIENT_ID')
+  if (mode === 'service' && svcBearer === undefined && svcClientId === undefined) {
+    problems.push("service mode needs SVC_BEARER (a JWT of the agent's user) or SVC_CLIENT_ID")
+  }
   const sessionSecret = read(env, 'AGENT_SESSION_SECRET')
   if (sessionSecret === undefined) {
     if (mode === 'per-user') problems.push('AGENT_SESSION_SECRET is required in per-user mode (at least 32 characters)')
-    else warnings.push('AGENT_SESSION_SECRET is unset: a random per-process key signs session cookies, so conversations restart with the process')
+    else {
+      warnings.push(
+        'AGENT_SESSION_SECRET is unset: a random per-process key signs session cookies, so conversations restart with the process'
+      )
+    }
   } else if (sessionSecret.length < 32) problems.push('AGENT_SESSION_SECRET must be at least 32 characters')
   const linkBaseUrl = url(env, 'AGENT_LINK_BASE_URL', undefined, problems)
   const storeUrl = read(env, 'STORE_URL') ?? 'file:./svc-agent-store.json'
-  if (!isStoreUrl(storeUrl)) problems.push(`STORE_URL must be file:<path>, redis://… or memory: (got '${storeUrl.replace(/\/\/[^@/]*@/, '//***@')}')`)
+  if (!isStoreUrl(storeUrl)) {
+    problems.push(
+      `STORE_URL must be file:<path>, redis://… or memory: (got '${storeUrl.replace(/\/\/[^@/]*@/, '//***@')}')`
+    )
+  }
   const trustProxy = readTrustProxy(read(env, 'AGENT_TRUST_PROXY'), problems)
   const limits = {
     chatPerMinute: int(env, 'AGENT_CHAT_PER_MINUTE', 120, 1, problems),
@@ -96,25 +108,44 @@ export function loadConfig (env: Env = process.env): ConfigResult {
   }
   const accessTtlSeconds = int(env, 'AGENT_ACCESS_TTL_SECONDS', 900, 1, problems)
   const refreshSkewSeconds = int(env, 'AGENT_REFRESH_SKEW_SECONDS', 60, 0, problems)
-  if (refreshSkewSeconds >= accessTtlSeconds) problems.push('AGENT_REFRESH_SKEW_SECONDS must be less than AGENT_ACCESS_TTL_SECONDS')
+  if (refreshSkewSeconds >= accessTtlSeconds) {
+    problems.push('AGENT_REFRESH_SKEW_SECONDS must be less than AGENT_ACCESS_TTL_SECONDS')
+  }
   const linkTtlSeconds = int(env, 'AGENT_LINK_TTL_SECONDS', 900, 1, problems)
   const agentKey = read(env, 'AGENT_KEY') ?? 'default'
   const secure = read(env, 'AGENT_COOKIE_SECURE') ?? 'true'
-  if (secure !== 'true' && secure !== 'false') problems.push(`AGENT_COOKIE_SECURE must be true or false (got '${secure}')`)
+  if (secure !== 'true' && secure !== 'false') {
+    problems.push(`AGENT_COOKIE_SECURE must be true or false (got '${secure}')`)
+  }
   const provider = read(env, 'AGENT_LLM_PROVIDER') ?? 'openai'
-  if (provider !== 'openai' && provider !== 'anthropic') problems.push(`AGENT_LLM_PROVIDER must be openai or anthropic (got '${provider}')`)
+  if (provider !== 'openai' && provider !== 'anthropic') {
+    problems.push(`AGENT_LLM_PROVIDER must be openai or anthropic (got '${provider}')`)
+  }
   const model = read(env, 'AGENT_MODEL')
-  if (model === undefined) problems.push('AGENT_MODEL is required (the model name, e.g. gpt-4o-mini, llama3.1, claude-sonnet-4-5)')
+  if (model === undefined) {
+    problems.push('AGENT_MODEL is required (the model name, e.g. gpt-4o-mini, llama3.1, claude-sonnet-4-5)')
+  }
   const llmUrl = url(env, 'AGENT_LLM_URL', undefined, problems)
   const maxToolRounds = int(env, 'AGENT_MAX_TOOL_ROUNDS', 8, 1, problems)
   const maxResultChars = int(env, 'AGENT_MAX_RESULT_CHARS', 16000, 500, problems)
   const learning = read(env, 'AGENT_LEARNING') ?? 'false'
-  if (learning !== 'true' && learning !== 'false') problems.push(`AGENT_LEARNING must be true or false (got '${learning}')`)
-  const serviceWriteTools = (read(env, 'AGENT_SERVICE_WRITE_TOOLS') ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '')
-  for (const name of serviceWriteTools) if (!/^[A-Za-z0-9_.-]{1,128}$/.test(name)) problems.push(`AGENT_SERVICE_WRITE_TOOLS must be comma-separated tool names (got '${name}')`)
+  if (learning !== 'true' && learning !== 'false') {
+    problems.push(`AGENT_LEARNING must be true or false (got '${learning}')`)
+  }
+  const serviceWriteTools = (read(env, 'AGENT_SERVICE_WRITE_TOOLS') ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '')
+  for (const name of serviceWriteTools) {
+    if (!/^[A-Za-z0-9_.-]{1,128}$/.test(name)) {
+      problems.push(`AGENT_SERVICE_WRITE_TOOLS must be comma-separated tool names (got '${name}')`)
+    }
+  }
   const signingSecret = read(env, 'SLACK_SIGNING_SECRET')
   const botToken = read(env, 'SLACK_BOT_TOKEN')
-  if ((signingSecret === undefined) !== (botToken === undefined)) problems.push('SLACK_SIGNING_SECRET and SLACK_BOT_TOKEN go together (the Slack channel needs both)')
+  if ((signingSecret === undefined) !== (botToken === undefined)) {
+    problems.push('SLACK_SIGNING_SECRET and SLACK_BOT_TOKEN go together (the Slack channel needs both)')
+  }
   const slackApiUrl = url(env, 'SLACK_API_URL', undefined, problems)
   if (problems.length > 0) return { config: null, problems, warnings }
   return {
@@ -136,12 +167,19 @@ export function loadConfig (env: Env = process.env): ConfigResult {
       accessTtlSeconds,
       refreshSkewSeconds,
       linkTtlSeconds,
-      llm: { provider: provider as Provider, url: llmUrl, apiKey: read(env, 'AGENT_LLM_API_KEY'), model: model as string },
+      llm: {
+        provider: provider as Provider,
+        url: llmUrl,
+        apiKey: read(env, 'AGENT_LLM_API_KEY'),
+        model: model as string
+      },
       maxToolRounds,
       maxResultChars,
       learning: learning === 'true',
       serviceWriteTools,
-      ...(signingSecret !== undefined && botToken !== undefined ? { slack: { signingSecret, botToken, ...(slackApiUrl !== undefined ? { apiUrl: slackApiUrl } : {}) } } : {})
+      ...(signingSecret !== undefined && botToken !== undefined
+        ? { slack: { signingSecret, botToken, ...(slackApiUrl !== undefined ? { apiUrl: slackApiUrl } : {}) } }
+        : {})
     },
     problems,
     warnings
@@ -155,9 +193,17 @@ export function loadConfig (env: Env = process.env): ConfigResult {
 function readTrustProxy (raw: string | undefined, problems: string[]): false | number | string[] {
   if (raw === undefined || raw === 'false' || raw === '0') return false
   if (/^\d+$/.test(raw) && Number(raw) <= 10) return Number(raw)
-  const entries = raw.split(',').map((s) => s.trim()).filter((s) => s !== '')
-  const address = (e: string): boolean => { const [a, bits, ...rest] = e.split('/'); return isIP(a) !== 0 && rest.length === 0 && (bits === undefined || /^\d{1,3}$/.test(bits)) }
+  const entries = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '')
+  const address = (e: string): boolean => {
+    const [a, bits, ...rest] = e.split('/')
+    return isIP(a) !== 0 && rest.length === 0 && (bits === undefined || /^\d{1,3}$/.test(bits))
+  }
   if (entries.length > 0 && entries.every((e) => e === 'loopback' || address(e))) return entries
-  problems.push(`AGENT_TRUST_PROXY must be a hop count (0-10) or comma-separated proxy addresses/CIDRs (or loopback); got '${raw}'`)
+  problems.push(
+    `AGENT_TRUST_PROXY must be a hop count (0-10) or comma-separated proxy addresses/CIDRs (or loopback); got '${raw}'`
+  )
   return false
 }
