@@ -5,17 +5,25 @@ import neostandard, { resolveIgnoresFromGitignore } from 'neostandard'
 import globals from 'globals'
 
 export default [
-  ...neostandard({ ts: true, ignores: resolveIgnoresFromGitignore() }),
+  ...neostandard({
+    ts: true,
+    // examples/client/index.ts is what `svc client` generates, compared byte for byte with the
+    // generator's output by a test: it is formatted by the generator, not by hand.
+    ignores: [...resolveIgnoresFromGitignore(), 'examples/client/index.ts']
+  }),
   {
     rules: {
-      '@stylistic/max-len': ['error', {
-        code: 120,
-        ignoreStrings: true,
-        ignoreTemplateLiterals: true,
-        ignoreComments: true,
-        ignoreUrls: true,
-        ignoreRegExpLiterals: true
-      }],
+      '@stylistic/max-len': [
+        'error',
+        {
+          code: 120,
+          ignoreStrings: true,
+          ignoreTemplateLiterals: true,
+          ignoreComments: true,
+          ignoreUrls: true,
+          ignoreRegExpLiterals: true
+        }
+      ],
       // `void promise` marks a promise deliberately left to run (a fire-and-forget send, a reply
       // Fastify awaits itself): allowed as a statement, still refused inside an expression.
       'no-void': ['error', { allowAsStatement: true }]

@@ -7,7 +7,7 @@ export interface ExampleDatabase {
   db: Db
   /** Where the data lives, for the start-up line (no credentials). */
   where: string
-  close (): Promise<void>
+  close(): Promise<void>
 }
 
 /** A start-up failure worth one line on stderr, not a stack. */
@@ -27,14 +27,19 @@ async function connect (uri: string, timeoutMs: number): Promise<MongoClient> {
   }
 }
 
-export async function openExampleDatabase (uri: string | undefined, opts: { timeoutMs?: number } = {}): Promise<ExampleDatabase> {
+export async function openExampleDatabase (
+  uri: string | undefined,
+  opts: { timeoutMs?: number } = {}
+): Promise<ExampleDatabase> {
   const timeoutMs = opts.timeoutMs ?? 5000
   if (uri !== undefined && uri !== '') {
     let client: MongoClient
     try {
       client = await connect(uri, timeoutMs)
     } catch (err) {
-      throw new DatabaseUnavailableError(`cannot reach MongoDB at ${redact(uri)} within ${timeoutMs / 1000} s (${(err as Error).message}); unset MONGODB_URI to use the embedded database`)
+      throw new DatabaseUnavailableError(
+        `cannot reach MongoDB at ${redact(uri)} within ${timeoutMs / 1000} s (${(err as Error).message}); unset MONGODB_URI to use the embedded database`
+      )
     }
     return { db: client.db(), where: redact(uri), close: async () => await client.close() }
   }
@@ -42,7 +47,9 @@ export async function openExampleDatabase (uri: string | undefined, opts: { time
   try {
     devdb = await startDevDb({ port: 0 })
   } catch (err) {
-    throw new DatabaseUnavailableError(`MONGODB_URI is unset and the embedded database did not start (${(err as Error).message})`)
+    throw new DatabaseUnavailableError(
+      `MONGODB_URI is unset and the embedded database did not start (${(err as Error).message})`
+    )
   }
   const client = await connect(devdb.uri, timeoutMs).catch(async (err: Error) => {
     await devdb.stop()

@@ -45,14 +45,20 @@ async function main (): Promise<void> {
   const database = await openExampleDatabase(process.env.MONGODB_URI)
   const app = await buildExampleApp({ db: database.db, jwtSecret })
   app.addHook('onClose', async () => await database.close())
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => { void app.close() })
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      void app.close()
+    })
+  }
   await app.listen({ port: Number(process.env.PORT ?? 3000) })
   app.log.info(`example app on ${database.where}`)
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   main().catch((err: unknown) => {
-    process.stderr.write(err instanceof DatabaseUnavailableError ? `${err.message}\n` : `${(err as Error).stack ?? String(err)}\n`)
+    process.stderr.write(
+      err instanceof DatabaseUnavailableError ? `${err.message}\n` : `${(err as Error).stack ?? String(err)}\n`
+    )
     process.exit(1)
   })
 }

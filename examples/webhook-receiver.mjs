@@ -39,6 +39,8 @@ export function createReceiver ({ secret, onEvent, seen = new Set() }) {
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const secret = process.env.WEBHOOK_SECRET
   if (!secret) throw new Error('set WEBHOOK_SECRET to the secret POST /api/v1/webhooks returned')
-  createReceiver({ secret, onEvent: (event) => console.log(JSON.stringify(event)) })
-    .listen(Number(process.env.PORT ?? 4000), () => console.log(`listening on ${process.env.PORT ?? 4000}`))
+  createReceiver({ secret, onEvent: (event) => console.log(JSON.stringify(event)) }).listen(
+    Number(process.env.PORT ?? 4000),
+    () => console.log(`listening on ${process.env.PORT ?? 4000}`)
+  )
 }

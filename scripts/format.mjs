@@ -15,9 +15,10 @@ const GLOB = '**/*.{js,mjs,cjs,ts,mts,cts,tsx}'
 const args = process.argv.slice(2)
 // A folder stands for the code files under it (prettier alone would also rewrite its Markdown and JSON).
 const isDir = (f) => statSync(f, { throwIfNoEntry: false })?.isDirectory() === true
-const files = args.length > 0
-  ? args.flatMap((f) => isDir(f) ? [`${f.replace(/\/$/, '')}/${GLOB}`] : CODE.test(f) ? [f] : [])
-  : [GLOB]
+const files =
+  args.length > 0
+    ? args.flatMap((f) => (isDir(f) ? [`${f.replace(/\/$/, '')}/${GLOB}`] : CODE.test(f) ? [f] : []))
+    : [GLOB]
 if (files.length === 0) process.exit(0)
 
 function run (bin, argv, quiet = false) {

@@ -14,8 +14,17 @@ t.test('the example app keeps its own routes and gains svc auth and REST', async
   const me = await app.inject({ method: 'GET', url: '/me', headers: user.headers })
   t.equal(me.json().userId, user.user._id, 'GET /me')
 
-  const created = await app.inject({ method: 'POST', url: '/api/v1/todos', headers: user.headers, payload: { title: 'ship it' } })
+  const created = await app.inject({
+    method: 'POST',
+    url: '/api/v1/todos',
+    headers: user.headers,
+    payload: { title: 'ship it' }
+  })
   t.equal(created.statusCode, 201, 'POST /api/v1/todos')
   const list = await app.inject({ method: 'GET', url: '/api/v1/todos', headers: user.headers })
-  t.match(list.json(), { totalResults: 1, results: [{ title: 'ship it', done: false, userId: user.user._id }] }, 'GET /api/v1/todos')
+  t.match(
+    list.json(),
+    { totalResults: 1, results: [{ title: 'ship it', done: false, userId: user.user._id }] },
+    'GET /api/v1/todos'
+  )
 })

@@ -23,7 +23,10 @@ async function closedPort (): Promise<number> {
 }
 
 t.test('without MONGODB_URI the example starts on the embedded database and serves', async (t) => {
-  const app = run(t, process.execPath, START, { cwd: EXAMPLES_DIR, env: { ...envWithout('MONGODB_URI', 'JWT_SECRET'), PORT: '0' } })
+  const app = run(t, process.execPath, START, {
+    cwd: EXAMPLES_DIR,
+    env: { ...envWithout('MONGODB_URI', 'JWT_SECRET'), PORT: '0' }
+  })
   const [, url] = await app.waitFor(/Server listening at (http:\/\/[^"\s]+)/, 60_000)
   await app.waitFor(/example app on the embedded database, in memory/)
   t.match(app.output(), /JWT_SECRET is unset: using a random secret/, 'the missing secret is a warning, not a crash')
@@ -33,7 +36,12 @@ t.test('without MONGODB_URI the example starts on the embedded database and serv
   const registered = await fetch(`${url}/register`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com', password: 'analytical-engine' })
+    body: JSON.stringify({
+      first_name: 'Ada',
+      last_name: 'Lovelace',
+      email: 'ada@example.com',
+      password: 'analytical-engine'
+    })
   })
   t.equal(registered.status, 201, 'POST /register writes to the embedded database')
   t.equal(await app.stop(), 0, 'SIGTERM closes the app and the embedded database, exit 0')
@@ -42,11 +50,20 @@ t.test('without MONGODB_URI the example starts on the embedded database and serv
 t.test('an unreachable MONGODB_URI is one clear line and exit 1, not a stack', async (t) => {
   const port = await closedPort()
   const started = Date.now()
-  const app = run(t, process.execPath, START, { cwd: EXAMPLES_DIR, env: { ...process.env, MONGODB_URI: `mongodb://127.0.0.1:${port}/example`, JWT_SECRET: 'x'.repeat(32), PORT: '0' } })
+  const app = run(t, process.execPath, START, {
+    cwd: EXAMPLES_DIR,
+    env: { ...process.env, MONGODB_URI: `mongodb://127.0.0.1:${port}/example`, JWT_SECRET: 'x'.repeat(32), PORT: '0' }
+  })
   const code = await app.exited
   const seconds = (Date.now() - started) / 1000
   t.equal(code, 1, 'exit 1')
-  t.match(app.output(), new RegExp(`cannot reach MongoDB at mongodb://127\\.0\\.0\\.1:${port}/example within 5 s .*unset MONGODB_URI to use the embedded database`), 'says what failed and what to do')
+  t.match(
+    app.output(),
+    new RegExp(
+      `cannot reach MongoDB at mongodb://127\\.0\\.0\\.1:${port}/example within 5 s .*unset MONGODB_URI to use the embedded database`
+    ),
+    'says what failed and what to do'
+  )
   t.notMatch(app.output(), /\n\s+at /, 'no stack trace')
   t.ok(seconds < 30, `gave up after ${seconds.toFixed(1)} s (server selection is bounded at 5 s)`)
 })

@@ -7,7 +7,12 @@ import { LISTENING, exerciseSnippetApp } from './helpers/todos-flow.js'
 // keeps them identical). Plain `node`: no tsx, no export condition, @svc/core from its dist/.
 t.test('the README snippet runs with plain node inside the workspace', async (t) => {
   const { uri } = await getTestDb(t)
-  const env: NodeJS.ProcessEnv = { ...process.env, MONGODB_URI: uri, JWT_SECRET: 'plain-node-example-secret-0123456789', PORT: '0' }
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    MONGODB_URI: uri,
+    JWT_SECRET: 'plain-node-example-secret-0123456789',
+    PORT: '0'
+  }
   delete env.NODE_OPTIONS
   const app = run(t, process.execPath, ['app.mjs'], { cwd: EXAMPLES_DIR, env })
   const [, url] = await app.waitFor(LISTENING, 60_000)

@@ -20,7 +20,10 @@ t.test('a drifted block is caught', async (t) => {
   t.match(checkClaim(REPO_ROOT, claim), /X\.md:2 claims to show schema\/versions\/v1\/tasks\.ts but differs/)
   const [missing] = fileClaims('```sh\n# scripts/nowhere.sh\necho\n```', 'Y.md')
   t.match(checkClaim(REPO_ROOT, missing), /which does not exist/)
-  const [part] = fileClaims('```ts\n// schema/versions/v1/tasks.ts (excerpt)\n  path: \'tasks\',\n  collection: \'tasks\',\n```', 'Z.md')
+  const [part] = fileClaims(
+    "```ts\n// schema/versions/v1/tasks.ts (excerpt)\n  path: 'tasks',\n  collection: 'tasks',\n```",
+    'Z.md'
+  )
   t.equal(checkClaim(REPO_ROOT, part), null, 'an excerpt that is part of the file')
   t.same(fileClaims('```sh\n# → 201 { user }\ncurl x\n```', 'W.md'), [], 'a comment that is not a path claims nothing')
 })

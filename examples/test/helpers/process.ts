@@ -17,7 +17,9 @@ export interface Running {
   stop: () => Promise<number | null>
 }
 
-interface Teardownable { teardown (fn: () => unknown): void }
+interface Teardownable {
+  teardown(fn: () => unknown): void
+}
 
 /** Spawns a process whose output tests read; it is stopped in teardown whatever happens. */
 export function run (t: Teardownable, command: string, args: string[], opts: SpawnOptions = {}): Running {
@@ -37,23 +39,37 @@ export function run (t: Teardownable, command: string, args: string[], opts: Spa
     })
   })
   let exitedYet = false
-  void exited.then(() => { exitedYet = true })
-
-  const waitFor = async (pattern: RegExp, timeoutMs = 30_000): Promise<RegExpMatchArray> => await new Promise((resolve, reject) => {
-    const check = (): void => {
-      const m = pattern.exec(text)
-      if (m != null) done(() => { resolve(m) })
-      else if (exitedYet || child.exitCode !== null || child.signalCode !== null) done(() => { reject(new Error(`${command} exited before printing ${String(pattern)}:\n${text}`)) })
-    }
-    const timer = setTimeout(() => { done(() => { reject(new Error(`${command} did not print ${String(pattern)} within ${timeoutMs} ms:\n${text}`)) }) }, timeoutMs)
-    const done = (fn: () => void): void => {
-      clearTimeout(timer)
-      listeners.delete(check)
-      fn()
-    }
-    listeners.add(check)
-    check()
+  void exited.then(() => {
+    exitedYet = true
   })
+
+  const waitFor = async (pattern: RegExp, timeoutMs = 30_000): Promise<RegExpMatchArray> =>
+    await new Promise((resolve, reject) => {
+      const check = (): void => {
+        const m = pattern.exec(text)
+        if (m != null) {
+          done(() => {
+            resolve(m)
+          })
+        } else if (exitedYet || child.exitCode !== null || child.signalCode !== null) {
+          done(() => {
+            reject(new Error(`${command} exited before printing ${String(pattern)}:\n${text}`))
+          })
+        }
+      }
+      const timer = setTimeout(() => {
+        done(() => {
+          reject(new Error(`${command} did not print ${String(pattern)} within ${timeoutMs} ms:\n${text}`))
+        })
+      }, timeoutMs)
+      const done = (fn: () => void): void => {
+        clearTimeout(timer)
+        listeners.delete(check)
+        fn()
+      }
+      listeners.add(check)
+      check()
+    })
 
   // A detached child leads its own process group: signal the group, so wrappers (pnpm, npx)
   // never leave the real server behind.
@@ -66,7 +82,9 @@ export function run (t: Teardownable, command: string, args: string[], opts: Spa
   const stop = async (): Promise<number | null> => {
     if (child.exitCode === null && child.signalCode === null) {
       kill('SIGTERM')
-      const timer = setTimeout(() => { kill('SIGKILL') }, 15_000)
+      const timer = setTimeout(() => {
+        kill('SIGKILL')
+      }, 15_000)
       const code = await exited
       clearTimeout(timer)
       return code
@@ -78,7 +96,7 @@ export function run (t: Teardownable, command: string, args: string[], opts: Spa
 }
 
 /** The command that runs pnpm 10: the one running this test when there is one, else npx. */
-export function pnpmCommand (): { command: string, args: string[] } {
+export function pnpmCommand (): { command: string; args: string[] } {
   const execPath = process.env.npm_execpath
   if (execPath != null && /pnpm/.test(execPath)) return { command: process.execPath, args: [execPath] }
   return { command: 'npx', args: ['-y', 'pnpm@10'] }

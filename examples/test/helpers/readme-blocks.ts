@@ -28,7 +28,13 @@ export function fileClaims (markdown: string, readme: string): FileClaim[] {
     while (end < lines.length && !/^```\s*$/.test(lines[end])) end++
     const m = CLAIM.exec(lines[start + 1] ?? '')
     if (m != null && start + 1 < end) {
-      claims.push({ readme, line: start + 1, path: m[1], excerpt: m[2] !== undefined, body: lines.slice(start + 2, end).join('\n') })
+      claims.push({
+        readme,
+        line: start + 1,
+        path: m[1],
+        excerpt: m[2] !== undefined,
+        body: lines.slice(start + 2, end).join('\n')
+      })
     }
     i = end
   }

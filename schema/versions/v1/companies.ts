@@ -5,7 +5,12 @@ export default {
   fields: [
     { name: 'name', type: String, required: true, searchable: true },
     { name: 'domain', type: String, lowercase: true },
-    { name: 'industry', type: String, enum: ['software', 'finance', 'retail', 'manufacturing', 'healthcare', 'other'], default: 'other' },
+    {
+      name: 'industry',
+      type: String,
+      enum: ['software', 'finance', 'retail', 'manufacturing', 'healthcare', 'other'],
+      default: 'other'
+    },
     { name: 'employees', type: Number, min: 0 },
     { name: 'website', type: String },
     {

@@ -4,8 +4,14 @@ const PHONE = /^[0-9+() .-]{3,32}$/
 function tidy (input: Record<string, unknown>): Record<string, unknown> {
   for (const k of ['firstName', 'lastName']) if (typeof input[k] === 'string') input[k] = input[k].trim()
   if (typeof input.phone === 'string') {
-    // A schema file cannot import the error classes: a thrown object with a statusCode works the same.
-    if (!PHONE.test(input.phone)) throw { statusCode: 400, code: 'VALIDATION', message: 'phone may only contain digits, spaces and + ( ) . -', details: { field: 'phone' } }
+    // A schema file cannot import the error classes: an Error with a statusCode and code works the same.
+    if (!PHONE.test(input.phone)) {
+      throw Object.assign(new Error('phone may only contain digits, spaces and + ( ) . -'), {
+        statusCode: 400,
+        code: 'VALIDATION',
+        details: { field: 'phone' }
+      })
+    }
     input.phone = input.phone.replace(/\s+/g, ' ').trim()
   }
   return input
@@ -30,12 +36,24 @@ export default {
     { name: 'address', type: { street: String, city: String, country: String } },
     { name: 'customFields', type: 'Mixed' },
     // Derived on every read, never stored; sending it is 400.
-    { name: 'fullName', type: String, computed: (r: Record<string, unknown>) => [r.firstName, r.lastName].filter(Boolean).join(' ') },
+    {
+      name: 'fullName',
+      type: String,
+      computed: (r: Record<string, unknown>) => [r.firstName, r.lastName].filter(Boolean).join(' ')
+    },
     // Field ACL: only managers and admins see or write it; others get it stripped (and 403 on write).
-    { name: 'internalNotes', type: String, acl: { read: ['admin', 'manager'], create: ['admin', 'manager'], update: ['admin', 'manager'] } },
+    {
+      name: 'internalNotes',
+      type: String,
+      acl: { read: ['admin', 'manager'], create: ['admin', 'manager'], update: ['admin', 'manager'] }
+    },
     // A file field (@svc/files): POST /api/v1/contacts/:id/avatar (multipart, part `file`), GET, DELETE.
     // Public: a stable URL anyone may load; PNG/JPEG/WebP by their magic bytes, at most 2 MB.
-    { name: 'avatar', type: 'File', file: { maxBytes: 2 * 1024 * 1024, accept: ['image/png', 'image/jpeg', 'image/webp'], visibility: 'public' } }
+    {
+      name: 'avatar',
+      type: 'File',
+      file: { maxBytes: 2 * 1024 * 1024, accept: ['image/png', 'image/jpeg', 'image/webp'], visibility: 'public' }
+    }
   ],
   // Lifecycle hooks: tidy the input after ACL checks and tenant stamping; a throw with a
   // statusCode is answered with that status (here 400 VALIDATION naming the field).

@@ -1,7 +1,14 @@
 // Gives the deals stored before `region` existed one, from their country.
 import { defineMigration } from '@svc/core'
 
-const REGIONS: Record<string, string> = { DE: 'emea', FR: 'emea', GB: 'emea', US: 'americas', BR: 'americas', JP: 'apac' }
+const REGIONS: Record<string, string> = {
+  DE: 'emea',
+  FR: 'emea',
+  GB: 'emea',
+  US: 'americas',
+  BR: 'americas',
+  JP: 'apac'
+}
 
 export default defineMigration({
   description: 'deals get a region from their country',
