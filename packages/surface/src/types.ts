@@ -44,8 +44,8 @@ export interface SurfaceOptions {
 
 /** `app.svcSurface`: what other plugins may reuse. */
 export interface SurfaceContext {
-  /** The metrics registry (`/_metrics` serves it); plugins may register their own metrics on it. */
-  metrics: Registry
+  /** The metrics registry (`/_metrics` serves it); plugins may register their own metrics on it. Null with metrics off. */
+  metrics: Registry | null
   /** The shared Redis client, or null without `redis`. Closed with the app when the surface created it. */
   redis: Redis | null
   /**

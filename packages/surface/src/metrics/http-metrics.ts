@@ -1,12 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { Counter, Histogram, type Registry } from 'prom-client'
+import { DURATION_BUCKETS, UNMATCHED_ROUTE } from './labels.js'
 import { collectRuntimeMetrics } from './runtime-metrics.js'
-
-/** The `route` label of requests no route matched: raw URLs never become label values (series stay bounded). */
-export const UNMATCHED_ROUTE = '__unmatched__'
-
-/** Sub-second resolution where most requests fall, up to the 5 s the spec asks for. */
-export const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5]
 
 const LABELS = ['method', 'route', 'status_code'] as const
 
