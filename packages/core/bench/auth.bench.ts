@@ -14,7 +14,12 @@ const CALLS = Number(process.env.BENCH_CALLS ?? 20_000)
 const USERS = Math.min(CALLS, 2000)
 const SECRET = 'bench-secret-0123456789abcdef0123'
 
-const request = (userId: string): FastifyRequest => ({ headers: { authorization: `Bearer ${signToken({ user_id: userId, email: 'b@example.test', roles: ['user'] }, SECRET, { expiresIn: 3600 })}` } }) as unknown as FastifyRequest
+const request = (userId: string): FastifyRequest =>
+  ({
+    headers: {
+      authorization: `Bearer ${signToken({ user_id: userId, email: 'b@example.test', roles: ['user'] }, SECRET, { expiresIn: 3600 })}`
+    }
+  }) as unknown as FastifyRequest
 
 const processes = new BenchProcesses()
 const database = await processes.database('svc_bench_auth')
@@ -28,7 +33,13 @@ try {
   await app.ready()
   // Users with a recorded reset, so a miss finds a document (the realistic, slower case).
   const ids = Array.from({ length: USERS }, () => new ObjectId())
-  await db.collection('users').insertMany(ids.map((_id) => ({ _id, email: `${_id.toHexString()}@example.test`, passwordChangedAt: new Date(Date.now() - 3_600_000) })))
+  await db.collection('users').insertMany(
+    ids.map((_id) => ({
+      _id,
+      email: `${_id.toHexString()}@example.test`,
+      passwordChangedAt: new Date(Date.now() - 3_600_000)
+    }))
+  )
   const misses = ids.map((id) => request(id.toHexString()))
   const hit = request(ids[0].toHexString())
   await app.svc.auth.authenticate(hit)

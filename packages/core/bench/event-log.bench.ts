@@ -13,13 +13,19 @@ import svcCore from '../src/index.js'
 const CREATES = Number(process.env.BENCH_CREATES ?? 300)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
 const SECRET = 'bench-secret-0123456789abcdef0123'
-const headers = { authorization: `Bearer ${signToken({ user_id: '65f000000000000000000001', email: 'b@example.test', roles: ['user'] }, SECRET, { expiresIn: 3600 })}` }
+const headers = {
+  authorization: `Bearer ${signToken({ user_id: '65f000000000000000000001', email: 'b@example.test', roles: ['user'] }, SECRET, { expiresIn: 3600 })}`
+}
 const schemas = [{ path: 'notes', softDelete: false, audit: false, fields: [{ name: 'text', type: String }] }]
 
 async function build (db: Db, transactions: 'auto' | false, log: boolean): Promise<FastifyInstance> {
   const app = Fastify({ logger: false })
   await app.register(svcCore, { db, jwtSecret: SECRET, schemas, transactions })
-  if (log) await app.register(async (a) => { a.svc.eventLog.enable() })
+  if (log) {
+    await app.register(async (a) => {
+      a.svc.eventLog.enable()
+    })
+  }
   await app.ready()
   return app
 }
@@ -56,14 +62,20 @@ try {
     { label: 'intents, core alone', app: await build(db, false, false) },
     { label: 'intents, event log on', app: await build(db, false, true) }
   ]
-  console.log(`database: ${database.label}; ${CREATES} sequential creates per configuration, ${ROUNDS} alternating rounds`)
+  console.log(
+    `database: ${database.label}; ${CREATES} sequential creates per configuration, ${ROUNDS} alternating rounds`
+  )
   for (const c of configs) await creates(c.app, 50, [])
   const times = configs.map((): number[] => [])
   for (let round = 0; round < ROUNDS; round++) {
     const order = round % 2 === 0 ? configs.map((_, i) => i) : configs.map((_, i) => configs.length - 1 - i)
     for (const i of order) await creates(configs[i].app, Math.ceil(CREATES / ROUNDS), times[i])
   }
-  const rows = configs.map((c, i) => ({ configuration: c.label, p50Ms: pct(times[i], 0.5), p95Ms: pct(times[i], 0.95) }))
+  const rows = configs.map((c, i) => ({
+    configuration: c.label,
+    p50Ms: pct(times[i], 0.5),
+    p95Ms: pct(times[i], 0.95)
+  }))
   console.table(rows)
   console.log(JSON.stringify({ createLatency: rows }))
   for (const c of configs) await c.app.close()
@@ -73,8 +85,12 @@ try {
   const a = await build(db, 'auto', true)
   const b = await build(db, 'auto', true)
   const seen = { a: new Map<string, number>(), b: new Map<string, number>() }
-  await a.svc.eventLog.follow(null, (events) => { for (const e of events) seen.a.set(e.recordId as string, performance.now()) })
-  await b.svc.eventLog.follow(null, (events) => { for (const e of events) seen.b.set(e.recordId as string, performance.now()) })
+  await a.svc.eventLog.follow(null, (events) => {
+    for (const e of events) seen.a.set(e.recordId as string, performance.now())
+  })
+  await b.svc.eventLog.follow(null, (events) => {
+    for (const e of events) seen.b.set(e.recordId as string, performance.now())
+  })
   const answered = await creates(a, CREATES, [], 25)
   while (seen.a.size < CREATES || seen.b.size < CREATES) await new Promise((resolve) => setTimeout(resolve, 20))
   const lag = (m: Map<string, number>): number[] => [...answered].map(([id, at]) => m.get(id)! - at)

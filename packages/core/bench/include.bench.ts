@@ -14,10 +14,20 @@ const schemas = [
   { path: 'companies', fields: [{ name: 'name', type: String, required: true }] },
   {
     path: 'contacts',
-    fields: [{ name: 'name', type: String, required: true }, { name: 'companyId', type: String }],
+    fields: [
+      { name: 'name', type: String, required: true },
+      { name: 'companyId', type: String }
+    ],
     relations: { company: { belongsTo: 'companies', fk: 'companyId' }, deals: { hasMany: 'deals', fk: 'contactId' } }
   },
-  { path: 'deals', fields: [{ name: 'title', type: String, required: true }, { name: 'amount', type: Number }, { name: 'contactId', type: String }] }
+  {
+    path: 'deals',
+    fields: [
+      { name: 'title', type: String, required: true },
+      { name: 'amount', type: Number },
+      { name: 'contactId', type: String }
+    ]
+  }
 ]
 
 const processes = new BenchProcesses()
@@ -33,10 +43,29 @@ try {
 
   // 40 companies, 400 contacts (each with a company), 800 deals (two per contact).
   const now = Date.now()
-  const stamp = (i: number): Record<string, unknown> => ({ userId: USER, createdAt: new Date(now - i * 1000), updatedAt: new Date(now - i * 1000) })
-  const companies = await db.collection('companies').insertMany(Array.from({ length: 40 }, (_, i) => ({ name: `company ${i}`, ...stamp(i) })))
-  const contacts = await db.collection('contacts').insertMany(Array.from({ length: 400 }, (_, i) => ({ name: `contact ${i}`, companyId: companies.insertedIds[i % 40].toHexString(), ...stamp(i) })))
-  await db.collection('deals').insertMany(Array.from({ length: 800 }, (_, i) => ({ title: `deal ${i}`, amount: i, contactId: contacts.insertedIds[i % 400].toHexString(), ...stamp(i) })))
+  const stamp = (i: number): Record<string, unknown> => ({
+    userId: USER,
+    createdAt: new Date(now - i * 1000),
+    updatedAt: new Date(now - i * 1000)
+  })
+  const companies = await db
+    .collection('companies')
+    .insertMany(Array.from({ length: 40 }, (_, i) => ({ name: `company ${i}`, ...stamp(i) })))
+  const contacts = await db.collection('contacts').insertMany(
+    Array.from({ length: 400 }, (_, i) => ({
+      name: `contact ${i}`,
+      companyId: companies.insertedIds[i % 40].toHexString(),
+      ...stamp(i)
+    }))
+  )
+  await db.collection('deals').insertMany(
+    Array.from({ length: 800 }, (_, i) => ({
+      title: `deal ${i}`,
+      amount: i,
+      contactId: contacts.insertedIds[i % 400].toHexString(),
+      ...stamp(i)
+    }))
+  )
 
   const token = signToken({ user_id: USER, email: 'bench@example.test', roles: ['user'] }, SECRET, { expiresIn: 3600 })
   const headers = { authorization: `Bearer ${token}` }
@@ -48,13 +77,21 @@ try {
   // request warms the caller's password-change check (one `users` read, then cached).
   await app.inject({ method: 'GET', url: '/api/v1/contacts?__perPage=1', headers })
   const seen: string[] = []
-  const listen = (e: CommandStartedEvent): void => { if (e.databaseName === db.databaseName) seen.push(`${e.commandName} ${String(e.command[e.commandName])}`) }
+  const listen = (e: CommandStartedEvent): void => {
+    if (e.databaseName === db.databaseName) seen.push(`${e.commandName} ${String(e.command[e.commandName])}`)
+  }
   client.on('commandStarted', listen)
-  const res = await app.inject({ method: 'GET', url: '/api/v1/contacts?__perPage=200&__include=company,deals', headers })
+  const res = await app.inject({
+    method: 'GET',
+    url: '/api/v1/contacts?__perPage=200&__include=company,deals',
+    headers
+  })
   client.off('commandStarted', listen)
-  const body = res.json() as { results: Array<{ company: unknown, deals: unknown[] }> }
+  const body = res.json() as { results: Array<{ company: unknown; deals: unknown[] }> }
   if (res.statusCode !== 200 || body.results.length !== 200) throw new Error(`include list answered ${res.statusCode}`)
-  if (!body.results.every((r) => r.company != null && r.deals.length === 2)) throw new Error('include list is not fully populated')
+  if (!body.results.every((r) => r.company != null && r.deals.length === 2)) {
+    throw new Error('include list is not fully populated')
+  }
   const finds = seen.filter((s) => s.startsWith('find'))
   console.log(`GET /api/v1/contacts?__perPage=200&__include=company,deals → ${seen.length} database commands:`)
   for (const s of seen) console.log(`  ${s}`)
@@ -63,9 +100,14 @@ try {
 
   // The server shares this process with autocannon here: throughput only, no server CPU figure.
   console.log(describeRun(database.label))
-  const [plain, include] = await compareLoads([{ label: 'plain', url: plainUrl, headers }, { label: 'include', url: includeUrl, headers }])
+  const [plain, include] = await compareLoads([
+    { label: 'plain', url: plainUrl, headers },
+    { label: 'include', url: includeUrl, headers }
+  ])
   console.log(`list 200            ${plain.rps.toFixed(0).padStart(6)} req/s`)
-  console.log(`list 200 + include  ${include.rps.toFixed(0).padStart(6)} req/s   ratio ${(include.rps / plain.rps).toFixed(2)}`)
+  console.log(
+    `list 200 + include  ${include.rps.toFixed(0).padStart(6)} req/s   ratio ${(include.rps / plain.rps).toFixed(2)}`
+  )
   await app.close()
   await db.dropDatabase()
 } finally {

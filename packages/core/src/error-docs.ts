@@ -6,19 +6,23 @@ import { ErrorCodes, type ErrorCode } from './errors.js'
  * A record keyed by ErrorCode, so a new code without a line here does not compile.
  */
 export const ErrorCodeDocs: Record<ErrorCode, string> = {
-  VALIDATION: 'invalid input; `details.field` names the first problem and `details.issues` lists every one ' +
+  VALIDATION:
+    'invalid input; `details.field` names the first problem and `details.issues` lists every one ' +
     '(at most 50, then `details.truncated: true`). Also invalid or empty JSON and malformed HTTP requests, ' +
     'and an oversize or refused-type upload (`details.recoverable: true`)',
   INVALID_TRANSITION: 'a state change outside the transition table (`details.current`, `attempted`, `allowed`)',
   UNAUTHENTICATED: 'missing, invalid or expired token, unknown client id',
   UNLINKED: 'agent per-user mode: the channel user is not linked',
   FORBIDDEN: 'field or document ACL (`details.field`), api-client writes',
-  NOT_FOUND: 'unknown route or method; unknown, malformed (also over-long or undecodable), tombstoned ' +
-    'or another tenant\'s id',
+  NOT_FOUND:
+    'unknown route or method; unknown, malformed (also over-long or undecodable), tombstoned ' +
+    "or another tenant's id",
   METHOD_NOT_ALLOWED: 'a plugin refusing a method on a route it serves',
-  REQUEST_TIMEOUT: 'the request did not arrive in time: headers within 10 s, the whole request (body included) ' +
+  REQUEST_TIMEOUT:
+    'the request did not arrive in time: headers within 10 s, the whole request (body included) ' +
     'within `REQUEST_TIMEOUT_MS`; the connection is closed',
-  CONFLICT: 'duplicate key (`details.keys`: field names only), concurrent state change, reused ' +
+  CONFLICT:
+    'duplicate key (`details.keys`: field names only), concurrent state change, reused ' +
     '`Idempotency-Key` with another body',
   PAYLOAD_TOO_LARGE: 'body over the size limit',
   UNSUPPORTED_MEDIA_TYPE: 'a body that is not `application/json`',

@@ -33,19 +33,32 @@ export function isErrorCode (code: unknown): code is ErrorCode {
 /** Maps an HTTP status to the stable code used when an error carries only a status. */
 export function codeForStatus (status: number): ErrorCode {
   switch (status) {
-    case 400: return 'VALIDATION'
-    case 401: return 'UNAUTHENTICATED'
-    case 403: return 'FORBIDDEN'
-    case 404: return 'NOT_FOUND'
-    case 405: return 'METHOD_NOT_ALLOWED'
-    case 408: return 'REQUEST_TIMEOUT'
-    case 409: return 'CONFLICT'
-    case 413: return 'PAYLOAD_TOO_LARGE'
-    case 415: return 'UNSUPPORTED_MEDIA_TYPE'
-    case 429: return 'RATE_LIMITED'
-    case 431: return 'HEADERS_TOO_LARGE'
-    case 503: return 'SERVICE_UNAVAILABLE'
-    default: return status >= 500 ? 'INTERNAL' : 'VALIDATION'
+    case 400:
+      return 'VALIDATION'
+    case 401:
+      return 'UNAUTHENTICATED'
+    case 403:
+      return 'FORBIDDEN'
+    case 404:
+      return 'NOT_FOUND'
+    case 405:
+      return 'METHOD_NOT_ALLOWED'
+    case 408:
+      return 'REQUEST_TIMEOUT'
+    case 409:
+      return 'CONFLICT'
+    case 413:
+      return 'PAYLOAD_TOO_LARGE'
+    case 415:
+      return 'UNSUPPORTED_MEDIA_TYPE'
+    case 429:
+      return 'RATE_LIMITED'
+    case 431:
+      return 'HEADERS_TOO_LARGE'
+    case 503:
+      return 'SERVICE_UNAVAILABLE'
+    default:
+      return status >= 500 ? 'INTERNAL' : 'VALIDATION'
   }
 }
 
@@ -82,7 +95,10 @@ export const InternalError = define('INTERNAL', 'internal server error')
 export const MAX_ISSUES = 50
 
 /** One problem with the input: the dotted field it concerns (`''` for the whole input) and what is wrong. */
-export interface Issue { field: string, message: string }
+export interface Issue {
+  field: string
+  message: string
+}
 
 /**
  * The one VALIDATION error for a list of issues (route validation and the service's own checks):
@@ -94,7 +110,11 @@ export function validationError (all: Issue[], location?: string): InstanceType<
   const first = issues[0] ?? { field: '', message: 'is invalid' }
   let message = first.field === '' ? `${location ?? 'input'} ${first.message}` : `${first.field} ${first.message}`
   if (all.length > 1) message += ` (and ${all.length - 1} more, see details.issues)`
-  const details: Record<string, unknown> = { field: first.field, ...(location !== undefined ? { location } : {}), issues }
+  const details: Record<string, unknown> = {
+    field: first.field,
+    ...(location !== undefined ? { location } : {}),
+    issues
+  }
   if (all.length > MAX_ISSUES) details.truncated = true
   return new ValidationError(message, details)
 }

@@ -6,13 +6,22 @@ import type { FastifyBaseLogger } from 'fastify'
  * logged as `<name> failed` and the next tick runs as usual. `stop()` waits for a run in flight,
  * so an `onClose` hook leaves no query behind.
  */
-export function startPeriodic (name: string, run: () => Promise<unknown>, intervalMs: number, log: FastifyBaseLogger): { stop: () => Promise<void> } {
+export function startPeriodic (
+  name: string,
+  run: () => Promise<unknown>,
+  intervalMs: number,
+  log: FastifyBaseLogger
+): { stop: () => Promise<void> } {
   let running: Promise<unknown> | null = null
   const timer = setInterval(() => {
     if (running != null) return
     running = run()
-      .catch((err: unknown) => { log.error({ err }, `${name} failed`) })
-      .finally(() => { running = null })
+      .catch((err: unknown) => {
+        log.error({ err }, `${name} failed`)
+      })
+      .finally(() => {
+        running = null
+      })
   }, intervalMs)
   timer.unref()
   return {

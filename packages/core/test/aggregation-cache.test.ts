@@ -1,26 +1,46 @@
 import t from 'tap'
 import type { FastifyInstance } from 'fastify'
-import { memoryAggregationCache, memoryGenerations, type AggregationCache, type AggregationResult } from '../src/index.js'
+import {
+  memoryAggregationCache,
+  memoryGenerations,
+  type AggregationCache,
+  type AggregationResult
+} from '../src/index.js'
 import { buildCoreApp, makeUser, type TestUser } from './helper.js'
 import { makeAggregationSchemas } from './fixtures/aggregation-schemas.js'
 
 async function total (app: FastifyInstance, u: TestUser): Promise<number> {
-  const res = await app.inject({ method: 'GET', url: '/api/v1/deals/aggregations/total?stage=open', headers: u.headers })
+  const res = await app.inject({
+    method: 'GET',
+    url: '/api/v1/deals/aggregations/total?stage=open',
+    headers: u.headers
+  })
   if (res.statusCode !== 200) throw new Error(res.body)
   return res.json().results[0]?.total ?? 0
 }
 
 async function seed (app: FastifyInstance, u: TestUser, amount: number): Promise<void> {
-  const res = await app.inject({ method: 'POST', url: '/api/v1/deals', headers: u.headers, payload: { title: 't', amount, stage: 'open' } })
+  const res = await app.inject({
+    method: 'POST',
+    url: '/api/v1/deals',
+    headers: u.headers,
+    payload: { title: 't', amount, stage: 'open' }
+  })
   if (res.statusCode !== 201) throw new Error(res.body)
 }
 
 t.test('a host-supplied store: keys per schema, aggregation, tenant, roles and params; TTL passed', async (t) => {
   const inner = memoryAggregationCache()
-  const calls: Array<{ op: string, key: string, ttl?: number }> = []
+  const calls: Array<{ op: string; key: string; ttl?: number }> = []
   const store: AggregationCache = {
-    get: async (key) => { calls.push({ op: 'get', key }); return await inner.get(key) },
-    set: async (key, value, ttl) => { calls.push({ op: 'set', key, ttl }); await inner.set(key, value, ttl) }
+    get: async (key) => {
+      calls.push({ op: 'get', key })
+      return await inner.get(key)
+    },
+    set: async (key, value, ttl) => {
+      calls.push({ op: 'set', key, ttl })
+      await inner.set(key, value, ttl)
+    }
   }
   const app = await buildCoreApp(t, { schemas: makeAggregationSchemas(), options: { aggregationCache: store } })
   const alice = makeUser()
@@ -39,8 +59,12 @@ t.test('a host-supplied store: keys per schema, aggregation, tenant, roles and p
 
 t.test('a failing store never fails the request', async (t) => {
   const broken: AggregationCache = {
-    get: async () => { throw new Error('store down') },
-    set: async (_k: string, _v: AggregationResult) => { throw new Error('store down') }
+    get: async () => {
+      throw new Error('store down')
+    },
+    set: async (_k: string, _v: AggregationResult) => {
+      throw new Error('store down')
+    }
   }
   const app = await buildCoreApp(t, { schemas: makeAggregationSchemas(), options: { aggregationCache: broken } })
   const u = makeUser()
@@ -93,10 +117,19 @@ t.test('a store whose generation fails is skipped, and a failed invalidation kee
   const inner = memoryAggregationCache()
   let gets = 0
   const store: AggregationCache = {
-    get: async (key) => { gets++; return await inner.get(key) },
-    set: async (key, value, ttl) => { await inner.set(key, value, ttl) },
-    generation: async () => { throw new Error('generations down') },
-    invalidate: async () => { throw new Error('generations down') }
+    get: async (key) => {
+      gets++
+      return await inner.get(key)
+    },
+    set: async (key, value, ttl) => {
+      await inner.set(key, value, ttl)
+    },
+    generation: async () => {
+      throw new Error('generations down')
+    },
+    invalidate: async () => {
+      throw new Error('generations down')
+    }
   }
   const app = await buildCoreApp(t, { schemas: makeAggregationSchemas(), options: { aggregationCache: store } })
   const u = makeUser()

@@ -10,9 +10,18 @@ async function seed (app: FastifyInstance, u: TestUser, rows: Array<Record<strin
   }
 }
 
-async function agg (app: FastifyInstance, u: TestUser, name: string, query: Record<string, string> = {}): Promise<{ status: number, body: any }> {
+async function agg (
+  app: FastifyInstance,
+  u: TestUser,
+  name: string,
+  query: Record<string, string> = {}
+): Promise<{ status: number; body: any }> {
   const qs = new URLSearchParams(query).toString()
-  const res = await app.inject({ method: 'GET', url: `/api/v1/deals/aggregations/${name}${qs === '' ? '' : '?' + qs}`, headers: u.headers })
+  const res = await app.inject({
+    method: 'GET',
+    url: `/api/v1/deals/aggregations/${name}${qs === '' ? '' : '?' + qs}`,
+    headers: u.headers
+  })
   return { status: res.statusCode, body: res.json() }
 }
 
@@ -31,13 +40,45 @@ t.test('declared params are cast and substituted; results are tenant-scoped', as
   {
     const { status, body } = await agg(app, alice, 'byStage')
     t.equal(status, 200)
-    t.same(body, { results: [{ _id: 'open', total: 30, count: 2 }, { _id: 'won', total: 30, count: 1 }] }, "only alice's rows")
+    t.same(
+      body,
+      {
+        results: [
+          { _id: 'open', total: 30, count: 2 },
+          { _id: 'won', total: 30, count: 1 }
+        ]
+      },
+      "only alice's rows"
+    )
   }
-  t.same((await agg(app, alice, 'byStage', { minAmount: '20' })).body.results, [{ _id: 'open', total: 20, count: 1 }, { _id: 'won', total: 30, count: 1 }], 'Number param')
-  t.same((await agg(app, alice, 'byStage', { owner: 'ANN' })).body.results.map((r: any) => r.count), [1, 1], 'String param lowercased for a lowercase field')
-  t.same((await agg(app, alice, 'byStage', { since: '2024-05-01' })).body.results.map((r: any) => r._id), ['open', 'won'], 'Date param')
-  t.same((await agg(app, alice, 'byStage', { hot: 'true', minAmount: '15' })).body.results, [{ _id: 'won', total: 30, count: 1 }], 'params combine')
-  t.same((await agg(app, bob, 'byStage')).body.results, [{ _id: 'lost', total: 1000, count: 1 }], "bob sees only bob's rows")
+  t.same(
+    (await agg(app, alice, 'byStage', { minAmount: '20' })).body.results,
+    [
+      { _id: 'open', total: 20, count: 1 },
+      { _id: 'won', total: 30, count: 1 }
+    ],
+    'Number param'
+  )
+  t.same(
+    (await agg(app, alice, 'byStage', { owner: 'ANN' })).body.results.map((r: any) => r.count),
+    [1, 1],
+    'String param lowercased for a lowercase field'
+  )
+  t.same(
+    (await agg(app, alice, 'byStage', { since: '2024-05-01' })).body.results.map((r: any) => r._id),
+    ['open', 'won'],
+    'Date param'
+  )
+  t.same(
+    (await agg(app, alice, 'byStage', { hot: 'true', minAmount: '15' })).body.results,
+    [{ _id: 'won', total: 30, count: 1 }],
+    'params combine'
+  )
+  t.same(
+    (await agg(app, bob, 'byStage')).body.results,
+    [{ _id: 'lost', total: 1000, count: 1 }],
+    "bob sees only bob's rows"
+  )
   const total = await agg(app, alice, 'total', { stage: 'open' })
   t.equal(total.body.results[0].total, 30)
   t.equal(typeof total.body.results[0].ids[0], 'string', 'ObjectIds come back as hex strings')
@@ -62,7 +103,11 @@ t.test('wrong, missing, unknown and injected params', async (t) => {
     t.equal(body.error.details.field, field)
   }
   {
-    const res = await app.inject({ method: 'GET', url: '/api/v1/deals/aggregations/byStage?minAmount=1&minAmount=2', headers: alice.headers })
+    const res = await app.inject({
+      method: 'GET',
+      url: '/api/v1/deals/aggregations/byStage?minAmount=1&minAmount=2',
+      headers: alice.headers
+    })
     t.equal(res.statusCode, 400, 'a repeated param')
   }
   for (const injected of ['{"$ne":null}', '{"$gt":""}', '$userId', '{"$where":"1"}']) {
@@ -93,18 +138,27 @@ t.test('unsafe aggregations: acl.list roles only, and still tenant-scoped', asyn
   {
     const { status, body } = await agg(app, manager, 'everything')
     t.equal(status, 200)
-    t.same(body.results.map((r: any) => r.amount), [10, 20, 30], "the manager's own tenant only, even when unsafe")
+    t.same(
+      body.results.map((r: any) => r.amount),
+      [10, 20, 30],
+      "the manager's own tenant only, even when unsafe"
+    )
     t.ok(body.results.every((r: any) => r.userId === alice.userId))
   }
 })
 
 t.test('tombstoned rows (service scopes) stay out of aggregations', async (t) => {
   const app = await buildCoreApp(t, { schemas: makeAggregationSchemas() })
-  app.svc.services.get('deals').addScope(({ options }) => options.includeDeleted === true ? undefined : { deletedAt: null })
+  app.svc.services
+    .get('deals')
+    .addScope(({ options }) => (options.includeDeleted === true ? undefined : { deletedAt: null }))
   const alice = makeUser()
   await seed(app, alice, ALICE_ROWS)
   await app.svc.db.collection('deals').updateOne({ title: 'c' }, { $set: { deletedAt: new Date() } })
-  t.same((await agg(app, alice, 'byStage')).body.results.map((r: any) => r._id), ['open'])
+  t.same(
+    (await agg(app, alice, 'byStage')).body.results.map((r: any) => r._id),
+    ['open']
+  )
 })
 
 t.test('cache: per tenant and per params, for ttlSeconds', async (t) => {
@@ -116,10 +170,22 @@ t.test('cache: per tenant and per params, for ttlSeconds', async (t) => {
   t.equal((await agg(app, alice, 'total', { stage: 'open' })).body.results[0].total, 30)
   // Behind the service's back: nothing retires the cached answer.
   await app.svc.db.collection('deals').updateOne({ title: 'a' }, { $inc: { amount: 5 } })
-  t.equal((await agg(app, alice, 'total', { stage: 'open' })).body.results[0].total, 30, 'served from the cache within the TTL')
+  t.equal(
+    (await agg(app, alice, 'total', { stage: 'open' })).body.results[0].total,
+    30,
+    'served from the cache within the TTL'
+  )
   await seed(app, alice, [{ title: 'e', amount: 0 }])
-  t.equal((await agg(app, alice, 'total', { stage: 'open' })).body.results[0].total, 35, 'a write through the service retires it')
-  t.equal((await agg(app, bob, 'total', { stage: 'open' })).body.results[0].total, 7, "another tenant never gets alice's cached answer")
+  t.equal(
+    (await agg(app, alice, 'total', { stage: 'open' })).body.results[0].total,
+    35,
+    'a write through the service retires it'
+  )
+  t.equal(
+    (await agg(app, bob, 'total', { stage: 'open' })).body.results[0].total,
+    7,
+    "another tenant never gets alice's cached answer"
+  )
   t.same((await agg(app, alice, 'total', { stage: 'won' })).body.results[0].total, 30, 'other params, other entry')
   const uncached = await agg(app, alice, 'byStage')
   t.equal(uncached.body.results[0].total, 35, 'an aggregation without cache is always fresh')
@@ -132,10 +198,19 @@ t.test('api clients cannot run aggregations; the manifest lists them with params
   t.same(res.json().aggregations[0], {
     name: 'byStage',
     description: 'Deal count and total per stage',
-    params: [{ name: 'minAmount', type: 'Number', required: false }, { name: 'owner', type: 'String', required: false }, { name: 'since', type: 'date', required: false }, { name: 'hot', type: 'Boolean', required: false }],
+    params: [
+      { name: 'minAmount', type: 'Number', required: false },
+      { name: 'owner', type: 'String', required: false },
+      { name: 'since', type: 'date', required: false },
+      { name: 'hot', type: 'Boolean', required: false }
+    ],
     unsafe: false
   })
-  t.match(res.json().aggregations[1], { name: 'total', params: [{ name: 'stage', type: 'String', required: true }], cache: { ttlSeconds: 60 } })
+  t.match(res.json().aggregations[1], {
+    name: 'total',
+    params: [{ name: 'stage', type: 'String', required: true }],
+    cache: { ttlSeconds: 60 }
+  })
   const ctx = { identity: { kind: 'client' as const, userId: null, roles: ['public'] }, surface: 'system' as const }
   await t.rejects(app.svc.services.get('deals').aggregations.run(ctx, 'byStage'), { statusCode: 403 } as any)
 })

@@ -26,12 +26,20 @@ t.test('X-Client-Id: reads allowed, writes 403, unknown 401, bearer wins', async
   }
   const user = await registerUser(app)
   {
-    const res = await app.inject({ method: 'POST', url: '/probe/write', headers: { ...headers, ...bearer(user.accessToken) } })
+    const res = await app.inject({
+      method: 'POST',
+      url: '/probe/write',
+      headers: { ...headers, ...bearer(user.accessToken) }
+    })
     t.equal(res.statusCode, 200, 'bearer + client id: the bearer decides')
     t.match(res.json(), { kind: 'user', userId: user.user._id })
   }
   {
-    const res = await app.inject({ method: 'GET', url: '/probe/read', headers: { ...headers, ...bearer('broken.token.value') } })
+    const res = await app.inject({
+      method: 'GET',
+      url: '/probe/read',
+      headers: { ...headers, ...bearer('broken.token.value') }
+    })
     t.equal(res.statusCode, 401, 'an invalid bearer never falls back to the client id')
   }
 })

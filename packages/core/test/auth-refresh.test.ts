@@ -19,10 +19,19 @@ t.test('refresh rotates: new pair works, the old token is dead', async (t) => {
   const probe = await app.inject({ method: 'GET', url: '/probe/read', headers: bearer(pair.accessToken) })
   t.equal(probe.json().userId, user._id, 'new access token identifies the user')
 
-  const stored = await app.svc.db.collection<{ _id: string, familyId: string, usedAt: Date | null, expiresAt: Date }>('refresh_tokens').find({}).toArray()
+  const stored = await app.svc.db
+    .collection<{ _id: string; familyId: string; usedAt: Date | null; expiresAt: Date }>('refresh_tokens')
+    .find({})
+    .toArray()
   t.equal(stored.length, 2, 'two tokens of the family stored')
-  t.ok(stored.every((d) => d._id !== refreshToken && d._id !== pair.refreshToken), 'raw tokens never stored')
-  t.ok(stored.some((d) => d._id === createHash('sha256').update(pair.refreshToken).digest('hex')), 'stored as SHA-256')
+  t.ok(
+    stored.every((d) => d._id !== refreshToken && d._id !== pair.refreshToken),
+    'raw tokens never stored'
+  )
+  t.ok(
+    stored.some((d) => d._id === createHash('sha256').update(pair.refreshToken).digest('hex')),
+    'stored as SHA-256'
+  )
   t.equal(new Set(stored.map((d) => d.familyId)).size, 1, 'same family')
   const live = stored.find((d) => d.usedAt == null)
   const days = ((live?.expiresAt.getTime() ?? 0) - Date.now()) / 86_400_000

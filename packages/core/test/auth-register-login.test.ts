@@ -5,11 +5,25 @@ const person = { first_name: 'Ada', last_name: 'Lovelace', email: 'Ada@Example.T
 
 t.test('register → 201 with user and tokens, never the hash', async (t) => {
   const app = await buildAuthApp(t)
-  const res = await app.inject({ method: 'POST', url: '/register', payload: { ...person, roles: ['admin'], userId: 'x', passwordHash: 'x' } })
+  const res = await app.inject({
+    method: 'POST',
+    url: '/register',
+    payload: { ...person, roles: ['admin'], userId: 'x', passwordHash: 'x' }
+  })
   t.equal(res.statusCode, 201, 'POST /register')
   const body = res.json()
-  t.match(body.user, { _id: /^[0-9a-f]{24}$/, first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.test', roles: ['user'] })
-  t.same(Object.keys(body.user).sort(), ['_id', 'createdAt', 'email', 'first_name', 'last_name', 'roles', 'updatedAt'], 'only public user fields')
+  t.match(body.user, {
+    _id: /^[0-9a-f]{24}$/,
+    first_name: 'Ada',
+    last_name: 'Lovelace',
+    email: 'ada@example.test',
+    roles: ['user']
+  })
+  t.same(
+    Object.keys(body.user).sort(),
+    ['_id', 'createdAt', 'email', 'first_name', 'last_name', 'roles', 'updatedAt'],
+    'only public user fields'
+  )
   t.notMatch(res.body, /\$2[aby]\$/, 'no bcrypt hash anywhere in the response')
   t.notMatch(res.body, /passwordHash|analytical-engine/, 'no password material in the response')
   t.type(body.accessToken, 'string')
@@ -58,15 +72,31 @@ t.test('login → 200; bad credentials → identical 401 for wrong password and 
   const app = await buildAuthApp(t)
   await app.inject({ method: 'POST', url: '/register', payload: person })
 
-  const ok = await app.inject({ method: 'POST', url: '/login', payload: { email: 'ADA@example.test', password: person.password } })
+  const ok = await app.inject({
+    method: 'POST',
+    url: '/login',
+    payload: { email: 'ADA@example.test', password: person.password }
+  })
   t.equal(ok.statusCode, 200, 'POST /login with mixed-case e-mail')
   const body = ok.json()
   t.equal(body.user.email, 'ada@example.test')
   t.notMatch(ok.body, /\$2[aby]\$|passwordHash/, 'no hash in the login response')
-  t.equal((await app.inject({ method: 'GET', url: '/probe/read', headers: bearer(body.accessToken) })).statusCode, 200, 'login token works')
+  t.equal(
+    (await app.inject({ method: 'GET', url: '/probe/read', headers: bearer(body.accessToken) })).statusCode,
+    200,
+    'login token works'
+  )
 
-  const wrongPassword = await app.inject({ method: 'POST', url: '/login', payload: { email: person.email, password: 'wrong-password' } })
-  const unknownEmail = await app.inject({ method: 'POST', url: '/login', payload: { email: 'nobody@example.test', password: 'wrong-password' } })
+  const wrongPassword = await app.inject({
+    method: 'POST',
+    url: '/login',
+    payload: { email: person.email, password: 'wrong-password' }
+  })
+  const unknownEmail = await app.inject({
+    method: 'POST',
+    url: '/login',
+    payload: { email: 'nobody@example.test', password: 'wrong-password' }
+  })
   t.equal(wrongPassword.statusCode, 401, 'wrong password')
   t.equal(unknownEmail.statusCode, 401, 'unknown e-mail')
   t.equal(wrongPassword.json().error.code, 'UNAUTHENTICATED')

@@ -21,18 +21,29 @@ t.test('every kind of bad token is 401 UNAUTHENTICATED in the envelope', async (
     ['garbage segments', bearer('abc.def.ghi')],
     ['expired', bearer(signToken(claims, TEST_SECRET, { expiresIn: -60 }))],
     ['wrong signature', bearer(signToken(claims, 'another-secret'))],
-    ['tampered payload', bearer(`${valid.split('.')[0]}.${b64url({ ...claims, roles: ['admin'], exp: Math.floor(Date.now() / 1000) + 900 })}.${validSig}`)],
+    [
+      'tampered payload',
+      bearer(
+        `${valid.split('.')[0]}.${b64url({ ...claims, roles: ['admin'], exp: Math.floor(Date.now() / 1000) + 900 })}.${validSig}`
+      )
+    ],
     ['alg none', bearer(signToken(claims, TEST_SECRET, { alg: 'none' }))],
     ['alg none with signature kept', bearer(`${b64url({ alg: 'none', typ: 'JWT' })}.${validPayload}.${validSig}`)],
     ['alg NONE uppercase', bearer(`${b64url({ alg: 'NONE', typ: 'JWT' })}.${validPayload}.`)],
     ['HS512 with the right secret', bearer(signToken(claims, TEST_SECRET, { alg: 'HS512' }))],
-    ['RS256 header over an HMAC signature', bearer(`${b64url({ alg: 'RS256', typ: 'JWT' })}.${validPayload}.${validSig}`)],
+    [
+      'RS256 header over an HMAC signature',
+      bearer(`${b64url({ alg: 'RS256', typ: 'JWT' })}.${validPayload}.${validSig}`)
+    ],
     ['missing user_id', bearer(signToken({ email: 'a@b.c', roles: ['user'] }, TEST_SECRET))],
     ['roles not an array', bearer(signToken(userClaims({ roles: 'admin' }), TEST_SECRET))],
     ['no exp', bearer(signToken(userClaims({ exp: undefined }), TEST_SECRET))]
   ]
   for (const [name, headers] of cases) {
-    for (const [method, url] of [['GET', '/probe/read'], ['POST', '/probe/write']] as const) {
+    for (const [method, url] of [
+      ['GET', '/probe/read'],
+      ['POST', '/probe/write']
+    ] as const) {
       const res = await app.inject({ method, url, headers })
       t.equal(res.statusCode, 401, `${name}: ${method} ${url} status`)
       const body = res.json()
@@ -49,7 +60,13 @@ t.test('a valid HS256 token resolves the identity from its claims', async (t) =>
   t.equal(res.statusCode, 200, 'GET /probe/read')
   const lower = await app.inject({ method: 'GET', url: '/probe/read', headers: { authorization: `bearer ${token}` } })
   t.equal(lower.statusCode, 200, 'scheme is case-insensitive')
-  t.same(res.json(), { kind: 'user', userId: '65f000000000000000000001', email: 'someone@example.test', roles: ['user', 'agent'], accountId: 'acc-1' })
+  t.same(res.json(), {
+    kind: 'user',
+    userId: '65f000000000000000000001',
+    email: 'someone@example.test',
+    roles: ['user', 'agent'],
+    accountId: 'acc-1'
+  })
 })
 
 t.test('tokens minted by the service and by signAccessToken are interchangeable', async (t) => {
@@ -66,7 +83,9 @@ t.test('tokens minted by the service and by signAccessToken are interchangeable'
     t.equal(res.statusCode, 200, 'GET /probe/read with minted token')
     t.equal(res.json().userId, 'u-1')
   }
-  const payload = JSON.parse(Buffer.from(app.svc.auth.mintAccessToken(claims, 120).split('.')[1], 'base64url').toString())
+  const payload = JSON.parse(
+    Buffer.from(app.svc.auth.mintAccessToken(claims, 120).split('.')[1], 'base64url').toString()
+  )
   t.equal(payload.exp - payload.iat, 120, 'explicit ttl honoured')
   const dflt = JSON.parse(Buffer.from(minted.split('.')[1], 'base64url').toString())
   t.equal(dflt.exp - dflt.iat, 900, 'default ttl is 15 minutes')

@@ -13,7 +13,18 @@ t.test('create, get, update, delete through REST with stamping and BSON conversi
       method: 'POST',
       url: '/api/v1/contacts',
       headers: alice.headers,
-      payload: { firstName: 'Ada', lastName: 'Lovelace', email: 'ADA@Example.COM', birthday: '1815-12-10', tags: ['vip'], address: { city: 'London' }, customFields: { shoe: 42 }, userId: 'intruder', accountId: 'other', createdAt: '1999-01-01T00:00:00.000Z' }
+      payload: {
+        firstName: 'Ada',
+        lastName: 'Lovelace',
+        email: 'ADA@Example.COM',
+        birthday: '1815-12-10',
+        tags: ['vip'],
+        address: { city: 'London' },
+        customFields: { shoe: 42 },
+        userId: 'intruder',
+        accountId: 'other',
+        createdAt: '1999-01-01T00:00:00.000Z'
+      }
     })
     t.equal(res.statusCode, 201, 'POST /api/v1/contacts')
     const rec = res.json()
@@ -45,7 +56,12 @@ t.test('create, get, update, delete through REST with stamping and BSON conversi
   }
   {
     await new Promise((resolve) => setTimeout(resolve, 5))
-    const res = await app.inject({ method: 'PUT', url: `/api/v1/contacts/${id}`, headers: alice.headers, payload: { title: 'Countess', score: 7, phone: null, userId: 'intruder', lastContactedAt: '2024-05-01T10:00:00Z' } })
+    const res = await app.inject({
+      method: 'PUT',
+      url: `/api/v1/contacts/${id}`,
+      headers: alice.headers,
+      payload: { title: 'Countess', score: 7, phone: null, userId: 'intruder', lastContactedAt: '2024-05-01T10:00:00Z' }
+    })
     t.equal(res.statusCode, 200, 'PUT by id')
     const rec = res.json()
     t.equal(rec.title, 'Countess')
@@ -59,7 +75,12 @@ t.test('create, get, update, delete through REST with stamping and BSON conversi
     t.type(stored?.lastContactedAt, Date)
   }
   {
-    const res = await app.inject({ method: 'PUT', url: `/api/v1/contacts/${id}`, headers: alice.headers, payload: { title: null } })
+    const res = await app.inject({
+      method: 'PUT',
+      url: `/api/v1/contacts/${id}`,
+      headers: alice.headers,
+      payload: { title: null }
+    })
     t.equal(res.statusCode, 200, 'PUT with null clears an optional field')
     t.notOk('title' in res.json())
   }
@@ -79,21 +100,51 @@ t.test('nested sub-schemas and arrays of sub-documents', async (t) => {
   const app = await buildCoreApp(t)
   const u = makeUser()
   {
-    const res = await app.inject({ method: 'POST', url: '/api/v1/deals', headers: u.headers, payload: { title: 'Big', amount: 1000, lineItems: [{ sku: 'A1', unitPrice: 5 }, { sku: 'B2', quantity: 3 }], metadata: { source: 'web', nested: [1, { x: 2 }] } } })
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/v1/deals',
+      headers: u.headers,
+      payload: {
+        title: 'Big',
+        amount: 1000,
+        lineItems: [
+          { sku: 'A1', unitPrice: 5 },
+          { sku: 'B2', quantity: 3 }
+        ],
+        metadata: { source: 'web', nested: [1, { x: 2 }] }
+      }
+    })
     t.equal(res.statusCode, 201, 'POST /api/v1/deals')
     const rec = res.json()
-    t.same(rec.lineItems, [{ sku: 'A1', quantity: 1, unitPrice: 5 }, { sku: 'B2', quantity: 3 }], 'defaults inside array items')
+    t.same(
+      rec.lineItems,
+      [
+        { sku: 'A1', quantity: 1, unitPrice: 5 },
+        { sku: 'B2', quantity: 3 }
+      ],
+      'defaults inside array items'
+    )
     t.equal(rec.currency, 'USD')
     t.equal(rec.stage, 'prospecting')
   }
   {
-    const res = await app.inject({ method: 'POST', url: '/api/v1/companies', headers: u.headers, payload: { name: 'Acme', domain: 'ACME.io', address: { city: 'Paris' } } })
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/v1/companies',
+      headers: u.headers,
+      payload: { name: 'Acme', domain: 'ACME.io', address: { city: 'Paris' } }
+    })
     t.equal(res.statusCode, 201, 'POST /api/v1/companies')
     t.same(res.json().address, { city: 'Paris', country: 'US' }, 'nested default')
     t.equal(res.json().domain, 'acme.io')
   }
   {
-    const res = await app.inject({ method: 'POST', url: '/api/v1/companies', headers: u.headers, payload: { name: 'NoCity', address: { street: 'x' } } })
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/v1/companies',
+      headers: u.headers,
+      payload: { name: 'NoCity', address: { street: 'x' } }
+    })
     t.equal(res.statusCode, 400, 'nested required field missing')
     t.equal(res.json().error.details.field, 'address.city')
   }
@@ -106,8 +157,14 @@ t.test('GET -schema describes the resource', async (t) => {
   t.equal(res.statusCode, 200)
   const body = res.json()
   t.equal(body.path, 'deals')
-  t.match(body.fields.find((f: { name: string }) => f.name === 'amount'), { type: 'Number', required: true, min: 0 })
-  t.match(body.fields.find((f: { name: string }) => f.name === 'userId'), { stamped: true })
+  t.match(
+    body.fields.find((f: { name: string }) => f.name === 'amount'),
+    { type: 'Number', required: true, min: 0 }
+  )
+  t.match(
+    body.fields.find((f: { name: string }) => f.name === 'userId'),
+    { stamped: true }
+  )
   t.same(body.relations.company, { kind: 'belongsTo', target: 'companies', fk: 'companyId' })
   t.ok(body.schemas.create)
 })

@@ -17,7 +17,15 @@ const deals = defineSchema({
     { name: 'contract', type: 'File', file: { maxBytes: 1024, accept: ['application/pdf'], visibility: 'private' } },
     { name: 'address', type: { city: { type: String, required: true }, zip: String } },
     { name: 'lines', type: [{ sku: { type: String, required: true }, qty: Number }] },
-    { name: 'stage', type: String, stateMachine: { initial: 'open', states: ['open', 'won', 'lost'], transitions: { open: ['won', 'lost'], won: [], lost: [] } } },
+    {
+      name: 'stage',
+      type: String,
+      stateMachine: {
+        initial: 'open',
+        states: ['open', 'won', 'lost'],
+        transitions: { open: ['won', 'lost'], won: [], lost: [] }
+      }
+    },
     { name: 'margin', type: Number, computed: (r) => Number(r.amount) * 0.2 },
     { name: 'secret', type: String, acl: { read: ['admin'], update: ['admin'] } },
     { name: 'ownerId', type: String, reference: 'deals' }
@@ -39,6 +47,12 @@ t.test('defineSchema is the identity and its result loads', async (t) => {
   t.same(m.softDelete, { enabled: true, retentionDays: 30 })
   t.same(Object.keys(m.stateMachines), ['stage'])
   t.same(m.acl.list, ['admin'])
-  t.notOk('margin' in (m.schemas.create as unknown as { properties: object }).properties, 'computed fields are not writable')
-  t.notOk('contract' in (m.schemas.create as unknown as { properties: object }).properties, 'File fields belong to the file routes')
+  t.notOk(
+    'margin' in (m.schemas.create as unknown as { properties: object }).properties,
+    'computed fields are not writable'
+  )
+  t.notOk(
+    'contract' in (m.schemas.create as unknown as { properties: object }).properties,
+    'File fields belong to the file routes'
+  )
 })

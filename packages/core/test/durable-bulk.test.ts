@@ -10,7 +10,10 @@ const SCHEMAS = [
 /** One `effects` row per record a result names (bulk results: one per record image). */
 function perRecord (r: WriteResult): DurableDoc[] {
   const ids = r.records !== undefined ? r.records.map((x) => x.before._id) : [r.recordId!]
-  return ids.map((id) => ({ collection: 'effects', document: { _id: `${r.writeId}:${r.action}:${id}`, action: r.action, recordId: id } }))
+  return ids.map((id) => ({
+    collection: 'effects',
+    document: { _id: `${r.writeId}:${r.action}:${id}`, action: r.action, recordId: id }
+  }))
 }
 
 const ctx: any = { identity: { kind: 'user', userId: '65f0000000000000000000a1', roles: ['user'] }, surface: 'graphql' }
@@ -20,7 +23,11 @@ for (const mode of DURABLE_MODES) {
     const app = await buildCoreApp(t, {
       schemas: SCHEMAS,
       options: { intentReconcileMs: 0, transactions: mode.transactions },
-      plugins: [async (app) => { app.svc.services.get('items').addDurableEffect('per-record', perRecord) }]
+      plugins: [
+        async (app) => {
+          app.svc.services.get('items').addDurableEffect('per-record', perRecord)
+        }
+      ]
     })
     const service = app.svc.services.get('items')
     const effects = app.svc.db.collection('effects')
@@ -28,17 +35,28 @@ for (const mode of DURABLE_MODES) {
     t.equal(await effects.countDocuments({ action: 'created' }), 2)
 
     // n: 2 exists: the ordered insertMany stops there, after inserting n: 3 — which stays only without a transaction.
-    await t.rejects(service.createMany(ctx, [{ n: 3 }, { n: 2 }, { n: 4 }]), { code: 11000 }, 'the duplicate key (409 on every surface)')
+    await t.rejects(
+      service.createMany(ctx, [{ n: 3 }, { n: 2 }, { n: 4 }]),
+      { code: 11000 },
+      'the duplicate key (409 on every surface)'
+    )
     const stored = (await app.svc.db.collection(service.model.collection).find({}).toArray()).map((d) => d.n).sort()
     if (mode.name === 'intents') t.same(stored, [1, 2, 3], 'the records before the duplicate were inserted')
     else t.same(stored, [1, 2], 'in a transaction the whole bulk is refused: nothing inserted')
     const created = await effects.find({ action: 'created' }).toArray()
     t.equal(created.length, stored.length, 'the documents of the records inserted, and none for the others')
-    t.same(new Set(created.map((e) => e.recordId)), new Set((await app.svc.db.collection(service.model.collection).find({}).toArray()).map((d) => String(d._id))))
+    t.same(
+      new Set(created.map((e) => e.recordId)),
+      new Set((await app.svc.db.collection(service.model.collection).find({}).toArray()).map((d) => String(d._id)))
+    )
     t.equal(await app.svc.db.collection(INTENTS_COLLECTION).countDocuments({ state: 'pending' }), 0)
 
     t.same(await service.deleteMany(ctx, { n: { $lte: 2 } }), { numAffected: 2 })
-    t.equal(await effects.countDocuments({ action: 'deleted' }), 2, 'one document per deleted record (from the bulk result)')
+    t.equal(
+      await effects.countDocuments({ action: 'deleted' }),
+      2,
+      'one document per deleted record (from the bulk result)'
+    )
     t.same(await service.deleteMany(ctx, { n: 99 }), { numAffected: 0 })
     t.equal(await effects.countDocuments({ action: 'deleted' }), 2, 'a delete of nothing leaves nothing')
     t.equal(await app.svc.db.collection(INTENTS_COLLECTION).countDocuments({ state: 'pending' }), 0)
@@ -47,6 +65,10 @@ for (const mode of DURABLE_MODES) {
     const plain = app.svc.services.get('plain')
     await plain.createMany(ctx, [{ n: 1 }])
     await t.rejects(plain.createMany(ctx, [{ n: 2 }, { n: 1 }]), { code: 11000 })
-    t.equal(await app.svc.db.collection(plain.model.collection).countDocuments(), mode.name === 'intents' ? 2 : 1, mode.name === 'intents' ? 'partial, as ever' : 'nothing of the refused bulk')
+    t.equal(
+      await app.svc.db.collection(plain.model.collection).countDocuments(),
+      mode.name === 'intents' ? 2 : 1,
+      mode.name === 'intents' ? 'partial, as ever' : 'nothing of the refused bulk'
+    )
   })
 }

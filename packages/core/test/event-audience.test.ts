@@ -1,27 +1,35 @@
 import t from 'tap'
-import { ApiClientStore, checkEventPatterns, checkFeedPatterns, eventTypeMatches, type RequestContext } from '../src/index.js'
+import {
+  ApiClientStore,
+  checkEventPatterns,
+  checkFeedPatterns,
+  eventTypeMatches,
+  type RequestContext
+} from '../src/index.js'
 import { buildCoreApp, makeUser } from './helper.js'
 
 // service.eventAudience(ctx): the list rule as an in-memory test, for live feeds (@svc/realtime).
 
-const schemas = [{
-  path: 'items',
-  fields: [
-    { name: 'name', type: String, required: true },
-    { name: 'price', type: Number },
-    { name: 'tags', type: [String] },
-    { name: 'launchedAt', type: Date },
-    { name: 'secret', type: String, acl: { read: ['staff'] } }
-  ],
-  acl: {
-    list: ['admin'],
-    scope: {
-      storefront: { price: { $gte: 10 } },
-      dated: { launchedAt: { $lt: '2030-01-01T00:00:00.000Z' }, tags: 'sale' },
-      pattern: { name: { $regex: '^a', $options: 'i' }, tags: { $in: ['x', 'y'] } }
+const schemas = [
+  {
+    path: 'items',
+    fields: [
+      { name: 'name', type: String, required: true },
+      { name: 'price', type: Number },
+      { name: 'tags', type: [String] },
+      { name: 'launchedAt', type: Date },
+      { name: 'secret', type: String, acl: { read: ['staff'] } }
+    ],
+    acl: {
+      list: ['admin'],
+      scope: {
+        storefront: { price: { $gte: 10 } },
+        dated: { launchedAt: { $lt: '2030-01-01T00:00:00.000Z' }, tags: 'sale' },
+        pattern: { name: { $regex: '^a', $options: 'i' }, tags: { $in: ['x', 'y'] } }
+      }
     }
   }
-}]
+]
 
 t.test('the audience test agrees with the list for every identity and record', async (t) => {
   const app = await buildCoreApp(t, { schemas })
@@ -39,7 +47,9 @@ t.test('the audience test agrees with the list for every identity and record', a
     const res = await app.inject({ method: 'POST', url: '/api/v1/items', headers: user.headers, payload: body })
     t.equal(res.statusCode, 201)
   }
-  const records = (await app.svc.db.collection(service.model.collection).find({}).toArray()).map((d) => JSON.parse(JSON.stringify({ ...d, _id: String(d._id) })))
+  const records = (await app.svc.db.collection(service.model.collection).find({}).toArray()).map((d) =>
+    JSON.parse(JSON.stringify({ ...d, _id: String(d._id) }))
+  )
   const callers: Array<[string, Record<string, string>]> = [
     ['alice', alice.headers],
     ['bob', bob.headers],
@@ -51,18 +61,26 @@ t.test('the audience test agrees with the list for every identity and record', a
     ['pattern', { 'x-client-id': (await clients.create({ role: 'pattern' }))._id }]
   ]
   for (const [who, headers] of callers) {
-    const listed = (await app.inject({ method: 'GET', url: '/api/v1/items?__perPage=200', headers })).json().results.map((r: any) => r.name).sort()
+    const listed = (await app.inject({ method: 'GET', url: '/api/v1/items?__perPage=200', headers }))
+      .json()
+      .results.map((r: any) => r.name)
+      .sort()
     const identity = await app.svc.auth.authenticate({ headers } as any, { allowClient: true })
     const ctx: RequestContext = { identity, surface: 'rest' }
     const audience = service.eventAudience(ctx)
     if (audience === null) throw new Error(`${who}: no audience`)
-    const seen = records.filter((r) => audience.sees({ userId: r.userId, record: r })).map((r) => r.name).sort()
+    const seen = records
+      .filter((r) => audience.sees({ userId: r.userId, record: r }))
+      .map((r) => r.name)
+      .sort()
     t.same(seen, listed, `${who}: the feed admits exactly what the list shows`)
   }
 })
 
 t.test('tenant, readable fields, closed schemas and bulk events', async (t) => {
-  const app = await buildCoreApp(t, { schemas: [...schemas, { path: 'notes', fields: [{ name: 'text', type: String }] }] })
+  const app = await buildCoreApp(t, {
+    schemas: [...schemas, { path: 'notes', fields: [{ name: 'text', type: String }] }]
+  })
   const alice = makeUser()
   const ctx = (identity: any): RequestContext => ({ identity, surface: 'rest' })
   const items = app.svc.services.get('items')
@@ -77,20 +95,34 @@ t.test('tenant, readable fields, closed schemas and bulk events', async (t) => {
   t.equal(admin.tenant, null, 'an acl.list role sees every tenant')
   t.ok(admin.sees({ userId: 'anyone' }))
   const orgAdmin = items.eventAudience(ctx({ kind: 'user', userId: alice.userId, roles: ['admin'], accountId: 'o' }))!
-  t.notOk(orgAdmin.sees({ userId: alice.userId }), 'an org-bound admin gets no bulk event it cannot place in its organisation')
+  t.notOk(
+    orgAdmin.sees({ userId: alice.userId }),
+    'an org-bound admin gets no bulk event it cannot place in its organisation'
+  )
   const client = ctx({ kind: 'client', userId: null, roles: ['storefront'], clientId: 'c' })
-  t.equal(app.svc.services.get('notes').eventAudience(client), null, 'a schema without a scope for the client is closed')
+  t.equal(
+    app.svc.services.get('notes').eventAudience(client),
+    null,
+    'a schema without a scope for the client is closed'
+  )
   t.notOk(items.eventAudience(client)!.sees({ userId: 'x' }), 'an api client gets no bulk event')
   t.throws(() => items.eventAudience({ identity: null, surface: 'rest' }), { code: 'UNAUTHENTICATED' })
 })
 
-t.test('event patterns: the webhook syntax, and a feed\'s check against the loaded schemas', async (t) => {
+t.test("event patterns: the webhook syntax, and a feed's check against the loaded schemas", async (t) => {
   t.ok(eventTypeMatches(['*'], 'a.created'))
   t.ok(eventTypeMatches(['a.*'], 'a.deleted'))
   t.notOk(eventTypeMatches(['a.*'], 'ab.deleted'))
   t.notOk(eventTypeMatches(['a.created'], 'a.updated'))
-  t.doesNotThrow(() => { checkEventPatterns(['*', 'a.*', 'a.created', 'webhook.test']) })
-  t.throws(() => { checkEventPatterns(['a', 'a.*.b', '**']) }, { code: 'VALIDATION', details: { field: 'events', invalid: ['a', 'a.*.b', '**'] } })
+  t.doesNotThrow(() => {
+    checkEventPatterns(['*', 'a.*', 'a.created', 'webhook.test'])
+  })
+  t.throws(
+    () => {
+      checkEventPatterns(['a', 'a.*.b', '**'])
+    },
+    { code: 'VALIDATION', details: { field: 'events', invalid: ['a', 'a.*.b', '**'] } }
+  )
   const paths = new Set(['orders', 'order-items'])
   t.same([...checkFeedPatterns(['*'], paths)].sort(), ['order-items', 'orders'])
   t.same([...checkFeedPatterns(['orders.created', 'orders.*'], paths)], ['orders'])

@@ -19,8 +19,10 @@ async function post (app: Awaited<ReturnType<typeof buildLogApp>>, title: string
 t.test('a replica set: change-stream mode, a write reaches a follower long before the poll would', async (t) => {
   const app = await buildLogApp(t, { eventLog: SLOW_POLL })
   t.equal(app.svc.eventLog.mode, 'change-stream')
-  const seen: Array<{ e: LoggedEvent, at: number }> = []
-  await app.svc.eventLog.follow(null, (events) => { for (const e of events) seen.push({ e, at: Date.now() }) })
+  const seen: Array<{ e: LoggedEvent; at: number }> = []
+  await app.svc.eventLog.follow(null, (events) => {
+    for (const e of events) seen.push({ e, at: Date.now() })
+  })
   // at once after start-up (the stream may still be opening: the catch-up once it answers covers that)
   let at = Date.now()
   await post(app, 'first')
@@ -41,7 +43,9 @@ t.test('a standalone, or changeStreams: false: poll mode, still delivered', asyn
   const off = await buildLogApp(t, { eventLog: { changeStreams: false } })
   t.equal(off.svc.eventLog.mode, 'poll', 'turned off by option')
   const seen: LoggedEvent[] = []
-  await off.svc.eventLog.follow(null, (events) => { seen.push(...events) })
+  await off.svc.eventLog.follow(null, (events) => {
+    seen.push(...events)
+  })
   await post(off, 'polled')
   await eventually(() => seen.some((e) => e.record?.title === 'polled'))
   t.pass('the poll delivers')
@@ -52,11 +56,14 @@ t.test('a failing change stream: the log polls, reopens the stream, and loses no
   // a client of its own that reports the commands it sends (the log's stream opens among them)
   const client = new MongoClient(uri, { monitorCommands: true })
   await client.connect()
-  t.teardown(async () => { await client.close() })
+  t.teardown(async () => {
+    await client.close()
+  })
   const db = client.db()
   const opens: number[] = []
   const onStart = (ev: CommandStartedEvent): void => {
-    const first = ev.commandName === 'aggregate' ? (ev.command.pipeline as Array<Record<string, unknown>>)?.[0] : undefined
+    const first =
+      ev.commandName === 'aggregate' ? (ev.command.pipeline as Array<Record<string, unknown>>)?.[0] : undefined
     if (first?.$changeStream !== undefined && ev.command.aggregate === 'svc_events') opens.push(Date.now())
   }
   client.on('commandStarted', onStart)
@@ -65,15 +72,25 @@ t.test('a failing change stream: the log polls, reopens the stream, and loses no
   await eventually(() => opens.length >= 2, 5000) // the support probe, then the log's own stream
   const before = opens.length
   const seen: LoggedEvent[] = []
-  await app.svc.eventLog.follow(null, (events) => { seen.push(...events) })
+  await app.svc.eventLog.follow(null, (events) => {
+    seen.push(...events)
+  })
   // a non-resumable error on the stream's next getMore: the driver gives up on it
-  await db.admin().command({ configureFailPoint: 'failCommand', mode: { times: 1 }, data: { failCommands: ['getMore'], errorCode: 2 } })
+  await db.admin().command({
+    configureFailPoint: 'failCommand',
+    mode: { times: 1 },
+    data: { failCommands: ['getMore'], errorCode: 2 }
+  })
   await post(app, 'during')
   await eventually(() => seen.some((e) => e.record?.title === 'during'), 5000)
   await eventually(() => opens.length > before, 5000)
   t.pass('the stream was reopened after the failure')
   await post(app, 'after')
   await eventually(() => seen.some((e) => e.record?.title === 'after'), 5000)
-  t.same(seen.map((e) => e.seq), seen.map((_, i) => seen[0].seq + i), 'every event once, in order')
+  t.same(
+    seen.map((e) => e.seq),
+    seen.map((_, i) => seen[0].seq + i),
+    'every event once, in order'
+  )
   await db.admin().command({ configureFailPoint: 'failCommand', mode: 'off' })
 })

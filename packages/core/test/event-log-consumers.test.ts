@@ -8,7 +8,9 @@ import { buildLogApp, eventually, stamped } from './fixtures/event-log-app.js'
 // Durable consumers (checkpoints under a lease) and the retention sweep that respects them.
 
 async function create (app: FastifyInstance, headers: Record<string, string>, n: number, prefix = 't'): Promise<void> {
-  for (let i = 0; i < n; i++) await app.inject({ method: 'POST', url: '/api/v1/tasks', headers, payload: { title: `${prefix}${i}` } })
+  for (let i = 0; i < n; i++) {
+    await app.inject({ method: 'POST', url: '/api/v1/tasks', headers, payload: { title: `${prefix}${i}` } })
+  }
 }
 
 const checkpoint = async (app: FastifyInstance, name: string): Promise<number | undefined> =>
@@ -21,20 +23,41 @@ t.test('a consumer starts at the head, gets every later event once and checkpoin
   await create(writer, u.headers, 3, 'early')
   await stamped(writer, 3)
   const got: LoggedEvent[] = []
-  const app = await buildLogApp(t, { db, register: (app) => { app.svc.eventLog.consume('audit-export', async (events) => { got.push(...events) }) } })
+  const app = await buildLogApp(t, {
+    db,
+    register: (app) => {
+      app.svc.eventLog.consume('audit-export', async (events) => {
+        got.push(...events)
+      })
+    }
+  })
   t.equal(await checkpoint(app, 'audit-export'), 3, 'created at the head: earlier events are not its business')
   await create(writer, u.headers, 4)
   await eventually(() => got.length >= 4)
-  t.same(got.map((e) => e.seq), [4, 5, 6, 7])
+  t.same(
+    got.map((e) => e.seq),
+    [4, 5, 6, 7]
+  )
   await eventually(async () => (await checkpoint(app, 'audit-export')) === 7)
 
   // Stopped, then started again on another instance: it resumes at its checkpoint.
   await app.close()
   await create(writer, u.headers, 2, 'while-down')
   const again: LoggedEvent[] = []
-  await buildLogApp(t, { db, register: (app) => { app.svc.eventLog.consume('audit-export', async (events) => { again.push(...events) }) } })
+  await buildLogApp(t, {
+    db,
+    register: (app) => {
+      app.svc.eventLog.consume('audit-export', async (events) => {
+        again.push(...events)
+      })
+    }
+  })
   await eventually(() => again.length >= 2)
-  t.same(again.map((e) => e.record?.title), ['while-down0', 'while-down1'], 'what was written while it was down, nothing before')
+  t.same(
+    again.map((e) => e.record?.title),
+    ['while-down0', 'while-down1'],
+    'what was written while it was down, nothing before'
+  )
 })
 
 t.test('a failing batch is handed again from the checkpoint (at least once)', async (t) => {
@@ -58,54 +81,80 @@ t.test('a failing batch is handed again from the checkpoint (at least once)', as
 t.test('two instances: the consumer runs on one at a time and moves when it stops', async (t) => {
   const { db } = await getTestDb(t)
   const u = makeUser()
-  const handled: Array<{ on: string, seq: number }> = []
-  const consumer = (on: string) => (app: FastifyInstance) => { app.svc.eventLog.consume('fanout', async (events) => { handled.push(...events.map((e) => ({ on, seq: e.seq }))) }) }
+  const handled: Array<{ on: string; seq: number }> = []
+  const consumer = (on: string) => (app: FastifyInstance) => {
+    app.svc.eventLog.consume('fanout', async (events) => {
+      handled.push(...events.map((e) => ({ on, seq: e.seq })))
+    })
+  }
   const a = await buildLogApp(t, { db, register: consumer('a') })
   const b = await buildLogApp(t, { db, register: consumer('b') })
   await create(a, u.headers, 5)
   await eventually(() => handled.length >= 5)
-  t.same(handled.map((h) => h.seq), [1, 2, 3, 4, 5], 'once each')
+  t.same(
+    handled.map((h) => h.seq),
+    [1, 2, 3, 4, 5],
+    'once each'
+  )
   const first = handled[0].on
-  t.ok(handled.every((h) => h.on === first), 'all on the lease holder')
+  t.ok(
+    handled.every((h) => h.on === first),
+    'all on the lease holder'
+  )
   await (first === 'a' ? a : b).close()
   const rest = first === 'a' ? b : a
   await create(rest, u.headers, 3, 'later')
   await eventually(() => handled.length >= 8)
-  t.same(handled.slice(5).map((h) => h.seq), [6, 7, 8])
-  t.ok(handled.slice(5).every((h) => h.on !== first), 'taken over by the other instance')
+  t.same(
+    handled.slice(5).map((h) => h.seq),
+    [6, 7, 8]
+  )
+  t.ok(
+    handled.slice(5).every((h) => h.on !== first),
+    'taken over by the other instance'
+  )
 })
 
-t.test('retention: old events go, except past the slowest durable consumer\'s checkpoint and the newest one', async (t) => {
-  const u = makeUser()
-  let release: () => void = () => {}
-  const blocked = new Promise<void>((resolve) => { release = resolve })
-  const app = await buildLogApp(t, {
-    eventLog: { sweepIntervalMs: 50 },
-    register: (app) => {
-      app.svc.eventLog.enable({ retentionMs: 60_000 })
-      // Hangs on the first batch holding a 'stuck' record until released.
-      app.svc.eventLog.consume('slow', async (events) => {
-        if (events.some((e) => String(e.record?.title).startsWith('stuck'))) await blocked
-      })
-    }
-  })
-  const events = app.svc.db.collection(EVENTS_COLLECTION)
-  await create(app, u.headers, 3)
-  await eventually(async () => (await checkpoint(app, 'slow')) === 3)
-  await create(app, u.headers, 3, 'stuck')
-  await stamped(app, 6)
-  // Make every event older than the retention.
-  await events.updateMany({}, { $set: { at: new Date(Date.now() - 120_000) } })
-  await eventually(async () => (await events.countDocuments()) === 3)
-  t.same((await events.find().sort({ seq: 1 }).toArray()).map((e) => e.seq), [4, 5, 6], 'only what the consumer has passed is gone')
-  t.equal(await app.svc.eventLog.retainedAfter(), 3, 'a cursor at or above 3 lost nothing')
-  release()
-  await eventually(async () => (await checkpoint(app, 'slow')) === 6)
-  await eventually(async () => (await events.countDocuments()) === 1)
-  t.equal((await events.findOne())?.seq, 6, 'the newest event stays (the counter\'s witness)')
-  t.equal(await app.svc.eventLog.retainedAfter(), 5)
-  await create(app, u.headers, 1, 'fresh')
-  await stamped(app, 2)
-  await new Promise((resolve) => setTimeout(resolve, 200))
-  t.equal(await events.countDocuments({ seq: 7 }), 1, 'an event younger than the retention stays')
-})
+t.test(
+  "retention: old events go, except past the slowest durable consumer's checkpoint and the newest one",
+  async (t) => {
+    const u = makeUser()
+    let release: () => void = () => {}
+    const blocked = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    const app = await buildLogApp(t, {
+      eventLog: { sweepIntervalMs: 50 },
+      register: (app) => {
+        app.svc.eventLog.enable({ retentionMs: 60_000 })
+        // Hangs on the first batch holding a 'stuck' record until released.
+        app.svc.eventLog.consume('slow', async (events) => {
+          if (events.some((e) => String(e.record?.title).startsWith('stuck'))) await blocked
+        })
+      }
+    })
+    const events = app.svc.db.collection(EVENTS_COLLECTION)
+    await create(app, u.headers, 3)
+    await eventually(async () => (await checkpoint(app, 'slow')) === 3)
+    await create(app, u.headers, 3, 'stuck')
+    await stamped(app, 6)
+    // Make every event older than the retention.
+    await events.updateMany({}, { $set: { at: new Date(Date.now() - 120_000) } })
+    await eventually(async () => (await events.countDocuments()) === 3)
+    t.same(
+      (await events.find().sort({ seq: 1 }).toArray()).map((e) => e.seq),
+      [4, 5, 6],
+      'only what the consumer has passed is gone'
+    )
+    t.equal(await app.svc.eventLog.retainedAfter(), 3, 'a cursor at or above 3 lost nothing')
+    release()
+    await eventually(async () => (await checkpoint(app, 'slow')) === 6)
+    await eventually(async () => (await events.countDocuments()) === 1)
+    t.equal((await events.findOne())?.seq, 6, "the newest event stays (the counter's witness)")
+    t.equal(await app.svc.eventLog.retainedAfter(), 5)
+    await create(app, u.headers, 1, 'fresh')
+    await stamped(app, 2)
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    t.equal(await events.countDocuments({ seq: 7 }), 1, 'an event younger than the retention stays')
+  }
+)

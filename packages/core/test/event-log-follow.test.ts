@@ -25,11 +25,16 @@ t.test('live: a subscription from now gets each later event once, in order', asy
   await create(app, u.headers, ['before'])
   await stamped(app, 1)
   const got: LoggedEvent[] = []
-  const sub = await app.svc.eventLog.follow(null, (events) => { got.push(...events) })
+  const sub = await app.svc.eventLog.follow(null, (events) => {
+    got.push(...events)
+  })
   await create(app, u.headers, names('a', 5))
   await eventually(() => got.length >= 5)
   t.same(seqs(got), [2, 3, 4, 5, 6], 'only what came after the subscription')
-  t.same(got.map((e) => e.record?.title), names('a', 5))
+  t.same(
+    got.map((e) => e.record?.title),
+    names('a', 5)
+  )
   await eventually(() => sub.position === 6)
   sub.close()
   t.equal(sub.closed, true)
@@ -59,36 +64,53 @@ t.test('replay from a position while writes go on, then live: every event exactl
   sub.close()
 })
 
-t.test('a handler slower than the writes: its queue is dropped past maxQueued and it reads the log instead', async (t) => {
-  const app = await buildLogApp(t)
-  const u = makeUser()
-  const got: LoggedEvent[] = []
-  let calls = 0
-  const sub = await app.svc.eventLog.follow(null, async (events) => {
-    calls++
-    got.push(...events)
-    await new Promise((resolve) => setTimeout(resolve, 40))
-  }, { maxQueued: 2 })
-  await create(app, u.headers, names('x', 40))
-  await eventually(() => got.length >= 40, 20_000)
-  await new Promise((resolve) => setTimeout(resolve, 200))
-  t.same(seqs(got), range(1, 40), 'all of them, in order, once')
-  t.ok(calls < 40, `batched while catching up (${calls} calls for 40 events)`)
-  sub.close()
-  await sub.idle()
-})
+t.test(
+  'a handler slower than the writes: its queue is dropped past maxQueued and it reads the log instead',
+  async (t) => {
+    const app = await buildLogApp(t)
+    const u = makeUser()
+    const got: LoggedEvent[] = []
+    let calls = 0
+    const sub = await app.svc.eventLog.follow(
+      null,
+      async (events) => {
+        calls++
+        got.push(...events)
+        await new Promise((resolve) => setTimeout(resolve, 40))
+      },
+      { maxQueued: 2 }
+    )
+    await create(app, u.headers, names('x', 40))
+    await eventually(() => got.length >= 40, 20_000)
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    t.same(seqs(got), range(1, 40), 'all of them, in order, once')
+    t.ok(calls < 40, `batched while catching up (${calls} calls for 40 events)`)
+    sub.close()
+    await sub.idle()
+  }
+)
 
 t.test('filter: only matching events reach the handler, the position moves past the others', async (t) => {
   const app = await buildLogApp(t)
   const alice = makeUser()
   const bob = makeUser()
   const got: LoggedEvent[] = []
-  const sub = await app.svc.eventLog.follow(0, (events) => { got.push(...events) }, { filter: (e) => e.userId === alice.userId })
+  const sub = await app.svc.eventLog.follow(
+    0,
+    (events) => {
+      got.push(...events)
+    },
+    { filter: (e) => e.userId === alice.userId }
+  )
   await create(app, alice.headers, ['a1'])
   await create(app, bob.headers, ['b1', 'b2'])
   await create(app, alice.headers, ['a2'])
   await eventually(() => sub.position === 4)
-  t.same(got.map((e) => e.record?.title), ['a1', 'a2'], 'the other tenant\'s events never reach it')
+  t.same(
+    got.map((e) => e.record?.title),
+    ['a1', 'a2'],
+    "the other tenant's events never reach it"
+  )
   sub.close()
 })
 
@@ -97,15 +119,26 @@ t.test('a throwing handler closes its subscription and reports; the others go on
   const u = makeUser()
   const errors: unknown[] = []
   const healthy: LoggedEvent[] = []
-  const failing = await app.svc.eventLog.follow(null, () => { throw new Error('consumer broke') }, { onError: (err) => errors.push(err) })
-  const ok = await app.svc.eventLog.follow(null, (events) => { healthy.push(...events) })
+  const failing = await app.svc.eventLog.follow(
+    null,
+    () => {
+      throw new Error('consumer broke')
+    },
+    { onError: (err) => errors.push(err) }
+  )
+  const ok = await app.svc.eventLog.follow(null, (events) => {
+    healthy.push(...events)
+  })
   await create(app, u.headers, ['a', 'b'])
   await eventually(() => healthy.length >= 2)
   await eventually(() => errors.length === 1)
   t.match(errors[0], { message: 'consumer broke' })
   t.equal(failing.closed, true)
   t.equal(ok.closed, false)
-  await t.rejects(app.svc.eventLog.follow(-1, () => {}), TypeError)
+  await t.rejects(
+    app.svc.eventLog.follow(-1, () => {}),
+    TypeError
+  )
   ok.close()
 })
 
@@ -114,11 +147,20 @@ t.test('one query per batch serves every subscriber of the process', async (t) =
   const client = await new MongoClient(uri, { monitorCommands: true }).connect()
   t.teardown(async () => await client.close())
   let reads = 0
-  client.on('commandStarted', (e) => { if (e.commandName === 'find' && e.command.find === 'svc_events' && e.command.filter?.seq?.$gt !== undefined) reads++ })
+  client.on('commandStarted', (e) => {
+    if (e.commandName === 'find' && e.command.find === 'svc_events' && e.command.filter?.seq?.$gt !== undefined) reads++
+  })
   const app = await buildLogApp(t, { db: client.db() })
   const u = makeUser()
   const counts = Array.from({ length: 50 }, () => 0)
-  const subs = await Promise.all(counts.map(async (_, i) => await app.svc.eventLog.follow(null, (events) => { counts[i] += events.length })))
+  const subs = await Promise.all(
+    counts.map(
+      async (_, i) =>
+        await app.svc.eventLog.follow(null, (events) => {
+          counts[i] += events.length
+        })
+    )
+  )
   await eventually(() => subs.every((s) => s.position === 0) && reads >= 50)
   const before = reads
   await create(app, u.headers, names('e', 20))

@@ -19,7 +19,15 @@ const base = {
     { name: 'legacy', type: String },
     { name: 'tags', type: [String] },
     { name: 'address', type: { city: String, zip: { type: String, required: true } } },
-    { name: 'status', type: String, stateMachine: { initial: 'draft', states: ['draft', 'sent', 'paid'], transitions: { draft: ['sent'], sent: ['paid'] } } },
+    {
+      name: 'status',
+      type: String,
+      stateMachine: {
+        initial: 'draft',
+        states: ['draft', 'sent', 'paid'],
+        transitions: { draft: ['sent'], sent: ['paid'] }
+      }
+    },
     { name: 'secret', type: String, acl: { read: ['admin', 'manager'] } },
     { name: 'total', type: Number, computed: (r: Record<string, unknown>) => r.amount }
   ]
@@ -27,7 +35,9 @@ const base = {
 
 function byKind (changes: SchemaChange[], kind: string, field?: string): SchemaChange {
   const c = changes.find((x) => x.kind === kind && (field === undefined || x.field === field))
-  if (c === undefined) throw new Error(`no ${kind} ${field ?? ''} in ${JSON.stringify(changes.map((x) => [x.kind, x.field]))}`)
+  if (c === undefined) {
+    throw new Error(`no ${kind} ${field ?? ''} in ${JSON.stringify(changes.map((x) => [x.kind, x.field]))}`)
+  }
   return c
 }
 
@@ -48,7 +58,11 @@ t.test('every field change is classified', async (t) => {
       { name: 'score', type: String },
       { name: 'tags', type: [String], lowercase: true },
       { name: 'address', type: { city: String, zip: String, country: { type: String, required: true } } },
-      { name: 'status', type: String, stateMachine: { initial: 'draft', states: ['draft', 'sent'], transitions: { draft: ['sent'] } } },
+      {
+        name: 'status',
+        type: String,
+        stateMachine: { initial: 'draft', states: ['draft', 'sent'], transitions: { draft: ['sent'] } }
+      },
       { name: 'secret', type: String, acl: { read: ['admin'] } },
       { name: 'total', type: Number, computed: (r: Record<string, unknown>) => r.amount },
       { name: 'region', type: String, required: true },
@@ -57,20 +71,36 @@ t.test('every field change is classified', async (t) => {
     compositeIndex: [{ userId: 1, title: 1 }]
   }
   const changes = diffSnapshots(snap(base), snap(after))
-  t.match(byKind(changes, 'min-raised', 'amount'), { class: 'needs-data', needsVersion: true, resource: 'v1/deals', collection: 'deals', paths: ['amount'] })
+  t.match(byKind(changes, 'min-raised', 'amount'), {
+    class: 'needs-data',
+    needsVersion: true,
+    resource: 'v1/deals',
+    collection: 'deals',
+    paths: ['amount']
+  })
   t.match(byKind(changes, 'enum-narrowed', 'stage'), { class: 'needs-data', needsVersion: true, message: /"stale"/ })
   t.match(byKind(changes, 'type-changed', 'score'), { class: 'needs-data', message: 'score: type Number → String' })
   t.match(byKind(changes, 'lowercase-added', 'tags'), { class: 'needs-data', needsVersion: false })
   t.match(byKind(changes, 'field-removed', 'legacy'), { class: 'needs-data', needsVersion: true })
-  t.match(byKind(changes, 'field-added', 'region'), { class: 'needs-data', needsVersion: true, message: /required, no default/ })
+  t.match(byKind(changes, 'field-added', 'region'), {
+    class: 'needs-data',
+    needsVersion: true,
+    message: /required, no default/
+  })
   t.match(byKind(changes, 'field-added', 'pinned'), { class: 'safe', needsVersion: false })
   t.match(byKind(changes, 'required-removed', 'address.zip'), { class: 'safe' })
   t.match(byKind(changes, 'field-added', 'address.country'), { class: 'needs-data', paths: ['address.country'] })
   t.match(byKind(changes, 'states-removed', 'status'), { class: 'needs-data', message: /"paid"/ })
   t.match(byKind(changes, 'read-restricted', 'secret'), { class: 'needs-version', needsVersion: true })
   t.match(byKind(changes, 'index-added'), { class: 'needs-index', index: { userId: 1, title: 1 } })
-  t.notOk(changes.some((c) => c.field === 'total'), 'an unchanged computed field is no change')
-  t.notOk(changes.some((c) => c.kind === 'enum-narrowed' && c.field === 'status'), 'a state field is judged by its states, not its enum')
+  t.notOk(
+    changes.some((c) => c.field === 'total'),
+    'an unchanged computed field is no change'
+  )
+  t.notOk(
+    changes.some((c) => c.kind === 'enum-narrowed' && c.field === 'status'),
+    'a state field is judged by its states, not its enum'
+  )
 })
 
 t.test('safe changes, and the reverse of each breaking one', async (t) => {
@@ -109,12 +139,25 @@ t.test('safe changes, and the reverse of each breaking one', async (t) => {
     ]
   }
   const changes = diffSnapshots(snap(before), snap(after))
-  for (const [kind, field] of [['min-lowered', 'amount'], ['enum-widened', 'stage'], ['enum-removed', 'kind'], ['lowercase-removed', 'code'],
-    ['searchable-changed', 'code'], ['required-removed', 'req'], ['default-changed', 'dflt'], ['states-added', 'status'],
-    ['read-opened', 'secret'], ['min-removed', 'n'], ['field-added', 'opt']]) {
+  for (const [kind, field] of [
+    ['min-lowered', 'amount'],
+    ['enum-widened', 'stage'],
+    ['enum-removed', 'kind'],
+    ['lowercase-removed', 'code'],
+    ['searchable-changed', 'code'],
+    ['required-removed', 'req'],
+    ['default-changed', 'dflt'],
+    ['states-added', 'status'],
+    ['read-opened', 'secret'],
+    ['min-removed', 'n'],
+    ['field-added', 'opt']
+  ]) {
     t.equal(byKind(changes, kind, field).class, 'safe', `${kind} ${field}`)
   }
-  t.match(byKind(changes, 'field-removed', 'total'), { class: 'needs-version', message: /computed field total removed/ })
+  t.match(byKind(changes, 'field-removed', 'total'), {
+    class: 'needs-version',
+    message: /computed field total removed/
+  })
   t.match(byKind(changes, 'index-removed'), { class: 'safe', message: /keeps it until it is dropped by hand/ })
   t.match(byKind(changes, 'soft-delete-off'), { class: 'needs-data', needsVersion: true })
   t.match(byKind(changes, 'audit-changed'), { class: 'safe', needsVersion: true })
@@ -151,14 +194,36 @@ t.test('renames, computed switches, a removed default, aggregations', async (t) 
     aggregations: [{ name: 'count', pipeline: [{ $count: 'n' }] }]
   }
   const changes = diffSnapshots(snap(before), snap(after))
-  t.match(byKind(changes, 'field-renamed', 'name'), { class: 'needs-data', paths: ['fullName', 'name'], message: /fullName renamed to name\?/ })
+  t.match(byKind(changes, 'field-renamed', 'name'), {
+    class: 'needs-data',
+    paths: ['fullName', 'name'],
+    message: /fullName renamed to name\?/
+  })
   t.notOk('leftBehind' in byKind(changes, 'field-renamed', 'name'), 'the new name is required: records without it fail')
   {
-    const optional = diffSnapshots(snap({ path: 'p', fields: [{ name: 'a', type: String }] }), snap({ path: 'p', fields: [{ name: 'b', type: String }] }))
+    const optional = diffSnapshots(
+      snap({ path: 'p', fields: [{ name: 'a', type: String }] }),
+      snap({ path: 'p', fields: [{ name: 'b', type: String }] })
+    )
     t.equal(byKind(optional, 'field-renamed', 'b').leftBehind, true, 'an optional rename only leaves values behind')
-    const hidden = diffSnapshots(snap({ path: 'p', fields: [{ name: 'ssn', type: String, acl: { read: ['admin'] } }, { name: 'n', type: Number }] }), snap({ path: 'p', fields: [{ name: 'n', type: Number }] }))
-    t.match(byKind(hidden, 'field-removed', 'ssn'), { class: 'needs-data', message: /readable by \["admin"\] only until now, are no longer hidden by any acl/ })
-    t.notOk('leftBehind' in byKind(hidden, 'field-removed', 'ssn'), 'a removed ACL field blocks: its values would be shown to everyone')
+    const hidden = diffSnapshots(
+      snap({
+        path: 'p',
+        fields: [
+          { name: 'ssn', type: String, acl: { read: ['admin'] } },
+          { name: 'n', type: Number }
+        ]
+      }),
+      snap({ path: 'p', fields: [{ name: 'n', type: Number }] })
+    )
+    t.match(byKind(hidden, 'field-removed', 'ssn'), {
+      class: 'needs-data',
+      message: /readable by \["admin"\] only until now, are no longer hidden by any acl/
+    })
+    t.notOk(
+      'leftBehind' in byKind(hidden, 'field-removed', 'ssn'),
+      'a removed ACL field blocks: its values would be shown to everyone'
+    )
   }
   t.match(byKind(changes, 'required-added', 'nick'), { class: 'needs-data', message: /its default was removed/ })
   t.match(byKind(changes, 'computed-added', 'age'), { class: 'needs-version' })
@@ -171,32 +236,73 @@ t.test('renames, computed switches, a removed default, aggregations', async (t) 
 
 t.test('resources: added, removed, a new collection, a second version beside or instead of the first', async (t) => {
   const v1 = { path: 'deals', fields: [{ name: 'title', type: String }] }
-  const v2 = { path: 'deals', version: 'v2', fields: [{ name: 'title', type: String, required: true }, { name: 'region', type: String }] }
+  const v2 = {
+    path: 'deals',
+    version: 'v2',
+    fields: [
+      { name: 'title', type: String, required: true },
+      { name: 'region', type: String }
+    ]
+  }
   {
     const changes = diffSnapshots(snap(v1), snap(v1, v2))
-    t.match(byKind(changes, 'version-added'), { resource: 'v2/deals', class: 'safe', message: 'v2/deals added beside v1/deals (both serve collection deals)' })
-    t.match(byKind(changes, 'required-added', 'title'), { resource: 'v2/deals', class: 'needs-data', needsVersion: false })
+    t.match(byKind(changes, 'version-added'), {
+      resource: 'v2/deals',
+      class: 'safe',
+      message: 'v2/deals added beside v1/deals (both serve collection deals)'
+    })
+    t.match(byKind(changes, 'required-added', 'title'), {
+      resource: 'v2/deals',
+      class: 'needs-data',
+      needsVersion: false
+    })
     t.equal(changes.length, 3, 'v1 itself is unchanged')
   }
   {
     const changes = diffSnapshots(snap(v1), snap(v2))
-    t.match(byKind(changes, 'version-moved'), { class: 'needs-version', needsVersion: true, message: /the v1 routes are gone/ })
-    t.notOk(changes.some((c) => c.kind === 'resource-removed'), 'a move is not a removal')
+    t.match(byKind(changes, 'version-moved'), {
+      class: 'needs-version',
+      needsVersion: true,
+      message: /the v1 routes are gone/
+    })
+    t.notOk(
+      changes.some((c) => c.kind === 'resource-removed'),
+      'a move is not a removal'
+    )
   }
   {
     const changes = diffSnapshots(snap(v1, v2), snap(v2))
-    t.match(byKind(changes, 'resource-removed'), { resource: 'v1/deals', class: 'needs-version', message: /its records stay in deals/ })
+    t.match(byKind(changes, 'resource-removed'), {
+      resource: 'v1/deals',
+      class: 'needs-version',
+      message: /its records stay in deals/
+    })
   }
   {
-    const changes = diffSnapshots(snap(v1), snap({ ...v1, collection: 'deals2' }, { path: 'notes', fields: [{ name: 'body', type: String }] }))
+    const changes = diffSnapshots(
+      snap(v1),
+      snap({ ...v1, collection: 'deals2' }, { path: 'notes', fields: [{ name: 'body', type: String }] })
+    )
     t.match(byKind(changes, 'collection-changed'), { class: 'needs-data', message: /deals → deals2/ })
     t.match(byKind(changes, 'resource-added'), { resource: 'v1/notes', class: 'safe' })
   }
 })
 
 t.test('nested arrays of objects are compared item by item', async (t) => {
-  const before = { path: 'orders', fields: [{ name: 'lines', type: [{ sku: { type: String, required: true }, qty: Number }] }, { name: 'labels', type: [String], enum: ['a', 'b'] }] }
-  const after = { path: 'orders', fields: [{ name: 'lines', type: [{ sku: { type: String, required: true }, qty: { type: Number, min: 1 } }] }, { name: 'labels', type: [String], enum: ['a'] }] }
+  const before = {
+    path: 'orders',
+    fields: [
+      { name: 'lines', type: [{ sku: { type: String, required: true }, qty: Number }] },
+      { name: 'labels', type: [String], enum: ['a', 'b'] }
+    ]
+  }
+  const after = {
+    path: 'orders',
+    fields: [
+      { name: 'lines', type: [{ sku: { type: String, required: true }, qty: { type: Number, min: 1 } }] },
+      { name: 'labels', type: [String], enum: ['a'] }
+    ]
+  }
   const changes = diffSnapshots(snap(before), snap(after))
   t.match(byKind(changes, 'min-added', 'lines.qty'), { class: 'needs-data' })
   t.match(byKind(changes, 'enum-narrowed', 'labels'), { class: 'needs-data' })
@@ -204,11 +310,37 @@ t.test('nested arrays of objects are compared item by item', async (t) => {
 })
 
 t.test('two versions on one collection: a field the newer hides must be hidden by the older too', async (t) => {
-  const v1 = { path: 'deals', fields: [{ name: 'title', type: String }, { name: 'margin', type: Number }, { name: 'cost', type: Number, acl: { read: ['admin'] } }] }
-  const v2 = { path: 'deals', version: 'v2', fields: [{ name: 'title', type: String }, { name: 'margin', type: Number, acl: { read: ['admin'] } }, { name: 'cost', type: Number, acl: { read: ['admin', 'finance'] } }, { name: 'note', type: String, acl: { read: ['admin'] } }] }
+  const v1 = {
+    path: 'deals',
+    fields: [
+      { name: 'title', type: String },
+      { name: 'margin', type: Number },
+      { name: 'cost', type: Number, acl: { read: ['admin'] } }
+    ]
+  }
+  const v2 = {
+    path: 'deals',
+    version: 'v2',
+    fields: [
+      { name: 'title', type: String },
+      { name: 'margin', type: Number, acl: { read: ['admin'] } },
+      { name: 'cost', type: Number, acl: { read: ['admin', 'finance'] } },
+      { name: 'note', type: String, acl: { read: ['admin'] } }
+    ]
+  }
   const gaps = aclGaps(snap(v1, v2))
-  t.same(gaps.map((g) => [g.resource, g.kind, g.field]), [['v2/deals', 'acl-gap', 'cost'], ['v1/deals', 'acl-gap', 'margin'], ['v1/deals', 'acl-gap', 'note']],
-    'each side: v2 lets finance read the cost v1 shows admins only')
-  t.match(gaps[1].message, /margin is readable by \["admin"\] only in v2\/deals, but v1\/deals returns it to every reader/)
+  t.same(
+    gaps.map((g) => [g.resource, g.kind, g.field]),
+    [
+      ['v2/deals', 'acl-gap', 'cost'],
+      ['v1/deals', 'acl-gap', 'margin'],
+      ['v1/deals', 'acl-gap', 'note']
+    ],
+    'each side: v2 lets finance read the cost v1 shows admins only'
+  )
+  t.match(
+    gaps[1].message,
+    /margin is readable by \["admin"\] only in v2\/deals, but v1\/deals returns it to every reader/
+  )
   t.same(aclGaps(snap(v1, { ...v2, collection: 'deals_v2' })), [], 'separate collections share no records')
 })

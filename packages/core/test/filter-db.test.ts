@@ -13,7 +13,14 @@ t.test('refused filters never reach the database; accepted ones arrive cast', as
   t.teardown(async () => await client.close())
   const commands: CommandStartedEvent[] = []
   // The users lookup is authentication's (passwordChangedAt of the bearer's user), not the query's.
-  client.on('commandStarted', (e) => { if ((e.commandName === 'find' || e.commandName === 'aggregate' || e.commandName === 'update') && e.command[e.commandName] !== 'users') commands.push(e) })
+  client.on('commandStarted', (e) => {
+    if (
+      (e.commandName === 'find' || e.commandName === 'aggregate' || e.commandName === 'update') &&
+      e.command[e.commandName] !== 'users'
+    ) {
+      commands.push(e)
+    }
+  })
   const app = Fastify()
   await app.register(svcCore, { db: client.db(), jwtSecret: JWT_SECRET, schemaDir: EXAMPLE_SCHEMA_DIR })
   t.teardown(async () => await app.close())
@@ -37,13 +44,22 @@ t.test('refused filters never reach the database; accepted ones arrive cast', as
   }
   {
     commands.length = 0
-    const res = await app.inject({ method: 'PUT', url: '/api/v1/deals', headers: u.headers, payload: { filter: { $where: '1' }, record: { stage: 'won' } } })
+    const res = await app.inject({
+      method: 'PUT',
+      url: '/api/v1/deals',
+      headers: u.headers,
+      payload: { filter: { $where: '1' }, record: { stage: 'won' } }
+    })
     t.equal(res.statusCode, 400, 'bulk PUT with $where')
     t.equal(commands.length, 0, 'bulk filter refused before the database')
   }
   {
     commands.length = 0
-    const res = await app.inject({ method: 'GET', url: `/api/v1/deals?${encodeURI('amount={"$gte":"10"}&closeDate={"$lt":"2025-01-01"}')}`, headers: u.headers })
+    const res = await app.inject({
+      method: 'GET',
+      url: `/api/v1/deals?${encodeURI('amount={"$gte":"10"}&closeDate={"$lt":"2025-01-01"}')}`,
+      headers: u.headers
+    })
     t.equal(res.statusCode, 200)
     const find = commands.find((c) => c.commandName === 'find')
     t.ok(find, 'find sent')
@@ -52,6 +68,13 @@ t.test('refused filters never reach the database; accepted ones arrive cast', as
     t.type(filter.closeDate.$lt, Date, 'date cast before sending')
     t.equal(filter.userId, u.userId, 'tenant filter present')
     const sort = find!.command.sort
-    t.same(sort instanceof Map ? [...sort.entries()] : Object.entries(sort), [['createdAt', -1], ['_id', -1]], 'default sort with tiebreaker')
+    t.same(
+      sort instanceof Map ? [...sort.entries()] : Object.entries(sort),
+      [
+        ['createdAt', -1],
+        ['_id', -1]
+      ],
+      'default sort with tiebreaker'
+    )
   }
 })

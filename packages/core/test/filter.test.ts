@@ -4,38 +4,87 @@ import { filterableFields, loadRegistry } from '../src/index.js'
 import { buildFilter, buildPaging, buildSort } from '../src/service/filter.js'
 
 const registry = await loadRegistry({
-  schemas: [{
-    path: 'items',
-    fields: [
-      { name: 'name', type: String }, { name: 'email', type: String, lowercase: true }, { name: 'qty', type: Number },
-      { name: 'active', type: Boolean }, { name: 'due', type: Date }, { name: 'tags', type: [String] },
-      { name: 'address', type: { city: String } }, { name: 'meta', type: 'Mixed' },
-      { name: 'status', type: String, enum: ['open', 'done'] }, { name: 'labels', type: [String], enum: ['red', 'blue'], lowercase: true }
-    ]
-  }]
+  schemas: [
+    {
+      path: 'items',
+      fields: [
+        { name: 'name', type: String },
+        { name: 'email', type: String, lowercase: true },
+        { name: 'qty', type: Number },
+        { name: 'active', type: Boolean },
+        { name: 'due', type: Date },
+        { name: 'tags', type: [String] },
+        { name: 'address', type: { city: String } },
+        { name: 'meta', type: 'Mixed' },
+        { name: 'status', type: String, enum: ['open', 'done'] },
+        { name: 'labels', type: [String], enum: ['red', 'blue'], lowercase: true }
+      ]
+    }
+  ]
 })
 const model = registry.get('v1', 'items')!
 const refused = (raw: Record<string, unknown>): unknown => {
-  try { buildFilter(model, raw) } catch (err) { return { status: (err as { statusCode: number }).statusCode, code: (err as { code: string }).code, message: (err as Error).message } }
+  try {
+    buildFilter(model, raw)
+  } catch (err) {
+    return {
+      status: (err as { statusCode: number }).statusCode,
+      code: (err as { code: string }).code,
+      message: (err as Error).message
+    }
+  }
   return null
 }
 
 t.test('equality values are cast to the field type', async (t) => {
   const id = new ObjectId()
-  const f = buildFilter(model, { name: 'x', qty: '5', active: 'false', due: '2024-05-01', _id: id.toHexString(), email: 'A@B.C', tags: 'vip', 'address.city': 'Oslo' })
-  t.same(f, { name: 'x', qty: 5, active: false, due: new Date('2024-05-01'), _id: id, email: 'a@b.c', tags: 'vip', 'address.city': 'Oslo' })
+  const f = buildFilter(model, {
+    name: 'x',
+    qty: '5',
+    active: 'false',
+    due: '2024-05-01',
+    _id: id.toHexString(),
+    email: 'A@B.C',
+    tags: 'vip',
+    'address.city': 'Oslo'
+  })
+  t.same(f, {
+    name: 'x',
+    qty: 5,
+    active: false,
+    due: new Date('2024-05-01'),
+    _id: id,
+    email: 'a@b.c',
+    tags: 'vip',
+    'address.city': 'Oslo'
+  })
   t.type(f._id, ObjectId)
   t.type(f.due, Date)
 })
 
 t.test('operator objects: allow-listed operators, JSON text decoded, values cast', async (t) => {
-  const f = buildFilter(model, { qty: '{"$gte":"2","$lt":10}', name: { $in: ['a', 'b'] }, email: { $regex: '^A', $options: 'i' }, due: { $gt: '2024-01-01T00:00:00Z' }, active: { $ne: 'true' } })
-  t.same(f, { qty: { $gte: 2, $lt: 10 }, name: { $in: ['a', 'b'] }, email: { $regex: '^A', $options: 'i' }, due: { $gt: new Date('2024-01-01T00:00:00Z') }, active: { $ne: true } })
+  const f = buildFilter(model, {
+    qty: '{"$gte":"2","$lt":10}',
+    name: { $in: ['a', 'b'] },
+    email: { $regex: '^A', $options: 'i' },
+    due: { $gt: '2024-01-01T00:00:00Z' },
+    active: { $ne: 'true' }
+  })
+  t.same(f, {
+    qty: { $gte: 2, $lt: 10 },
+    name: { $in: ['a', 'b'] },
+    email: { $regex: '^A', $options: 'i' },
+    due: { $gt: new Date('2024-01-01T00:00:00Z') },
+    active: { $ne: true }
+  })
 })
 
 t.test('enum values: exact matches must be possible values; ranges are not checked', async (t) => {
   t.same(buildFilter(model, { status: 'open', labels: 'RED' }), { status: 'open', labels: 'red' })
-  t.same(buildFilter(model, { status: { $in: ['open', 'done'] }, labels: { $ne: 'blue' } }), { status: { $in: ['open', 'done'] }, labels: { $ne: 'blue' } })
+  t.same(buildFilter(model, { status: { $in: ['open', 'done'] }, labels: { $ne: 'blue' } }), {
+    status: { $in: ['open', 'done'] },
+    labels: { $ne: 'blue' }
+  })
   t.same(buildFilter(model, { status: { $gte: 'a' } }), { status: { $gte: 'a' } })
   t.match(refused({ status: 'opne' }), { status: 400, message: /not one of status's values: open, done/ })
   t.match(refused({ status: { $in: ['open', 'x'] } }), { status: 400 })
@@ -85,7 +134,14 @@ t.test('sort: multi-key, default createdAt desc, _id tiebreaker, refusals', asyn
 t.test('paging: defaults, cap at 200, refusals', async (t) => {
   t.same(buildPaging(undefined, undefined, 20), { page: 1, perPage: 20, skip: 0 })
   t.same(buildPaging(3, 500, 20), { page: 3, perPage: 200, skip: 400 })
-  for (const [p, pp] of [[0, 10], [1, 0], [1.5, 10], ['x', 10]]) t.throws(() => buildPaging(p, pp, 20), { statusCode: 400 } as any)
+  for (const [p, pp] of [
+    [0, 10],
+    [1, 0],
+    [1.5, 10],
+    ['x', 10]
+  ]) {
+    t.throws(() => buildPaging(p, pp, 20), { statusCode: 400 } as any)
+  }
 })
 
 t.test('deletedAt filters and sorts on a soft-delete schema only', async (t) => {
@@ -97,11 +153,23 @@ t.test('deletedAt filters and sorts on a soft-delete schema only', async (t) => 
   })
   const kept = both.get('v1', 'kept')!
   const gone = both.get('v1', 'gone')!
-  t.same(buildFilter(kept, { deletedAt: '{"$gte":"1970-01-01T00:00:00Z"}' }), { deletedAt: { $gte: new Date(0) } }, 'a range, cast to a date')
+  t.same(
+    buildFilter(kept, { deletedAt: '{"$gte":"1970-01-01T00:00:00Z"}' }),
+    { deletedAt: { $gte: new Date(0) } },
+    'a range, cast to a date'
+  )
   t.same(buildSort(kept, 'deletedAt:desc'), { deletedAt: -1, _id: -1 })
-  t.match(filterableFields(kept).find((f) => f.path === 'deletedAt'), { kind: 'date', system: true }, 'listed with the system fields')
+  t.match(
+    filterableFields(kept).find((f) => f.path === 'deletedAt'),
+    { kind: 'date', system: true },
+    'listed with the system fields'
+  )
   t.throws(() => buildFilter(kept, { deletedAt: 'yesterday' }), { statusCode: 400, message: /not a valid date/ })
-  t.throws(() => buildFilter(gone, { deletedAt: { $gte: '1970-01-01' } }), { statusCode: 400, message: /unknown field 'deletedAt'/ }, 'hard delete: no such field')
+  t.throws(
+    () => buildFilter(gone, { deletedAt: { $gte: '1970-01-01' } }),
+    { statusCode: 400, message: /unknown field 'deletedAt'/ },
+    'hard delete: no such field'
+  )
   t.throws(() => buildSort(gone, 'deletedAt:asc'), { statusCode: 400 } as any)
   t.notOk(filterableFields(gone).some((f) => f.path === 'deletedAt'))
 })

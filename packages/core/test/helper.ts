@@ -30,7 +30,14 @@ export async function buildCoreApp (t: Teardownable, opts: BuildCoreAppOptions =
   const db = opts.db ?? (await getTestDb(t)).db
   const app = Fastify({ logger: false, ...opts.fastify })
   const schemaDir = opts.schemaDir ?? (opts.schemas === undefined ? EXAMPLE_SCHEMA_DIR : undefined)
-  await app.register(svcCore, { db, jwtSecret: JWT_SECRET, bcryptRounds: 4, schemaDir, schemas: opts.schemas, ...opts.options })
+  await app.register(svcCore, {
+    db,
+    jwtSecret: JWT_SECRET,
+    bcryptRounds: 4,
+    schemaDir,
+    schemas: opts.schemas,
+    ...opts.options
+  })
   for (const plugin of opts.plugins ?? []) await app.register(plugin)
   t.teardown(async () => await app.close())
   await app.ready()
@@ -45,6 +52,9 @@ export interface TestUser {
 /** A made-up tenant with a signed access token (no /register round trip). */
 export function makeUser (claims: Record<string, unknown> = {}): TestUser {
   const userId = typeof claims.user_id === 'string' ? claims.user_id : new ObjectId().toHexString()
-  const token = signToken({ user_id: userId, email: `u-${randomBytes(3).toString('hex')}@example.test`, roles: ['user'], ...claims }, JWT_SECRET)
+  const token = signToken(
+    { user_id: userId, email: `u-${randomBytes(3).toString('hex')}@example.test`, roles: ['user'], ...claims },
+    JWT_SECRET
+  )
   return { userId, headers: { authorization: `Bearer ${token}` } }
 }

@@ -2,20 +2,37 @@ import t from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { buildCoreApp, makeUser, type TestUser } from './helper.js'
 
-const schemas = [{
-  path: 'orders',
-  fields: [{ name: 'name', type: String, required: true }, { name: 'qty', type: Number, default: 1 }, { name: 'meta', type: 'Mixed' }],
-  compositeIndex: [{ userId: 1, name: 1 }]
-}]
+const schemas = [
+  {
+    path: 'orders',
+    fields: [
+      { name: 'name', type: String, required: true },
+      { name: 'qty', type: Number, default: 1 },
+      { name: 'meta', type: 'Mixed' }
+    ],
+    compositeIndex: [{ userId: 1, name: 1 }]
+  }
+]
 
-async function post (app: FastifyInstance, u: TestUser, payload: unknown, key?: string): Promise<{ status: number, body: any, replayed: boolean }> {
+async function post (
+  app: FastifyInstance,
+  u: TestUser,
+  payload: unknown,
+  key?: string
+): Promise<{ status: number; body: any; replayed: boolean }> {
   const headers: Record<string, string> = { ...u.headers }
   if (key !== undefined) headers['idempotency-key'] = key
-  const res = await app.inject({ method: 'POST', url: '/api/v1/orders', headers, payload: payload as Record<string, unknown> })
+  const res = await app.inject({
+    method: 'POST',
+    url: '/api/v1/orders',
+    headers,
+    payload: payload as Record<string, unknown>
+  })
   return { status: res.statusCode, body: res.json(), replayed: res.headers['idempotent-replayed'] === 'true' }
 }
 
-const count = async (app: FastifyInstance, filter: Record<string, unknown> = {}): Promise<number> => await app.svc.db.collection('orders').countDocuments(filter)
+const count = async (app: FastifyInstance, filter: Record<string, unknown> = {}): Promise<number> =>
+  await app.svc.db.collection('orders').countDocuments(filter)
 
 t.test('a replay answers the first response and creates nothing', async (t) => {
   const app = await buildCoreApp(t, { schemas })
@@ -65,10 +82,15 @@ t.test('keys are per tenant: another tenant reusing a key gets its own record, n
 t.test('50 parallel creates with one key produce exactly one record', async (t) => {
   const app = await buildCoreApp(t, { schemas })
   const u = makeUser()
-  const results = await Promise.all(Array.from({ length: 50 }, async () => await post(app, u, { name: 'race' }, 'race-key')))
+  const results = await Promise.all(
+    Array.from({ length: 50 }, async () => await post(app, u, { name: 'race' }, 'race-key'))
+  )
   t.equal(await count(app), 1, 'one record')
   const ok = results.filter((r) => r.status === 201)
-  t.ok(results.every((r) => r.status === 201 || (r.status === 409 && /in progress/.test(r.body.error.message))), 'every answer is the record or "in progress"')
+  t.ok(
+    results.every((r) => r.status === 201 || (r.status === 409 && /in progress/.test(r.body.error.message))),
+    'every answer is the record or "in progress"'
+  )
   t.ok(ok.length >= 1)
   t.equal(new Set(ok.map((r) => r.body._id)).size, 1, 'every success names the same record')
   t.equal(ok.filter((r) => !r.replayed).length, 1, 'exactly one request created it')
@@ -107,7 +129,10 @@ t.test('a stale claim is taken over with the same record id; a live one is waite
   const first = await post(app, u, { name: 'a' }, 'stale')
   {
     // The first request "crashed" after inserting: the claim is pending with an expired lease.
-    await keys.updateOne({ key: 'stale' }, { $set: { state: 'pending', leaseUntil: new Date(Date.now() - 1000) }, $unset: { response: '' } })
+    await keys.updateOne(
+      { key: 'stale' },
+      { $set: { state: 'pending', leaseUntil: new Date(Date.now() - 1000) }, $unset: { response: '' } }
+    )
     const res = await post(app, u, { name: 'a' }, 'stale')
     t.equal(res.status, 201)
     t.equal(res.body._id, first.body._id, 'the takeover finds the record the claim reserved')
@@ -116,7 +141,10 @@ t.test('a stale claim is taken over with the same record id; a live one is waite
   {
     // Crashed before inserting: the takeover creates it, under the reserved id.
     await app.svc.db.collection('orders').deleteMany({})
-    await keys.updateOne({ key: 'stale' }, { $set: { state: 'pending', leaseUntil: new Date(Date.now() - 1000) }, $unset: { response: '' } })
+    await keys.updateOne(
+      { key: 'stale' },
+      { $set: { state: 'pending', leaseUntil: new Date(Date.now() - 1000) }, $unset: { response: '' } }
+    )
     const res = await post(app, u, { name: 'a' }, 'stale')
     t.equal(res.status, 201)
     t.equal(res.body._id, first.body._id, 'created with the reserved id')
@@ -124,7 +152,10 @@ t.test('a stale claim is taken over with the same record id; a live one is waite
   }
   {
     // Still being worked on elsewhere: the duplicate polls and answers once the first completes.
-    await keys.updateOne({ key: 'stale' }, { $set: { state: 'pending', leaseUntil: new Date(Date.now() + 20_000) }, $unset: { response: '' } })
+    await keys.updateOne(
+      { key: 'stale' },
+      { $set: { state: 'pending', leaseUntil: new Date(Date.now() + 20_000) }, $unset: { response: '' } }
+    )
     const waiting = post(app, u, { name: 'a' }, 'stale')
     await new Promise((resolve) => setTimeout(resolve, 300))
     await keys.updateOne({ key: 'stale' }, { $set: { state: 'done', status: 201, response: first.body } })
@@ -134,7 +165,10 @@ t.test('a stale claim is taken over with the same record id; a live one is waite
     t.same(res.body, first.body)
   }
   {
-    await keys.updateOne({ key: 'stale' }, { $set: { state: 'pending', leaseUntil: new Date(Date.now() + 60_000) }, $unset: { response: '' } })
+    await keys.updateOne(
+      { key: 'stale' },
+      { $set: { state: 'pending', leaseUntil: new Date(Date.now() + 60_000) }, $unset: { response: '' } }
+    )
     const res = await post(app, u, { name: 'a' }, 'stale')
     t.equal(res.status, 409, 'a claim still in progress after the wait is 409')
     t.match(res.body.error.message, /in progress/)
@@ -144,8 +178,14 @@ t.test('a stale claim is taken over with the same record id; a live one is waite
 t.test('the key store has its unique and TTL indexes', async (t) => {
   const app = await buildCoreApp(t, { schemas })
   const ix = await app.svc.db.collection('idempotency_keys').listIndexes().toArray()
-  t.match(ix.find((i) => i.name === 'svc_idempotency_key'), { unique: true, key: { userId: 1, path: 1, key: 1 } })
-  t.match(ix.find((i) => i.name === 'svc_idempotency_ttl'), { expireAfterSeconds: 0, key: { expiresAt: 1 } })
+  t.match(
+    ix.find((i) => i.name === 'svc_idempotency_key'),
+    { unique: true, key: { userId: 1, path: 1, key: 1 } }
+  )
+  t.match(
+    ix.find((i) => i.name === 'svc_idempotency_ttl'),
+    { expireAfterSeconds: 0, key: { expiresAt: 1 } }
+  )
   const u = makeUser()
   await post(app, u, { name: 'a' }, 'ttl')
   const row = await app.svc.db.collection('idempotency_keys').findOne({ key: 'ttl' })

@@ -2,7 +2,8 @@ import t from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { buildCoreApp, makeUser, type TestUser } from './helper.js'
 
-const q = (params: Record<string, string | number | boolean>): string => new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)])).toString()
+const q = (params: Record<string, string | number | boolean>): string =>
+  new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)])).toString()
 
 function ctxOf (u: TestUser): any {
   return { identity: { kind: 'user' as const, userId: u.userId, roles: ['user'] }, surface: 'system' as const }
@@ -12,22 +13,39 @@ async function seed (app: FastifyInstance, u: TestUser, n: number, from = 0): Pr
   const svc = app.svc.services.get('tasks')
   for (let i = from; i < from + n; i++) {
     // Every third task has no estimate: sorts on it cross nulls.
-    await svc.create(ctxOf(u), { title: `task ${String(i).padStart(2, '0')}`, done: i % 2 === 0, ...(i % 3 === 0 ? {} : { estimateHours: i % 4 }) })
+    await svc.create(ctxOf(u), {
+      title: `task ${String(i).padStart(2, '0')}`,
+      done: i % 2 === 0,
+      ...(i % 3 === 0 ? {} : { estimateHours: i % 4 })
+    })
   }
 }
 
-async function list (app: FastifyInstance, u: TestUser, params: Record<string, string | number | boolean>): Promise<any> {
+async function list (
+  app: FastifyInstance,
+  u: TestUser,
+  params: Record<string, string | number | boolean>
+): Promise<any> {
   const res = await app.inject({ method: 'GET', url: `/api/v1/tasks?${q(params)}`, headers: u.headers })
   return { status: res.statusCode, body: res.json() }
 }
 
 /** Every page of a walk by cursor: the titles in order. */
-async function walk (app: FastifyInstance, u: TestUser, params: Record<string, string | number | boolean>, between?: () => Promise<void>): Promise<{ titles: string[], pages: any[] }> {
+async function walk (
+  app: FastifyInstance,
+  u: TestUser,
+  params: Record<string, string | number | boolean>,
+  between?: () => Promise<void>
+): Promise<{ titles: string[]; pages: any[] }> {
   const titles: string[] = []
   const pages: any[] = []
   let cursor: string | null = null
   do {
-    const { status, body }: { status: number, body: any } = await list(app, u, cursor === null ? params : { ...params, __cursor: cursor })
+    const { status, body }: { status: number; body: any } = await list(
+      app,
+      u,
+      cursor === null ? params : { ...params, __cursor: cursor }
+    )
     if (status !== 200) throw new Error(`walk answered ${status}: ${JSON.stringify(body)}`)
     pages.push(body)
     titles.push(...body.results.map((r: any) => r.title))
@@ -45,8 +63,16 @@ t.test('a walk by cursor visits what offset paging visits, on any sort', async (
     const params: Record<string, string | number> = { __perPage: 5, ...(sort !== undefined ? { __sort: sort } : {}) }
     const all = await list(app, u, { ...params, __perPage: 200 })
     const { titles, pages } = await walk(app, u, params)
-    t.same(titles, all.body.results.map((r: any) => r.title), `cursor walk = one big page (${sort ?? 'default sort'})`)
-    t.same(pages.map((p) => p.page), [1, 2, 3, 4, 5], 'pages are numbered along the walk')
+    t.same(
+      titles,
+      all.body.results.map((r: any) => r.title),
+      `cursor walk = one big page (${sort ?? 'default sort'})`
+    )
+    t.same(
+      pages.map((p) => p.page),
+      [1, 2, 3, 4, 5],
+      'pages are numbered along the walk'
+    )
     t.equal(pages[4].nextCursor, null, 'the last page has no nextCursor')
     t.equal(pages[1].prevPage, 1)
     t.equal(pages[2].totalResults, 23, 'counted by default')
@@ -58,11 +84,20 @@ t.test('records inserted during a walk never make one appear twice', async (t) =
   const u = makeUser()
   await seed(app, u, 12)
   let added = 100
-  const { titles } = await walk(app, u, { __perPage: 4, __sort: 'createdAt:asc' }, async () => { await seed(app, u, 2, added); added += 2 })
+  const { titles } = await walk(app, u, { __perPage: 4, __sort: 'createdAt:asc' }, async () => {
+    await seed(app, u, 2, added)
+    added += 2
+  })
   t.equal(new Set(titles).size, titles.length, 'no record twice')
   for (let i = 0; i < 12; i++) t.ok(titles.includes(`task ${String(i).padStart(2, '0')}`), `task ${i} seen`)
-  const newest = await walk(app, u, { __perPage: 4 }, async () => { await seed(app, u, 1, added++) })
-  t.equal(new Set(newest.titles).size, newest.titles.length, 'newest-first walk: inserts land before the walk, never twice')
+  const newest = await walk(app, u, { __perPage: 4 }, async () => {
+    await seed(app, u, 1, added++)
+  })
+  t.equal(
+    new Set(newest.titles).size,
+    newest.titles.length,
+    'newest-first walk: inserts land before the walk, never twice'
+  )
 })
 
 t.test('__count=false skips the total; nextPage follows from a record past the page', async (t) => {
@@ -91,7 +126,11 @@ t.test('a cursor altered, of another query or another tenant is 400 VALIDATION',
   const page = await list(app, alice, { __perPage: 3 })
   const cursor: string = page.body.nextCursor
   t.type(cursor, 'string')
-  const refused = async (who: TestUser, params: Record<string, string | number | boolean>, why: string): Promise<void> => {
+  const refused = async (
+    who: TestUser,
+    params: Record<string, string | number | boolean>,
+    why: string
+  ): Promise<void> => {
     const res = await list(app, who, params)
     t.equal(res.status, 400, why)
     t.equal(res.body.error?.code, 'VALIDATION', why)
@@ -121,7 +160,12 @@ t.test('service: offset cursors for text-score sorts, keyset on array-free sorts
   const seen: string[] = []
   let cursor: string | undefined
   for (let i = 0; i < 5; i++) {
-    const page = await svc.list(ctxOf(u), { q: 'task', perPage: 4, count: false, ...(cursor !== undefined ? { cursor } : {}) })
+    const page = await svc.list(ctxOf(u), {
+      q: 'task',
+      perPage: 4,
+      count: false,
+      ...(cursor !== undefined ? { cursor } : {})
+    })
     seen.push(...page.results.map((r) => r._id))
     if (page.nextCursor === null) break
     cursor = page.nextCursor
@@ -139,6 +183,9 @@ t.test('companies: a sort on an array field walks by offset', async (t) => {
   const first = await svc.list(ctxOf(u), { sort: 'tags:asc', perPage: 4 })
   const second = await svc.list(ctxOf(u), { sort: 'tags:asc', perPage: 4, cursor: first.nextCursor! })
   const all = await svc.list(ctxOf(u), { sort: 'tags:asc', perPage: 10 })
-  t.same([...first.results, ...second.results].map((r) => r.name), all.results.map((r) => r.name))
+  t.same(
+    [...first.results, ...second.results].map((r) => r.name),
+    all.results.map((r) => r.name)
+  )
   t.equal(second.nextCursor, null)
 })

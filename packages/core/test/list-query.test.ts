@@ -2,7 +2,8 @@ import t from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { buildCoreApp, makeUser, type TestUser } from './helper.js'
 
-const q = (params: Record<string, string | number | boolean>): string => new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)])).toString()
+const q = (params: Record<string, string | number | boolean>): string =>
+  new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)])).toString()
 
 async function seed (app: FastifyInstance, u: TestUser, n: number): Promise<void> {
   const svc = app.svc.services.get('tasks')
@@ -25,7 +26,11 @@ t.test('list envelope, paging and the default sort', async (t) => {
   const u = makeUser()
   await seed(app, u, 25)
   const get = async (query = ''): Promise<any> => {
-    const res = await app.inject({ method: 'GET', url: `/api/v1/tasks${query === '' ? '' : '?' + query}`, headers: u.headers })
+    const res = await app.inject({
+      method: 'GET',
+      url: `/api/v1/tasks${query === '' ? '' : '?' + query}`,
+      headers: u.headers
+    })
     t.equal(res.statusCode, 200, `GET /api/v1/tasks?${query}`)
     return res.json()
   }
@@ -38,7 +43,10 @@ t.test('list envelope, paging and the default sort', async (t) => {
   {
     const body = await get(q({ __page: 2 }))
     t.match(body, { page: 2, nextPage: null, prevPage: 1, totalPages: 2 })
-    t.same(body.results.map((r: any) => r.title), ['task 04', 'task 03', 'task 02', 'task 01', 'task 00'])
+    t.same(
+      body.results.map((r: any) => r.title),
+      ['task 04', 'task 03', 'task 02', 'task 01', 'task 00']
+    )
   }
   {
     const body = await get(q({ __perPage: 10, __page: 3 }))
@@ -56,7 +64,9 @@ t.test('list envelope, paging and the default sort', async (t) => {
   {
     // Every record exactly once across pages, even with many equal sort keys (_id tiebreaker).
     const seen = new Set<string>()
-    for (let p = 1; p <= 5; p++) for (const r of (await get(q({ __perPage: 5, __page: p, __sort: 'done:asc' }))).results) seen.add(r._id)
+    for (let p = 1; p <= 5; p++) {
+      for (const r of (await get(q({ __perPage: 5, __page: p, __sort: 'done:asc' }))).results) seen.add(r._id)
+    }
     t.equal(seen.size, 25, 'stable paging on a low-cardinality sort key')
   }
 })
@@ -65,9 +75,24 @@ t.test('multi-key sort', async (t) => {
   const app = await buildCoreApp(t)
   const u = makeUser()
   await seed(app, u, 10)
-  const res = await app.inject({ method: 'GET', url: `/api/v1/tasks?${q({ __sort: 'estimateHours:desc,title:asc' })}`, headers: u.headers })
+  const res = await app.inject({
+    method: 'GET',
+    url: `/api/v1/tasks?${q({ __sort: 'estimateHours:desc,title:asc' })}`,
+    headers: u.headers
+  })
   t.equal(res.statusCode, 200)
-  t.same(res.json().results.map((r: any) => [r.estimateHours, r.title]).slice(0, 4), [[4, 'task 04'], [4, 'task 09'], [3, 'task 03'], [3, 'task 08']])
+  t.same(
+    res
+      .json()
+      .results.map((r: any) => [r.estimateHours, r.title])
+      .slice(0, 4),
+    [
+      [4, 'task 04'],
+      [4, 'task 09'],
+      [3, 'task 03'],
+      [3, 'task 08']
+    ]
+  )
 })
 
 t.test('filters: equality, operators, casting', async (t) => {
@@ -88,7 +113,11 @@ t.test('filters: equality, operators, casting', async (t) => {
   t.equal(await count({ title: '{"$regex":"^TASK 0[0-2]","$options":"i"}' }), 3, '$regex with $options')
   t.equal(await count({ dueAt: '{"$lt":"2024-01-04"}' }), 3, 'date cast')
   t.equal(await count({ dueAt: '2024-01-02T00:00:00.000Z' }), 1, 'date equality')
-  t.equal(await count({ assigneeEmail: 'BOSS@example.com' }), 3, 'lowercase fields match case-insensitively on equality')
+  t.equal(
+    await count({ assigneeEmail: 'BOSS@example.com' }),
+    3,
+    'lowercase fields match case-insensitively on equality'
+  )
   t.equal(await count({ 'checklist.text': 'first' }), 1, 'nested path in an array of sub-documents')
   const first = (await app.inject({ method: 'GET', url: '/api/v1/tasks', headers: u.headers })).json().results[0]
   t.equal(await count({ _id: first._id }), 1, '_id cast to ObjectId')

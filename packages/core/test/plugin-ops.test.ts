@@ -7,10 +7,15 @@ import { buildCoreApp } from './helper.js'
 const SYSTEM: any = { identity: null, surface: 'system', system: true }
 const user = (userId: string): any => ({ identity: { kind: 'user', userId, roles: ['user'] }, surface: 'rest' })
 const a = user('65f0000000000000000000a1')
-const schemas = [{
-  path: 'docs',
-  fields: [{ name: 'title', type: String }, { name: 'scan', type: 'File' }]
-}]
+const schemas = [
+  {
+    path: 'docs',
+    fields: [
+      { name: 'title', type: String },
+      { name: 'scan', type: 'File' }
+    ]
+  }
+]
 
 t.test('a caller context is refused by every plugin operation', async (t) => {
   const app = await buildCoreApp(t, { schemas })
@@ -30,7 +35,9 @@ t.test('purgeDeletedBefore removes old tombstones in batches and runs the purge 
   const raw = app.svc.db.collection(service.model.collection)
   const old = new Date(Date.now() - 86_400_000)
   const purged: unknown[] = []
-  service.onPurge(({ docs }) => { purged.push(...docs) })
+  service.onPurge(({ docs }) => {
+    purged.push(...docs)
+  })
   await raw.insertMany([
     ...Array.from({ length: 5 }, (_, n) => ({ title: `old ${n}`, userId: a.identity.userId, deletedAt: old })),
     { title: 'recent', userId: a.identity.userId, deletedAt: new Date() },
@@ -41,7 +48,10 @@ t.test('purgeDeletedBefore removes old tombstones in batches and runs the purge 
   t.same((await raw.find({}).toArray()).map((d) => d.title).sort(), ['live', 'recent'])
   await service.ensureIndex(SYSTEM, { deletedAt: 1 }, { sparse: true, name: 'deleted_at' })
   await service.ensureIndex(SYSTEM, { deletedAt: 1 }, { sparse: true, name: 'deleted_at' })
-  t.ok((await raw.indexes()).some((i) => i.name === 'deleted_at'), 'index created once, second call a no-op')
+  t.ok(
+    (await raw.indexes()).some((i) => i.name === 'deleted_at'),
+    'index created once, second call a no-op'
+  )
 })
 
 t.test('file lookups by blob key: the live record naming the key, and every key named', async (t) => {
@@ -59,6 +69,9 @@ t.test('file lookups by blob key: the live record naming the key, and every key 
   t.match(await service.fileNamingKey(SYSTEM, live, 'scan', 'k-live'), { key: 'k-live' })
   t.equal(await service.fileNamingKey(SYSTEM, live, 'scan', 'k-other'), null, 'a replaced key is not served')
   t.equal(await service.fileNamingKey(SYSTEM, tomb, 'scan', 'k-tomb'), null, 'scopes apply: a tombstone serves nothing')
-  t.same([...await service.fileKeysOf(SYSTEM, [live, tomb, new ObjectId()], 'scan')].sort(), ['k-live', 'k-tomb'],
-    'a tombstone still owns its blob')
+  t.same(
+    [...(await service.fileKeysOf(SYSTEM, [live, tomb, new ObjectId()], 'scan'))].sort(),
+    ['k-live', 'k-tomb'],
+    'a tombstone still owns its blob'
+  )
 })

@@ -23,22 +23,32 @@ function sources (dir: string, out: string[] = []): string[] {
 
 t.test('no source outside core/src/service opens a record collection', async (t) => {
   const offenders: string[] = []
-  const files = ['packages', 'apps'].flatMap((top) => readdirSync(join(root, top))
-    .map((pkg) => join(root, top, pkg, 'src'))
-    .filter((src) => { try { return statSync(src).isDirectory() } catch { return false } })
-    .flatMap((src) => sources(src)))
+  const files = ['packages', 'apps'].flatMap((top) =>
+    readdirSync(join(root, top))
+      .map((pkg) => join(root, top, pkg, 'src'))
+      .filter((src) => {
+        try {
+          return statSync(src).isDirectory()
+        } catch {
+          return false
+        }
+      })
+      .flatMap((src) => sources(src))
+  )
   for (const file of files) {
     const rel = relative(root, file)
     if (EXEMPT.some((e) => rel.startsWith(e))) continue
-    readFileSync(file, 'utf8').split('\n').forEach((line, i) => {
-      if (OPEN_BY_VARIABLE.test(line)) offenders.push(`${rel}:${i + 1}: ${line.trim()}`)
-    })
+    readFileSync(file, 'utf8')
+      .split('\n')
+      .forEach((line, i) => {
+        if (OPEN_BY_VARIABLE.test(line)) offenders.push(`${rel}:${i + 1}: ${line.trim()}`)
+      })
   }
   t.ok(files.length > 100, 'the scan saw the monorepo')
   t.same(offenders, [], 'collections opened by a computed name')
 })
 
-t.test('the check catches a collection opened by a schema\'s name', async (t) => {
+t.test("the check catches a collection opened by a schema's name", async (t) => {
   t.ok(OPEN_BY_VARIABLE.test('db.collection(service.model.collection).find({})'))
   t.ok(OPEN_BY_VARIABLE.test('db.collection<Doc>(name)'))
   t.notOk(OPEN_BY_VARIABLE.test("db.collection<Doc>('webhook_jobs')"))

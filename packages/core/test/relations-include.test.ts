@@ -27,16 +27,30 @@ t.test('belongsTo, hasOne (with where) and hasMany on list and get', async (t) =
   {
     const { status, body } = await get(app, u, '/api/v1/contacts?__include=company&__sort=name:asc')
     t.equal(status, 200, 'list with belongsTo include')
-    t.same(body.results.map((r: any) => [r.name, r.company?.name ?? null]), [['Ann', 'Acme'], ['Bob', 'Acme'], ['Orphan', null]])
+    t.same(
+      body.results.map((r: any) => [r.name, r.company?.name ?? null]),
+      [
+        ['Ann', 'Acme'],
+        ['Bob', 'Acme'],
+        ['Orphan', null]
+      ]
+    )
     t.equal(body.results[0].companyId, acme._id, 'fk stays as stored')
   }
   {
     const { status, body } = await get(app, u, `/api/v1/companies/${acme._id}?__include=contacts,primaryContact,deals`)
     t.equal(status, 200, 'get with three includes')
-    t.same(body.contacts.map((c: any) => c.name), ['Bob', 'Ann'], 'hasMany newest first')
+    t.same(
+      body.contacts.map((c: any) => c.name),
+      ['Bob', 'Ann'],
+      'hasMany newest first'
+    )
     t.equal(body.primaryContact.name, 'Bob', 'hasOne honours where')
     t.equal(body.primaryContact._id, bob._id)
-    t.same(body.deals.map((d: any) => d._id), [deal._id])
+    t.same(
+      body.deals.map((d: any) => d._id),
+      [deal._id]
+    )
   }
   {
     const { body } = await get(app, u, `/api/v1/companies/${globex._id}?__include=contacts,primaryContact`)
@@ -70,7 +84,14 @@ t.test('fks stored as ObjectId or as mixed-case hex strings populate too', async
   ])
   {
     const { body } = await get(app, u, '/api/v1/contacts?__include=company&__sort=name:asc')
-    t.same(body.results.map((r: any) => [r.name, r.company?._id ?? null]), [['Junk', null], ['Oid', acme._id], ['Upper', acme._id]])
+    t.same(
+      body.results.map((r: any) => [r.name, r.company?._id ?? null]),
+      [
+        ['Junk', null],
+        ['Oid', acme._id],
+        ['Upper', acme._id]
+      ]
+    )
   }
   {
     const { body } = await get(app, u, `/api/v1/companies/${acme._id}?__include=contacts`)
@@ -91,7 +112,10 @@ t.test('bad __include values are 400 VALIDATION naming the relation', async (t) 
     ['toString', 'toString', /unknown relation/]
   ]
   for (const [inc, relation, msg] of cases) {
-    for (const url of [`/api/v1/contacts?__include=${encodeURIComponent(inc)}`, `/api/v1/contacts/${c._id as string}?__include=${encodeURIComponent(inc)}`]) {
+    for (const url of [
+      `/api/v1/contacts?__include=${encodeURIComponent(inc)}`,
+      `/api/v1/contacts/${c._id as string}?__include=${encodeURIComponent(inc)}`
+    ]) {
       const { status, body } = await get(app, u, url)
       t.equal(status, 400, `GET ${url}`)
       t.equal(body.error.code, 'VALIDATION')
@@ -112,11 +136,17 @@ t.test('a relation where outside the filter rules, or named like a field, stops 
 })
 
 t.test('an fk inside a sub-document (dotted path)', async (t) => {
-  const schemas = [...makeRelationSchemas(), {
-    path: 'tickets',
-    fields: [{ name: 'title', type: String }, { name: 'ref', type: { companyId: String } }],
-    relations: { company: { belongsTo: 'companies', fk: 'ref.companyId' } }
-  }]
+  const schemas = [
+    ...makeRelationSchemas(),
+    {
+      path: 'tickets',
+      fields: [
+        { name: 'title', type: String },
+        { name: 'ref', type: { companyId: String } }
+      ],
+      relations: { company: { belongsTo: 'companies', fk: 'ref.companyId' } }
+    }
+  ]
   const app = await buildCoreApp(t, { schemas })
   const u = makeUser()
   const acme = await post(app, u, 'companies', { name: 'Acme' })

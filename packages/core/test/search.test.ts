@@ -26,8 +26,16 @@ async function seed (app: FastifyInstance, u: TestUser, rows: Array<Record<strin
   return ids
 }
 
-async function list (app: FastifyInstance, u: TestUser, query: Record<string, string>): Promise<{ status: number, body: any }> {
-  const res = await app.inject({ method: 'GET', url: `/api/v1/articles?${new URLSearchParams(query).toString()}`, headers: u.headers })
+async function list (
+  app: FastifyInstance,
+  u: TestUser,
+  query: Record<string, string>
+): Promise<{ status: number; body: any }> {
+  const res = await app.inject({
+    method: 'GET',
+    url: `/api/v1/articles?${new URLSearchParams(query).toString()}`,
+    headers: u.headers
+  })
   return { status: res.statusCode, body: res.json() }
 }
 
@@ -50,7 +58,11 @@ t.test('q searches searchable fields, sorted by text score, with filters and pag
   }
   {
     const { body } = await list(app, u, { q: 'apple', category: 'fruit' })
-    t.same(body.results.map((r: any) => r.title), ['Apples', 'Pears'], 'combined with a field filter')
+    t.same(
+      body.results.map((r: any) => r.title),
+      ['Apples', 'Pears'],
+      'combined with a field filter'
+    )
     t.equal(body.totalResults, 2)
   }
   {
@@ -64,7 +76,11 @@ t.test('q searches searchable fields, sorted by text score, with filters and pag
   }
   {
     const { body } = await list(app, u, { q: 'apple', __sort: 'title:asc' })
-    t.same(body.results.map((r: any) => r.title), ['Apples', 'Cars', 'Pears'], 'an explicit field sort replaces score')
+    t.same(
+      body.results.map((r: any) => r.title),
+      ['Apples', 'Cars', 'Pears'],
+      'an explicit field sort replaces score'
+    )
   }
   {
     const { body } = await list(app, u, { q: 'apple', __sort: 'category:desc,score' })
@@ -76,7 +92,11 @@ t.test('q searches searchable fields, sorted by text score, with filters and pag
   }
   {
     const { body } = await list(app, u, { __sort: 'score:desc' })
-    t.same(body.results.map((r: any) => r.score), [4, 3, 2, 1], 'score:desc without q sorts the field named score')
+    t.same(
+      body.results.map((r: any) => r.score),
+      [4, 3, 2, 1],
+      'score:desc without q sorts the field named score'
+    )
   }
   {
     const { body } = await list(app, u, { q: 'zeppelin' })
@@ -92,7 +112,10 @@ t.test('search never returns another tenant', async (t) => {
   await seed(app, alice, [{ title: 'secret merger plan' }])
   await seed(app, bob, [{ title: 'lunch plan' }])
   const { body } = await list(app, bob, { q: 'merger plan' })
-  t.same(body.results.map((r: any) => r.title), ['lunch plan'])
+  t.same(
+    body.results.map((r: any) => r.title),
+    ['lunch plan']
+  )
   t.equal(body.totalResults, 1)
 })
 
@@ -104,7 +127,11 @@ t.test('bad q values are 400 VALIDATION', async (t) => {
     t.equal(res.statusCode, 400, 'q on a schema without searchable fields')
     t.equal(res.json().error.details.field, 'q')
   }
-  for (const [query, field] of [[{ q: '   ' }, 'q'], [{ q: 'x'.repeat(600) }, 'q'], [{ q: 'a', __sort: 'score,score' }, '__sort']] as const) {
+  for (const [query, field] of [
+    [{ q: '   ' }, 'q'],
+    [{ q: 'x'.repeat(600) }, 'q'],
+    [{ q: 'a', __sort: 'score,score' }, '__sort']
+  ] as const) {
     const { status, body } = await list(app, u, query as Record<string, string>)
     t.equal(status, 400, JSON.stringify(query).slice(0, 60))
     t.equal(body.error.code, 'VALIDATION')
@@ -125,7 +152,13 @@ t.test('the text index follows the searchable fields across restarts', async (t)
 })
 
 t.test('a searchable field cannot be read-restricted (no oracle through q)', async (t) => {
-  const people = { path: 'people', fields: [{ name: 'name', type: String, searchable: true }, { name: 'diagnosis', type: String, searchable: true, acl: { read: ['doctor'] } }] }
+  const people = {
+    path: 'people',
+    fields: [
+      { name: 'name', type: String, searchable: true },
+      { name: 'diagnosis', type: String, searchable: true, acl: { read: ['doctor'] } }
+    ]
+  }
   await t.rejects(buildCoreApp(t, { schemas: [people] }), /fields\.diagnosis\.acl\.read/, 'refused at load')
   // Defence in depth at query time, should a model reach the service some other way.
   const { textClause } = await import('../src/service/search.js')

@@ -21,10 +21,19 @@ t.test('indexes on record collections start with userId', async (t) => {
       const name = String(ix.name)
       if (EXCEPTIONS.has(name) || ix.key._fts === 'text') continue
       checked.push(`${model.collection}.${name}`)
-      t.equal(Object.keys(ix.key)[0], 'userId', `${model.collection}.${name} ${JSON.stringify(ix.key)} starts with userId`)
+      t.equal(
+        Object.keys(ix.key)[0],
+        'userId',
+        `${model.collection}.${name} ${JSON.stringify(ix.key)} starts with userId`
+      )
     }
   }
-  for (const expected of ['companies.svc_tenant_created_id', 'contacts.svc_fk_companyId', 'deals.svc_fk_companyId', 'contacts.svc_unique_userId_name']) {
+  for (const expected of [
+    'companies.svc_tenant_created_id',
+    'contacts.svc_fk_companyId',
+    'deals.svc_fk_companyId',
+    'contacts.svc_unique_userId_name'
+  ]) {
     t.ok(checked.includes(expected), `${expected} was checked`)
   }
 })

@@ -15,7 +15,12 @@ t.test('bodies that fail the generated schema are 400 VALIDATION naming the fiel
     ['POST', '/api/v1/deals', { title: 'x', amount: 1, stage: 'dreaming' }, 'stage'],
     ['POST', '/api/v1/deals', { title: 'x', amount: 1, closeDate: 'next week' }, 'closeDate'],
     ['POST', '/api/v1/deals', { title: 'x', amount: 1, lineItems: [{ quantity: 2 }] }, 'lineItems.0.sku'],
-    ['POST', '/api/v1/deals', { title: 'x', amount: 1, lineItems: [{ sku: 'a', quantity: 0 }] }, 'lineItems.0.quantity'],
+    [
+      'POST',
+      '/api/v1/deals',
+      { title: 'x', amount: 1, lineItems: [{ sku: 'a', quantity: 0 }] },
+      'lineItems.0.quantity'
+    ],
     ['POST', '/api/v1/deals', { title: { $gt: '' }, amount: 1 }, 'title'],
     ['POST', '/api/v1/contacts', { firstName: 'a', lastName: 'b', email: 'e@x', tags: 'notalist' }, 'tags'],
     ['POST', '/api/v1/contacts', { firstName: 'a', lastName: 'b', email: 'e@x', address: 'Main St' }, 'address'],
@@ -38,17 +43,32 @@ t.test('invalid JSON and wrong content are 400 in the envelope', async (t) => {
   const app = await buildCoreApp(t)
   const u = makeUser()
   {
-    const res = await app.inject({ method: 'POST', url: '/api/v1/deals', headers: { ...u.headers, 'content-type': 'application/json' }, payload: '{"title": "x",' })
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/v1/deals',
+      headers: { ...u.headers, 'content-type': 'application/json' },
+      payload: '{"title": "x",'
+    })
     t.equal(res.statusCode, 400, 'truncated JSON')
     t.equal(res.json().error.code, 'VALIDATION')
   }
   {
-    const res = await app.inject({ method: 'POST', url: '/api/v1/deals', headers: { ...u.headers, 'content-type': 'application/json' }, payload: '[1,2]' })
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/v1/deals',
+      headers: { ...u.headers, 'content-type': 'application/json' },
+      payload: '[1,2]'
+    })
     t.equal(res.statusCode, 400, 'a JSON array body')
     t.equal(res.json().error.code, 'VALIDATION')
   }
   {
-    const res = await app.inject({ method: 'POST', url: '/api/v1/deals', headers: { ...u.headers, 'content-type': 'application/json' }, payload: '{"__proto__": {"polluted": true}, "title": "x", "amount": 1}' })
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/v1/deals',
+      headers: { ...u.headers, 'content-type': 'application/json' },
+      payload: '{"__proto__": {"polluted": true}, "title": "x", "amount": 1}'
+    })
     t.ok([201, 400].includes(res.statusCode), 'a __proto__ key is either dropped or refused')
     t.equal(({} as Record<string, unknown>).polluted, undefined, 'no prototype pollution')
   }
@@ -72,7 +92,11 @@ t.test('the service validates on its own, for surfaces without route schemas', a
     ['not an object', '']
   ]
   for (const [input, field] of cases) {
-    await t.rejects(deals.create(ctx, input), { statusCode: 400, code: 'VALIDATION', details: { field } }, `create ${JSON.stringify(input)}`)
+    await t.rejects(
+      deals.create(ctx, input),
+      { statusCode: 400, code: 'VALIDATION', details: { field } },
+      `create ${JSON.stringify(input)}`
+    )
   }
   const rec = await deals.create(ctx, { title: 'ok', amount: 3, closeDate: new Date('2024-01-01'), userId: 'x' })
   t.equal(rec.closeDate, '2024-01-01T00:00:00.000Z', 'Date instances accepted from in-process callers')
@@ -82,7 +106,12 @@ t.test('the service validates on its own, for surfaces without route schemas', a
 t.test('bodies over the limit are 413 in the envelope', async (t) => {
   const app = await buildCoreApp(t, { fastify: { bodyLimit: 1024 } })
   const u = makeUser()
-  const res = await app.inject({ method: 'POST', url: '/api/v1/notes', headers: u.headers, payload: { body: 'x'.repeat(4096) } })
+  const res = await app.inject({
+    method: 'POST',
+    url: '/api/v1/notes',
+    headers: u.headers,
+    payload: { body: 'x'.repeat(4096) }
+  })
   t.equal(res.statusCode, 413)
   t.same(res.json(), { error: { code: 'PAYLOAD_TOO_LARGE', message: 'request body is too large' } })
 })

@@ -9,7 +9,7 @@ import type { ApiClientStore } from './stores/api-clients.js'
 // The scheme is case-insensitive (RFC 9110); the token must have the three JWS segments.
 const BEARER = /^Bearer +([A-Za-z0-9\-_]+\.[A-Za-z0-9\-_]*\.[A-Za-z0-9\-_]*)$/i
 
-function verifyBearer (jwt: JwtService, header: string): { identity: Identity, issuedAt: number } {
+function verifyBearer (jwt: JwtService, header: string): { identity: Identity; issuedAt: number } {
   const match = BEARER.exec(header.trim())
   if (match == null) throw new UnauthenticatedError('malformed Authorization header: expected "Bearer <token>"')
   let payload: unknown
@@ -25,6 +25,10 @@ function verifyBearer (jwt: JwtService, header: string): { identity: Identity, i
   return { identity, issuedAt: typeof iat === 'number' ? iat : 0 }
 }
 
+interface AuthenticateOptions {
+  /** An api client (X-Client-Id) is an accepted caller. */
+  allowClient?: boolean
+}
 /**
  * Resolves the caller. A bearer issued before its user's last password reset is refused (see
  * PasswordChanges for how fresh that knowledge is). A present Authorization header always decides (bearer wins, and an
@@ -33,23 +37,32 @@ function verifyBearer (jwt: JwtService, header: string): { identity: Identity, i
  * client gets 403, an unknown one 401.
  */
 export function createAuthenticate (jwt: JwtService, clients: ApiClientStore, passwordChanges: PasswordChanges) {
-  return async function authenticate (request: FastifyRequest, opts: { allowClient?: boolean } = {}): Promise<Identity> {
+  return async function authenticate (request: FastifyRequest, opts: AuthenticateOptions = {}): Promise<Identity> {
     const authorization = request.headers.authorization
     if (authorization !== undefined) {
       const { identity, issuedAt } = verifyBearer(jwt, authorization)
       // Same-second tokens stay valid: `iat` is whole seconds, and a login right after the reset must work.
-      if (issuedAt < await passwordChanges.changedAt(identity.userId as string)) throw new UnauthenticatedError('token issued before a password reset: log in again')
+      if (issuedAt < (await passwordChanges.changedAt(identity.userId as string))) {
+        throw new UnauthenticatedError('token issued before a password reset: log in again')
+      }
       request.identity = identity
       return identity
     }
     const clientId = request.headers['x-client-id']
     if (clientId !== undefined) {
-      if (typeof clientId !== 'string' || clientId.length === 0 || clientId.length > 128) throw new UnauthenticatedError('invalid client id')
+      if (typeof clientId !== 'string' || clientId.length === 0 || clientId.length > 128) {
+        throw new UnauthenticatedError('invalid client id')
+      }
       const client = await clients.findById(clientId)
       if (client == null) throw new UnauthenticatedError('unknown client id')
       if (opts.allowClient !== true) throw new ForbiddenError('api clients are read-only')
       // An owned client reads as its tenant (then through acl.scope); an operator client has no tenant.
-      const identity: Identity = { kind: 'client', userId: typeof client.ownerId === 'string' && client.ownerId !== '' ? client.ownerId : null, roles: [client.role], clientId: client._id }
+      const identity: Identity = {
+        kind: 'client',
+        userId: typeof client.ownerId === 'string' && client.ownerId !== '' ? client.ownerId : null,
+        roles: [client.role],
+        clientId: client._id
+      }
       request.identity = identity
       return identity
     }

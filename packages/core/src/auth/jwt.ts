@@ -6,16 +6,20 @@ import { pickClaims, type AccessClaims } from './claims.js'
 export const JWT_ALGORITHM = 'HS256'
 
 export interface JwtService {
-  sign (claims: AccessClaims, ttlSeconds: number): string
+  sign(claims: AccessClaims, ttlSeconds: number): string
   /** Returns the verified payload or throws (bad signature, wrong algorithm, expired, malformed). */
-  verify (token: string): unknown
+  verify(token: string): unknown
 }
 
 /**
  * Registers @fastify/jwt inside an encapsulated child context so its `jwt` decorators stay
  * private to @svc/core: a host app that uses @fastify/jwt for its own tokens keeps working.
  */
-export async function createJwtService (app: FastifyInstance, secret: string, defaultTtlSeconds: number): Promise<JwtService> {
+export async function createJwtService (
+  app: FastifyInstance,
+  secret: string,
+  defaultTtlSeconds: number
+): Promise<JwtService> {
   let jwt: FastifyInstance['jwt'] | undefined
   await app.register(async (child) => {
     await child.register(fastifyJwt, {

@@ -2,16 +2,18 @@ import bcrypt from 'bcryptjs'
 import { randomBytes } from 'node:crypto'
 
 export interface PasswordHasher {
-  hash (password: string): Promise<string>
+  hash(password: string): Promise<string>
   /**
    * Compares `password` with `hash`; with a null hash (unknown user) it compares against a dummy
    * hash of the same cost, so a wrong e-mail costs as much time as a wrong password.
    */
-  verify (password: string, hash: string | null): Promise<boolean>
+  verify(password: string, hash: string | null): Promise<boolean>
 }
 
 export async function createPasswordHasher (rounds: number): Promise<PasswordHasher> {
-  if (!Number.isInteger(rounds) || rounds < 4 || rounds > 31) throw new Error(`@svc/core: bcryptRounds must be an integer between 4 and 31, got ${String(rounds)}`)
+  if (!Number.isInteger(rounds) || rounds < 4 || rounds > 31) {
+    throw new Error(`@svc/core: bcryptRounds must be an integer between 4 and 31, got ${String(rounds)}`)
+  }
   // Random per process: nobody knows a password that matches it.
   const dummyHash = await bcrypt.hash(randomBytes(32).toString('hex'), rounds)
   return {

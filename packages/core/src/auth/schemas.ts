@@ -10,7 +10,10 @@ const OpaqueToken = Type.String({ minLength: 1, maxLength: 512 })
 export const RegisterBody = Type.Object({ first_name: Name, last_name: Name, email: Email, password: NewPassword })
 export type RegisterBody = Static<typeof RegisterBody>
 
-export const LoginBody = Type.Object({ email: Type.String({ minLength: 1, maxLength: 254 }), password: Type.String({ minLength: 1, maxLength: 1024 }) })
+export const LoginBody = Type.Object({
+  email: Type.String({ minLength: 1, maxLength: 254 }),
+  password: Type.String({ minLength: 1, maxLength: 1024 })
+})
 export type LoginBody = Static<typeof LoginBody>
 
 export const RefreshBody = Type.Object({ refreshToken: OpaqueToken })
@@ -25,9 +28,23 @@ export type ResetPasswordBody = Static<typeof ResetPasswordBody>
 // Answers (documentation: see rest/route-docs.ts).
 const Id = Type.String({ description: 'id (24 hex characters)' })
 const Stamp = Type.String({ format: 'date-time' })
-export const PublicUserSchema = Type.Object({ _id: Id, first_name: Type.String(), last_name: Type.String(), email: Type.String(), roles: Type.Array(Type.String()), createdAt: Stamp, updatedAt: Stamp })
-const AccessToken = Type.String({ description: 'JWT for `Authorization: Bearer …`, signed with JWT_SECRET (a new secret invalidates it)' })
+export const PublicUserSchema = Type.Object({
+  _id: Id,
+  first_name: Type.String(),
+  last_name: Type.String(),
+  email: Type.String(),
+  roles: Type.Array(Type.String()),
+  createdAt: Stamp,
+  updatedAt: Stamp
+})
+const AccessToken = Type.String({
+  description: 'JWT for `Authorization: Bearer …`, signed with JWT_SECRET (a new secret invalidates it)'
+})
 const RefreshToken = Type.String({ description: 'opaque, single use: POST /auth/refresh' })
-export const SessionSchema = Type.Object({ user: PublicUserSchema, accessToken: AccessToken, refreshToken: RefreshToken })
+export const SessionSchema = Type.Object({
+  user: PublicUserSchema,
+  accessToken: AccessToken,
+  refreshToken: RefreshToken
+})
 export const TokensSchema = Type.Object({ accessToken: AccessToken, refreshToken: RefreshToken })
 export const AcceptedSchema = Type.Object({ accepted: Type.Literal(true) })

@@ -12,7 +12,9 @@ function b64url (input: string | Buffer): string {
  */
 export function signAccessToken (secret: string, claims: AccessClaims, ttlSeconds: number, now = Date.now()): string {
   if (typeof secret !== 'string' || secret.length === 0) throw new Error('signAccessToken: secret is required')
-  if (!Number.isInteger(ttlSeconds) || ttlSeconds <= 0) throw new Error('signAccessToken: ttlSeconds must be a positive integer')
+  if (!Number.isInteger(ttlSeconds) || ttlSeconds <= 0) {
+    throw new Error('signAccessToken: ttlSeconds must be a positive integer')
+  }
   const iat = Math.floor(now / 1000)
   const header = b64url(JSON.stringify({ alg: 'HS256', typ: 'JWT' }))
   const payload = b64url(JSON.stringify({ ...pickClaims(claims), iat, exp: iat + ttlSeconds }))

@@ -1,7 +1,11 @@
 import type { FastifyRequest } from 'fastify'
 import { ValidationError } from '../errors.js'
 
-interface AjvIssue { instancePath?: string, message?: string, params?: Record<string, unknown> }
+interface AjvIssue {
+  instancePath?: string
+  message?: string
+  params?: Record<string, unknown>
+}
 
 /**
  * Auth routes validate with `attachValidation` and convert here, so the 400 always carries the
@@ -12,12 +16,18 @@ export function assertValidBody (request: FastifyRequest): void {
   if (err == null) return
   const issue = err.validation?.[0]
   const missing = issue?.params?.missingProperty
-  const path = typeof missing === 'string' ? missing : (issue?.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.')
+  const path =
+    typeof missing === 'string' ? missing : (issue?.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.')
   if (path === '') throw new ValidationError('request body must be a JSON object')
-  throw new ValidationError(`body.${path} ${typeof missing === 'string' ? 'is required' : (issue?.message ?? 'is invalid')}`, { field: path })
+  throw new ValidationError(
+    `body.${path} ${typeof missing === 'string' ? 'is required' : (issue?.message ?? 'is invalid')}`,
+    { field: path }
+  )
 }
 
 /** bcrypt silently ignores bytes after 72; refuse instead of accepting a truncated password. */
 export function assertPasswordBytes (password: string): void {
-  if (Buffer.byteLength(password, 'utf8') > 72) throw new ValidationError('body.password must be at most 72 bytes', { field: 'password' })
+  if (Buffer.byteLength(password, 'utf8') > 72) {
+    throw new ValidationError('body.password must be at most 72 bytes', { field: 'password' })
+  }
 }

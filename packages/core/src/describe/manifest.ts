@@ -19,7 +19,7 @@ export interface RealtimeEndpoint {
 export interface ManifestEndpoints {
   rest: RestEndpoint[]
   /** `subscriptions` only when a plugin serves some (GraphQL subscriptions of `@svc/realtime`). */
-  graphql: { queries: string[], mutations: string[], subscriptions?: string[] }
+  graphql: { queries: string[]; mutations: string[]; subscriptions?: string[] }
   mcp: string[]
   /** Present when a live feed serves the schema's events. */
   realtime?: RealtimeEndpoint
@@ -27,7 +27,7 @@ export interface ManifestEndpoints {
 
 /** What a surface plugin names for one schema (see `contribute`). */
 export interface ManifestContribution {
-  graphql?: { queries?: string[], mutations?: string[], subscriptions?: string[] }
+  graphql?: { queries?: string[]; mutations?: string[]; subscriptions?: string[] }
   mcp?: string[]
   realtime?: RealtimeEndpoint
 }
@@ -79,10 +79,10 @@ export interface ManifestSource {
  */
 export class Manifest {
   readonly #svc: ManifestSource
-  readonly #routes: Array<{ method: string, url: string }> = []
+  readonly #routes: Array<{ method: string; url: string }> = []
   readonly #contributors: ManifestContributor[] = []
   readonly #sections = new Map<string, () => unknown>()
-  #cache: { key: string, value: Record<string, unknown> } | null = null
+  #cache: { key: string; value: Record<string, unknown> } | null = null
 
   constructor (svc: ManifestSource) {
     this.#svc = svc
@@ -107,7 +107,9 @@ export class Manifest {
    * built when the manifest is; a name core uses, or one taken, is refused.
    */
   section (name: string, build: () => unknown): void {
-    if (['version', 'features', 'schemas', 'auth'].includes(name) || this.#sections.has(name)) throw new Error(`@svc/core: the _describe section '${name}' is taken`)
+    if (['version', 'features', 'schemas', 'auth'].includes(name) || this.#sections.has(name)) {
+      throw new Error(`@svc/core: the _describe section '${name}' is taken`)
+    }
     this.#sections.set(name, build)
   }
 
@@ -130,7 +132,12 @@ export class Manifest {
       ...base,
       softDelete,
       audit: this.audit(model),
-      fields: softDelete ? [...fields, { name: 'deletedAt', type: 'date', required: false, stamped: true, searchable: false, computed: false }] : fields,
+      fields: softDelete
+        ? [
+            ...fields,
+            { name: 'deletedAt', type: 'date', required: false, stamped: true, searchable: false, computed: false }
+          ]
+        : fields,
       endpoints: this.endpoints(model)
     }
   }
@@ -145,7 +152,11 @@ export class Manifest {
         for (const a of model.aggregations) rest.push({ method: 'GET', path: `${create}/aggregations/${a.name}` })
         continue
       }
-      rest.push(r.method === 'POST' && r.url === create ? { method: 'POST', path: r.url, idempotent: true } : { method: r.method, path: r.url })
+      rest.push(
+        r.method === 'POST' && r.url === create
+          ? { method: 'POST', path: r.url, idempotent: true }
+          : { method: r.method, path: r.url }
+      )
     }
     const queries: string[] = []
     const mutations: string[] = []
@@ -190,7 +201,13 @@ export class Manifest {
       features: this.features(),
       schemas: this.#svc.registry.all().map((m) => this.schema(m)),
       auth: {
-        endpoints: { register: '/register', login: '/login', refresh: '/auth/refresh', forgotPassword: '/auth/forgot-password', resetPassword: '/auth/reset-password' },
+        endpoints: {
+          register: '/register',
+          login: '/login',
+          refresh: '/auth/refresh',
+          forgotPassword: '/auth/forgot-password',
+          resetPassword: '/auth/reset-password'
+        },
         tokenType: 'Bearer',
         tokenTtl: this.#svc.config.accessTokenTtlSeconds
       }

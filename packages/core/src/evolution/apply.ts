@@ -30,7 +30,7 @@ export interface ApplyOptions {
    */
   contentionWaitMs?: number
   /** Called while a batch waits for such records. */
-  onWait?: (w: { resource: string, tenant: string | null, waitedMs: number }) => void
+  onWait?: (w: { resource: string; tenant: string | null; waitedMs: number }) => void
 }
 
 export interface ApplyProgress {
@@ -49,7 +49,15 @@ export interface ApplyProgress {
   recordsPerSecond: number
 }
 
-export interface ApplyResourceResult { resource: string, migrations: string[], tenants: number, scanned: number, migrated: number, unchanged: number, skipped: number }
+export interface ApplyResourceResult {
+  resource: string
+  migrations: string[]
+  tenants: number
+  scanned: number
+  migrated: number
+  unchanged: number
+  skipped: number
+}
 
 export interface ApplyResult {
   /** Migrations that were pending when the run started. */
@@ -117,13 +125,25 @@ function keep (run: Run, records: MigratedRecord[] = []): void {
 }
 
 /** One tenant's records of one resource, batch by batch from its checkpoint, throttled. */
-async function migrateTenant (run: Run, service: ResourceService, r: ApplyResourceResult, tenant: string | null, index: number, total: number, steps: MigrationStep[]): Promise<void> {
+async function migrateTenant (
+  run: Run,
+  service: ResourceService,
+  r: ApplyResourceResult,
+  tenant: string | null,
+  index: number,
+  total: number,
+  steps: MigrationStep[]
+): Promise<void> {
   const { opts, store } = run
   const resource = service.model.key
   let { lastId, done } = run.dryRun ? { lastId: null, done: false } : await store.checkpoint(run.id, resource, tenant)
   while (!done) {
-    const b = await patiently(async () => await service.migrateBatch(SYSTEM, { tenant, after: lastId, limit: run.batchSize, steps, dryRun: run.dryRun }),
-      opts.contentionWaitMs ?? 90_000, (waitedMs) => opts.onWait?.({ resource, tenant, waitedMs }))
+    const b = await patiently(
+      async () =>
+        await service.migrateBatch(SYSTEM, { tenant, after: lastId, limit: run.batchSize, steps, dryRun: run.dryRun }),
+      opts.contentionWaitMs ?? 90_000,
+      (waitedMs) => opts.onWait?.({ resource, tenant, waitedMs })
+    )
     r.scanned += b.scanned
     r.migrated += b.migrated
     r.unchanged += b.unchanged
@@ -133,14 +153,30 @@ async function migrateTenant (run: Run, service: ResourceService, r: ApplyResour
     done = b.lastId === null || b.scanned < run.batchSize
     if (b.lastId !== null) lastId = b.lastId
     if (run.token !== null) {
-      const [, held] = await Promise.all([store.saveCheckpoint(run.id, resource, tenant, lastId, done), store.renew(run.token, run.leaseMs)])
+      const [, held] = await Promise.all([
+        store.saveCheckpoint(run.id, resource, tenant, lastId, done),
+        store.renew(run.token, run.leaseMs)
+      ])
       if (!held) throw new Error('the apply lock was taken over by another run; stopping')
     }
     const elapsedMs = Date.now() - run.started
     const { scanned, migrated, unchanged, skipped } = r
-    const recordsPerSecond = Math.round(run.scanned / Math.max(elapsedMs, 1) * 1000)
-    opts.onProgress?.({ resource, migrations: r.migrations, tenant, tenantIndex: index, tenants: r.tenants, total, scanned, migrated, unchanged, skipped, elapsedMs, recordsPerSecond })
-    const wait = run.rate > 0 ? run.started + run.scanned / run.rate * 1000 - Date.now() : 0
+    const recordsPerSecond = Math.round((run.scanned / Math.max(elapsedMs, 1)) * 1000)
+    opts.onProgress?.({
+      resource,
+      migrations: r.migrations,
+      tenant,
+      tenantIndex: index,
+      tenants: r.tenants,
+      total,
+      scanned,
+      migrated,
+      unchanged,
+      skipped,
+      elapsedMs,
+      recordsPerSecond
+    })
+    const wait = run.rate > 0 ? run.started + (run.scanned / run.rate) * 1000 - Date.now() : 0
     if (wait > 0) await sleep(wait)
   }
 }
@@ -155,7 +191,15 @@ async function migrateResource (run: Run, service: ResourceService, steps: Migra
   }
   const tenants = run.opts.tenant !== undefined ? [run.opts.tenant] : await service.stored.tenants(selection)
   const total = await selectedTotal(service, filters)
-  const r: ApplyResourceResult = { resource: service.model.key, migrations: steps.map((s) => s.name), tenants: tenants.length, scanned: 0, migrated: 0, unchanged: 0, skipped: 0 }
+  const r: ApplyResourceResult = {
+    resource: service.model.key,
+    migrations: steps.map((s) => s.name),
+    tenants: tenants.length,
+    scanned: 0,
+    migrated: 0,
+    unchanged: 0,
+    skipped: 0
+  }
   run.result.resources.push(r)
   for (const [i, tenant] of tenants.entries()) await migrateTenant(run, service, r, tenant, i, total, steps)
 }
@@ -173,14 +217,25 @@ export async function applyMigrations (deps: PlanDeps, opts: ApplyOptions = {}):
   const applied = await store.applied()
   const pending = deps.migrations.filter((m) => !applied.has(m.name))
   const dryRun = opts.dryRun === true
-  const result: ApplyResult = { pending: pending.map((m) => m.name), applied: [], resources: [], dryRun, samples: [], invalid: [], ms: 0 }
+  const result: ApplyResult = {
+    pending: pending.map((m) => m.name),
+    applied: [],
+    resources: [],
+    dryRun,
+    samples: [],
+    invalid: [],
+    ms: 0
+  }
   if (pending.length === 0) return { ...result, ms: Date.now() - started }
   const leaseMs = opts.lockLeaseMs ?? 30_000
   const run: Run = {
     deps,
     opts,
     store,
-    id: createHash('sha256').update(pending.map((m) => m.name).join('\n')).digest('hex').slice(0, 16),
+    id: createHash('sha256')
+      .update(pending.map((m) => m.name).join('\n'))
+      .digest('hex')
+      .slice(0, 16),
     token: dryRun ? null : await store.lock(leaseMs),
     dryRun,
     batchSize: Math.min(1000, Math.max(1, opts.batchSize ?? 500)),
@@ -200,7 +255,13 @@ export async function applyMigrations (deps: PlanDeps, opts: ApplyOptions = {}):
       for (const m of pending) {
         const rs = result.resources.filter((x) => x.migrations.includes(m.name))
         const sum = (k: 'migrated' | 'unchanged'): number => rs.reduce((n, x) => n + x[k], 0)
-        await store.markDone({ _id: m.name, checksum: m.checksum, resources: [...m.resources.keys()], migrated: sum('migrated'), unchanged: sum('unchanged') })
+        await store.markDone({
+          _id: m.name,
+          checksum: m.checksum,
+          resources: [...m.resources.keys()],
+          migrated: sum('migrated'),
+          unchanged: sum('unchanged')
+        })
         result.applied.push(m.name)
       }
       await store.cleanUp(run.id, result.applied)

@@ -9,16 +9,44 @@
 export type ChangeClass = 'safe' | 'needs-data' | 'needs-index' | 'needs-version'
 
 export type ChangeKind =
-  | 'resource-added' | 'resource-removed' | 'version-added' | 'version-moved' | 'collection-changed'
-  | 'soft-delete-off' | 'soft-delete-on' | 'audit-changed'
-  | 'field-added' | 'field-removed' | 'field-renamed' | 'type-changed'
-  | 'required-added' | 'required-removed' | 'default-changed'
-  | 'enum-added' | 'enum-narrowed' | 'enum-widened' | 'enum-removed'
-  | 'min-added' | 'min-raised' | 'min-lowered' | 'min-removed'
-  | 'lowercase-added' | 'lowercase-removed' | 'states-removed' | 'states-added'
-  | 'computed-added' | 'computed-removed' | 'read-restricted' | 'read-opened' | 'searchable-changed'
-  | 'index-added' | 'index-removed' | 'relation-removed' | 'relation-added'
-  | 'aggregation-removed' | 'aggregation-added'
+  | 'resource-added'
+  | 'resource-removed'
+  | 'version-added'
+  | 'version-moved'
+  | 'collection-changed'
+  | 'soft-delete-off'
+  | 'soft-delete-on'
+  | 'audit-changed'
+  | 'field-added'
+  | 'field-removed'
+  | 'field-renamed'
+  | 'type-changed'
+  | 'required-added'
+  | 'required-removed'
+  | 'default-changed'
+  | 'enum-added'
+  | 'enum-narrowed'
+  | 'enum-widened'
+  | 'enum-removed'
+  | 'min-added'
+  | 'min-raised'
+  | 'min-lowered'
+  | 'min-removed'
+  | 'lowercase-added'
+  | 'lowercase-removed'
+  | 'states-removed'
+  | 'states-added'
+  | 'computed-added'
+  | 'computed-removed'
+  | 'read-restricted'
+  | 'read-opened'
+  | 'searchable-changed'
+  | 'index-added'
+  | 'index-removed'
+  | 'relation-removed'
+  | 'relation-added'
+  | 'aggregation-removed'
+  | 'aggregation-added'
   /** Two versions serve one collection, and the older returns a field the newer hides from some roles. */
   | 'acl-gap'
   /** Stored records that do not fit a field although no declared change explains it. */
@@ -38,9 +66,9 @@ export interface ChangeImpact {
   /** Tenants with a failing record: exact, or the tenants seen failing in the sample (a lower bound). */
   tenants: number
   /** The same once the pending migrations ran over the records read (in memory). */
-  afterMigrations?: { failing: number, tenants: number }
+  afterMigrations?: { failing: number; tenants: number }
   /** One failing record's problem, for the reader. */
-  example?: { recordId: string, userId: string | null, message: string }
+  example?: { recordId: string; userId: string | null; message: string }
   /** Set when the check stopped at its time bound: the figures cover `checked` records only. */
   partial?: true
 }
@@ -51,7 +79,7 @@ export interface DuplicateImpact {
   groups: number
   records: number
   tenants: number
-  example?: { key: Record<string, unknown>, count: number }
+  example?: { key: Record<string, unknown>; count: number }
   /** The check did not finish within its time bound: unknown. */
   timedOut?: true
 }

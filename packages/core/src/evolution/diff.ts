@@ -6,25 +6,67 @@ import { diffFields } from './diff-fields.js'
 const indexLabel = (spec: Record<string, 1 | -1>): string => JSON.stringify(spec)
 
 /** Index, relation, aggregation and flag changes of one resource. */
-function resourceChanges (b: ResourceSnapshot, a: ResourceSnapshot): Array<Omit<SchemaChange, 'resource' | 'collection'>> {
+function resourceChanges (
+  b: ResourceSnapshot,
+  a: ResourceSnapshot
+): Array<Omit<SchemaChange, 'resource' | 'collection'>> {
   const out: Array<Omit<SchemaChange, 'resource' | 'collection'>> = []
   for (const spec of a.compositeIndexes) {
     if (b.compositeIndexes.some((x) => isDeepStrictEqual(x, spec))) continue
-    out.push({ kind: 'index-added', class: 'needs-index', needsVersion: false, index: spec, message: `unique index ${indexLabel(spec)} added: built at start-up, refused by existing duplicates` })
+    out.push({
+      kind: 'index-added',
+      class: 'needs-index',
+      needsVersion: false,
+      index: spec,
+      message: `unique index ${indexLabel(spec)} added: built at start-up, refused by existing duplicates`
+    })
   }
   for (const spec of b.compositeIndexes) {
     if (a.compositeIndexes.some((x) => isDeepStrictEqual(x, spec))) continue
-    out.push({ kind: 'index-removed', class: 'safe', needsVersion: false, index: spec, message: `unique index ${indexLabel(spec)} removed from the file (the collection keeps it until it is dropped by hand)` })
+    out.push({
+      kind: 'index-removed',
+      class: 'safe',
+      needsVersion: false,
+      index: spec,
+      message: `unique index ${indexLabel(spec)} removed from the file (the collection keeps it until it is dropped by hand)`
+    })
   }
   if (b.softDelete && !a.softDelete) {
-    out.push({ kind: 'soft-delete-off', class: 'needs-data', needsVersion: true, message: 'soft delete turned off: stored tombstones become live records (purge or restore them first)' })
+    out.push({
+      kind: 'soft-delete-off',
+      class: 'needs-data',
+      needsVersion: true,
+      message: 'soft delete turned off: stored tombstones become live records (purge or restore them first)'
+    })
   }
-  if (!b.softDelete && a.softDelete) out.push({ kind: 'soft-delete-on', class: 'safe', needsVersion: false, message: 'soft delete turned on' })
-  if (b.audit !== a.audit) out.push({ kind: 'audit-changed', class: 'safe', needsVersion: !a.audit, message: `audit turned ${a.audit ? 'on' : 'off'}` })
-  for (const r of b.relations.filter((x) => !a.relations.includes(x))) out.push({ kind: 'relation-removed', class: 'needs-version', needsVersion: true, message: `relation ${r} removed` })
-  for (const r of a.relations.filter((x) => !b.relations.includes(x))) out.push({ kind: 'relation-added', class: 'safe', needsVersion: false, message: `relation ${r} added` })
-  for (const g of b.aggregations.filter((x) => !a.aggregations.includes(x))) out.push({ kind: 'aggregation-removed', class: 'needs-version', needsVersion: true, message: `aggregation ${g} removed` })
-  for (const g of a.aggregations.filter((x) => !b.aggregations.includes(x))) out.push({ kind: 'aggregation-added', class: 'safe', needsVersion: false, message: `aggregation ${g} added` })
+  if (!b.softDelete && a.softDelete) {
+    out.push({ kind: 'soft-delete-on', class: 'safe', needsVersion: false, message: 'soft delete turned on' })
+  }
+  if (b.audit !== a.audit) {
+    out.push({
+      kind: 'audit-changed',
+      class: 'safe',
+      needsVersion: !a.audit,
+      message: `audit turned ${a.audit ? 'on' : 'off'}`
+    })
+  }
+  for (const r of b.relations.filter((x) => !a.relations.includes(x))) {
+    out.push({ kind: 'relation-removed', class: 'needs-version', needsVersion: true, message: `relation ${r} removed` })
+  }
+  for (const r of a.relations.filter((x) => !b.relations.includes(x))) {
+    out.push({ kind: 'relation-added', class: 'safe', needsVersion: false, message: `relation ${r} added` })
+  }
+  for (const g of b.aggregations.filter((x) => !a.aggregations.includes(x))) {
+    out.push({
+      kind: 'aggregation-removed',
+      class: 'needs-version',
+      needsVersion: true,
+      message: `aggregation ${g} removed`
+    })
+  }
+  for (const g of a.aggregations.filter((x) => !b.aggregations.includes(x))) {
+    out.push({ kind: 'aggregation-added', class: 'safe', needsVersion: false, message: `aggregation ${g} added` })
+  }
   return out
 }
 
@@ -41,31 +83,72 @@ export function diffSnapshots (before: SchemaSnapshot, after: SchemaSnapshot): S
   const current = new Set(after.resources.map((r) => r.key))
   const moved = new Set<string>()
   for (const a of after.resources) {
-    const at = (c: Omit<SchemaChange, 'resource' | 'collection'>): SchemaChange => ({ resource: a.key, collection: a.collection, ...c })
+    const at = (c: Omit<SchemaChange, 'resource' | 'collection'>): SchemaChange => ({
+      resource: a.key,
+      collection: a.collection,
+      ...c
+    })
     let b = old.get(a.key)
     let versioned = false
     if (b === undefined) {
-      b = before.resources.filter((r) => r.path === a.path).sort((x, y) => x.version < y.version ? 1 : -1)[0]
+      b = before.resources.filter((r) => r.path === a.path).sort((x, y) => (x.version < y.version ? 1 : -1))[0]
       if (b === undefined) {
-        out.push(at({ kind: 'resource-added', class: 'safe', needsVersion: false, message: `resource ${a.key} added (collection ${a.collection})` }))
+        out.push(
+          at({
+            kind: 'resource-added',
+            class: 'safe',
+            needsVersion: false,
+            message: `resource ${a.key} added (collection ${a.collection})`
+          })
+        )
         continue
       }
       versioned = true
       const beside = current.has(b.key)
       if (!beside) moved.add(b.key)
-      out.push(at(beside
-        ? { kind: 'version-added', class: 'safe', needsVersion: false, message: `${a.key} added beside ${b.key}${a.collection === b.collection ? ` (both serve collection ${a.collection})` : ''}` }
-        : { kind: 'version-moved', class: 'needs-version', needsVersion: true, message: `${a.path} moved from ${b.version} to ${a.version}: the ${b.version} routes are gone` }))
+      out.push(
+        at(
+          beside
+            ? {
+                kind: 'version-added',
+                class: 'safe',
+                needsVersion: false,
+                message: `${a.key} added beside ${b.key}${a.collection === b.collection ? ` (both serve collection ${a.collection})` : ''}`
+              }
+            : {
+                kind: 'version-moved',
+                class: 'needs-version',
+                needsVersion: true,
+                message: `${a.path} moved from ${b.version} to ${a.version}: the ${b.version} routes are gone`
+              }
+        )
+      )
     }
     if (b.collection !== a.collection) {
-      out.push(at({ kind: 'collection-changed', class: 'needs-data', needsVersion: false, message: `collection ${b.collection} → ${a.collection}: records stored in ${b.collection} are no longer served` }))
+      out.push(
+        at({
+          kind: 'collection-changed',
+          class: 'needs-data',
+          needsVersion: false,
+          message: `collection ${b.collection} → ${a.collection}: records stored in ${b.collection} are no longer served`
+        })
+      )
     }
     const changes = [...diffFields('', b.fields, a.fields), ...resourceChanges(b, a)]
-    for (const c of changes) out.push(at(versioned ? { ...c, needsVersion: false, class: c.class === 'needs-version' ? 'safe' : c.class } : c))
+    for (const c of changes) {
+      out.push(at(versioned ? { ...c, needsVersion: false, class: c.class === 'needs-version' ? 'safe' : c.class } : c))
+    }
   }
   for (const b of before.resources) {
     if (current.has(b.key) || moved.has(b.key)) continue
-    out.push({ resource: b.key, collection: b.collection, kind: 'resource-removed', class: 'needs-version', needsVersion: true, message: `resource ${b.key} removed: its routes are gone, its records stay in ${b.collection}` })
+    out.push({
+      resource: b.key,
+      collection: b.collection,
+      kind: 'resource-removed',
+      class: 'needs-version',
+      needsVersion: true,
+      message: `resource ${b.key} removed: its routes are gone, its records stay in ${b.collection}`
+    })
   }
   return out
 }
@@ -106,7 +189,8 @@ function gaps (a: ResourceSnapshot, sibling: ResourceSnapshot): SchemaChange[] {
 /** The collection a changed resource's records were stored in, when it changed. */
 export function previousCollection (before: SchemaSnapshot, change: SchemaChange): string | undefined {
   const [version, path] = change.resource.split('/')
-  const b = before.resources.find((r) => r.key === change.resource) ??
+  const b =
+    before.resources.find((r) => r.key === change.resource) ??
     before.resources.filter((r) => r.path === path && r.version !== version)[0]
   return b?.collection
 }

@@ -16,9 +16,19 @@ export interface MeasureOptions {
 }
 
 /** A migration that threw (or answered no record) on a record read by the plan. */
-export interface MigrationFailure { migration: string, recordId: string, message: string }
+export interface MigrationFailure {
+  migration: string
+  recordId: string
+  message: string
+}
 
-interface Tally { failing: number, tenants: Set<string>, afterFailing: number, afterTenants: Set<string>, example?: ChangeImpact['example'] }
+interface Tally {
+  failing: number
+  tenants: Set<string>
+  afterFailing: number
+  afterTenants: Set<string>
+  example?: ChangeImpact['example']
+}
 
 const tally = (): Tally => ({ failing: 0, tenants: new Set(), afterFailing: 0, afterTenants: new Set() })
 const covers = (path: string, p: string): boolean => p === path || p.startsWith(`${path}.`)
@@ -27,9 +37,9 @@ const covers = (path: string, p: string): boolean => p === path || p.startsWith(
 function range (k: number, n: number, total: number): [number, number] {
   const z = 1.96
   const p = k / n
-  const d = 1 + z * z / n
-  const mid = (p + z * z / (2 * n)) / d
-  const half = z * Math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
+  const d = 1 + (z * z) / n
+  const mid = (p + (z * z) / (2 * n)) / d
+  const half = (z * Math.sqrt((p * (1 - p)) / n + (z * z) / (4 * n * n))) / d
   return [Math.max(0, Math.floor((mid - half) * total)), Math.min(total, Math.ceil((mid + half) * total))]
 }
 
@@ -40,8 +50,12 @@ function range (k: number, n: number, total: number): [number, number] {
  * Problems no change explains become `stored-data` changes. Reads a `$sample` (extrapolated,
  * with a 95 % interval) or, with `exact`, every record in batches until the deadline.
  */
-export async function measureResource (service: ResourceService, changes: SchemaChange[], steps: MigrationStep[], opts: MeasureOptions):
-Promise<{ extra: SchemaChange[], failures: MigrationFailure[], partial: boolean }> {
+export async function measureResource (
+  service: ResourceService,
+  changes: SchemaChange[],
+  steps: MigrationStep[],
+  opts: MeasureOptions
+): Promise<{ extra: SchemaChange[]; failures: MigrationFailure[]; partial: boolean }> {
   const model = service.model
   const total = await service.stored.estimate()
   const measured = changes.filter((c) => c.paths !== undefined)
@@ -51,12 +65,23 @@ Promise<{ extra: SchemaChange[], failures: MigrationFailure[], partial: boolean 
   let read = 0
 
   const judge = async (docs: Document[]): Promise<void> => {
-    const selected = await Promise.all(steps.map(async (s) => s.filter === undefined ? null : await service.stored.matching(docs.map((d) => d._id), s.filter)))
+    const selected = await Promise.all(
+      steps.map(async (s) =>
+        s.filter === undefined
+          ? null
+          : await service.stored.matching(
+            docs.map((d) => d._id),
+            s.filter
+          )
+      )
+    )
     for (const doc of docs) {
       const id = String(doc._id)
       const userId = typeof doc.userId === 'string' ? doc.userId : '(none)'
       const now = new Map<string, string>()
-      for (const i of checkStoredRecord(model, doc).issues) if (!now.has(issuePath(i.field))) now.set(issuePath(i.field), `${i.field} ${i.message}`)
+      for (const i of checkStoredRecord(model, doc).issues) {
+        if (!now.has(issuePath(i.field))) now.set(issuePath(i.field), `${i.field} ${i.message}`)
+      }
       let after = new Set(now.keys())
       const mine = steps.filter((_s, i) => selected[i] === null || selected[i]!.has(id))
       if (mine.length > 0) {
@@ -68,14 +93,22 @@ Promise<{ extra: SchemaChange[], failures: MigrationFailure[], partial: boolean 
           if (failures.length < 20) failures.push({ migration: err.migration, recordId: id, message: err.message })
         }
       }
-      const fails = (paths: Iterable<string>, c: SchemaChange): boolean => [...paths].some((p) => c.paths!.some((cp) => covers(cp, p)))
+      const fails = (paths: Iterable<string>, c: SchemaChange): boolean =>
+        [...paths].some((p) => c.paths!.some((cp) => covers(cp, p)))
       for (const [c, t] of tallies) {
         if (fails(now.keys(), c)) {
           t.failing++
           t.tenants.add(userId)
-          t.example ??= { recordId: id, userId: doc.userId ?? null, message: [...now].find(([p]) => c.paths!.some((cp) => covers(cp, p)))![1] }
+          t.example ??= {
+            recordId: id,
+            userId: doc.userId ?? null,
+            message: [...now].find(([p]) => c.paths!.some((cp) => covers(cp, p)))![1]
+          }
         }
-        if (fails(after, c)) { t.afterFailing++; t.afterTenants.add(userId) }
+        if (fails(after, c)) {
+          t.afterFailing++
+          t.afterTenants.add(userId)
+        }
       }
       for (const [p, message] of now) {
         if (measured.some((c) => c.paths!.some((cp) => covers(cp, p)))) continue
@@ -83,7 +116,10 @@ Promise<{ extra: SchemaChange[], failures: MigrationFailure[], partial: boolean 
         t.failing++
         t.tenants.add(userId)
         t.example ??= { recordId: id, userId: doc.userId ?? null, message }
-        if (after.has(p)) { t.afterFailing++; t.afterTenants.add(userId) }
+        if (after.has(p)) {
+          t.afterFailing++
+          t.afterTenants.add(userId)
+        }
       }
     }
     read += docs.length
@@ -101,8 +137,14 @@ Promise<{ extra: SchemaChange[], failures: MigrationFailure[], partial: boolean 
     }
   }
   const impact = (t: Tally): ChangeImpact => {
-    const scaled = (k: number): number => read === 0 || exact ? k : Math.round(k / read * total)
-    const out: ChangeImpact = { total, checked: read, exact: exact && !partial, failing: scaled(t.failing), tenants: t.tenants.size }
+    const scaled = (k: number): number => (read === 0 || exact ? k : Math.round((k / read) * total))
+    const out: ChangeImpact = {
+      total,
+      checked: read,
+      exact: exact && !partial,
+      failing: scaled(t.failing),
+      tenants: t.tenants.size
+    }
     if (!exact && read > 0) out.failingRange = range(t.failing, read, total)
     if (steps.length > 0) out.afterMigrations = { failing: scaled(t.afterFailing), tenants: t.afterTenants.size }
     if (t.example !== undefined) out.example = t.example

@@ -6,7 +6,13 @@ import { loadMigrations, type Migration } from './migrations.js'
 import { buildPlan, type PlanOptions, type SchemaPlan } from './plan.js'
 import { SnapshotStore, type StoredSnapshot } from './snapshot-store.js'
 
-export { defineMigration, MigrationFileError, type Migration, type MigrationDefinition, type MigrationResource } from './migrations.js'
+export {
+  defineMigration,
+  MigrationFileError,
+  type Migration,
+  type MigrationDefinition,
+  type MigrationResource
+} from './migrations.js'
 export type { ChangeClass, ChangeImpact, ChangeKind, DuplicateImpact, SchemaChange } from './changes.js'
 export type { PlanOptions, SchemaPlan } from './plan.js'
 export type { ApplyOptions, ApplyProgress, ApplyResourceResult, ApplyResult } from './apply.js'
@@ -20,9 +26,9 @@ export { SNAPSHOTS_COLLECTION, type StoredSnapshot } from './snapshot-store.js'
  * `<schemaDir>/migrations/` (`apply`), the served snapshot. What `svc schema plan|apply` run.
  */
 export class SchemaEvolution {
-  readonly #deps: { db: Db, registry: Registry, services: ResourceServices, schemaDir?: string }
+  readonly #deps: { db: Db; registry: Registry; services: ResourceServices; schemaDir?: string }
 
-  constructor (deps: { db: Db, registry: Registry, services: ResourceServices, schemaDir?: string }) {
+  constructor (deps: { db: Db; registry: Registry; services: ResourceServices; schemaDir?: string }) {
     this.#deps = deps
   }
 

@@ -18,14 +18,31 @@ export interface AppliedMigration {
   unchanged: number
 }
 
-interface LockDoc { _id: typeof LOCK_ID, token: string, host: string, pid: number, since: Date, leaseUntil: Date }
-interface ProgressDoc { _id: string, run: string, resource: string, tenant: string | null, lastId: string | null, done: boolean, at: Date }
+interface LockDoc {
+  _id: typeof LOCK_ID
+  token: string
+  host: string
+  pid: number
+  since: Date
+  leaseUntil: Date
+}
+interface ProgressDoc {
+  _id: string
+  run: string
+  resource: string
+  tenant: string | null
+  lastId: string | null
+  done: boolean
+  at: Date
+}
 
 /** Another `svc schema apply` holds the lock and is alive. */
 export class ApplyLockedError extends Error {
-  constructor (holder: { host: string, pid: number, since: Date, leaseUntil: Date }) {
-    super(`another svc schema apply is running (pid ${holder.pid} on ${holder.host}, since ${holder.since.toISOString()}); ` +
-      `its lock expires at ${holder.leaseUntil.toISOString()} unless renewed`)
+  constructor (holder: { host: string; pid: number; since: Date; leaseUntil: Date }) {
+    super(
+      `another svc schema apply is running (pid ${holder.pid} on ${holder.host}, since ${holder.since.toISOString()}); ` +
+        `its lock expires at ${holder.leaseUntil.toISOString()} unless renewed`
+    )
     this.name = 'ApplyLockedError'
   }
 }
@@ -69,7 +86,13 @@ export class MigrationStore {
   async lock (leaseMs: number): Promise<string> {
     const token = randomBytes(12).toString('hex')
     const now = new Date()
-    const mine: Omit<LockDoc, '_id'> = { token, host: hostname(), pid: process.pid, since: now, leaseUntil: new Date(now.getTime() + leaseMs) }
+    const mine: Omit<LockDoc, '_id'> = {
+      token,
+      host: hostname(),
+      pid: process.pid,
+      since: now,
+      leaseUntil: new Date(now.getTime() + leaseMs)
+    }
     const held = await this.#lock.findOne({ _id: LOCK_ID })
     if (held === null) {
       try {
@@ -89,7 +112,10 @@ export class MigrationStore {
 
   /** Extends the lease; false when another run took the lock over (this one must stop). */
   async renew (token: string, leaseMs: number): Promise<boolean> {
-    const res = await this.#lock.updateOne({ _id: LOCK_ID, token }, { $set: { leaseUntil: new Date(Date.now() + leaseMs) } })
+    const res = await this.#lock.updateOne(
+      { _id: LOCK_ID, token },
+      { $set: { leaseUntil: new Date(Date.now() + leaseMs) } }
+    )
     return res.matchedCount === 1
   }
 
@@ -97,13 +123,27 @@ export class MigrationStore {
     await this.#lock.deleteOne({ _id: LOCK_ID, token })
   }
 
-  async checkpoint (run: string, resource: string, tenant: string | null): Promise<{ lastId: string | null, done: boolean }> {
+  async checkpoint (
+    run: string,
+    resource: string,
+    tenant: string | null
+  ): Promise<{ lastId: string | null; done: boolean }> {
     const doc = await this.#progress.findOne({ _id: progressId(run, resource, tenant) })
     return { lastId: doc?.lastId ?? null, done: doc?.done ?? false }
   }
 
-  async saveCheckpoint (run: string, resource: string, tenant: string | null, lastId: string | null, done: boolean): Promise<void> {
-    await this.#progress.replaceOne({ _id: progressId(run, resource, tenant) }, { run, resource, tenant, lastId, done, at: new Date() }, { upsert: true })
+  async saveCheckpoint (
+    run: string,
+    resource: string,
+    tenant: string | null,
+    lastId: string | null,
+    done: boolean
+  ): Promise<void> {
+    await this.#progress.replaceOne(
+      { _id: progressId(run, resource, tenant) },
+      { run, resource, tenant, lastId, done, at: new Date() },
+      { upsert: true }
+    )
   }
 
   /** Once a run is complete: its checkpoints and the markers of its migrations go (nothing reads them again). */

@@ -68,20 +68,36 @@ function resourceKey (source: string, name: string, registry: Registry): string 
   const key = name.includes('/') ? name : `${DEFAULT_VERSION}/${name}`
   const [version, path] = key.split('/')
   if (registry.get(version, path) === undefined) {
-    throw new MigrationFileError(source, `resources.${name}: no schema ${key}${hint(key, registry.all().map((m) => m.key))}`)
+    throw new MigrationFileError(
+      source,
+      `resources.${name}: no schema ${key}${hint(
+        key,
+        registry.all().map((m) => m.key)
+      )}`
+    )
   }
   return key
 }
 
 function parse (source: string, raw: unknown, registry: Registry): Pick<Migration, 'description' | 'resources'> {
-  if (!isPlainObject(raw)) throw new MigrationFileError(source, 'the default export must be an object (use defineMigration)')
+  if (!isPlainObject(raw)) {
+    throw new MigrationFileError(source, 'the default export must be an object (use defineMigration)')
+  }
   const def = raw as Partial<MigrationDefinition>
-  if (def.description !== undefined && typeof def.description !== 'string') throw new MigrationFileError(source, 'description must be a string')
-  if (!isPlainObject(def.resources) || Object.keys(def.resources).length === 0) throw new MigrationFileError(source, 'resources must map at least one schema path to { up, filter? }')
+  if (def.description !== undefined && typeof def.description !== 'string') {
+    throw new MigrationFileError(source, 'description must be a string')
+  }
+  if (!isPlainObject(def.resources) || Object.keys(def.resources).length === 0) {
+    throw new MigrationFileError(source, 'resources must map at least one schema path to { up, filter? }')
+  }
   const resources = new Map<string, MigrationResource>()
   for (const [name, r] of Object.entries(def.resources)) {
-    if (!isPlainObject(r) || typeof r.up !== 'function') throw new MigrationFileError(source, `resources.${name}.up must be a function of the record`)
-    if (r.filter !== undefined && !isPlainObject(r.filter)) throw new MigrationFileError(source, `resources.${name}.filter must be a filter object`)
+    if (!isPlainObject(r) || typeof r.up !== 'function') {
+      throw new MigrationFileError(source, `resources.${name}.up must be a function of the record`)
+    }
+    if (r.filter !== undefined && !isPlainObject(r.filter)) {
+      throw new MigrationFileError(source, `resources.${name}.filter must be a filter object`)
+    }
     resources.set(resourceKey(source, name, registry), r as MigrationResource)
   }
   return { ...(def.description !== undefined ? { description: def.description } : {}), resources }
@@ -100,7 +116,12 @@ export async function loadMigrations (schemaDir: string, registry: Registry): Pr
     const file = join(dir, name)
     const source = relative(process.cwd(), file) || file
     const m = FILE_RE.exec(name)
-    if (m === null) throw new MigrationFileError(source, 'file names are NNNN-name.ts (four digits, then lower-case letters, digits and dashes)')
+    if (m === null) {
+      throw new MigrationFileError(
+        source,
+        'file names are NNNN-name.ts (four digits, then lower-case letters, digits and dashes)'
+      )
+    }
     const number = Number(m[1])
     const twin = out.find((x) => x.number === number)
     if (twin !== undefined) throw new MigrationFileError(source, `number ${m[1]} is also used by ${twin.name}`)
@@ -110,8 +131,16 @@ export async function loadMigrations (schemaDir: string, registry: Registry): Pr
     } catch (err) {
       throw new MigrationFileError(source, `cannot be imported: ${(err as Error).message}`)
     }
-    const checksum = createHash('sha256').update(await readFile(file)).digest('hex')
-    out.push({ name: name.replace(/\.(ts|mts|js|mjs)$/, ''), number, file: source, checksum, ...parse(source, raw, registry) })
+    const checksum = createHash('sha256')
+      .update(await readFile(file))
+      .digest('hex')
+    out.push({
+      name: name.replace(/\.(ts|mts|js|mjs)$/, ''),
+      number,
+      file: source,
+      checksum,
+      ...parse(source, raw, registry)
+    })
   }
   return out
 }

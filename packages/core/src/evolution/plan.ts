@@ -24,18 +24,18 @@ export interface PlanOptions {
 
 export interface SchemaPlan {
   /** The snapshot compared with; null before the first start that wrote one. */
-  snapshot: { hash: string, servedAt: string } | null
+  snapshot: { hash: string; servedAt: string } | null
   files: { hash: string }
   changes: SchemaChange[]
   migrations: {
     applied: string[]
-    pending: Array<{ name: string, description?: string, resources: string[] }>
+    pending: Array<{ name: string; description?: string; resources: string[] }>
     /** Applied migrations whose file changed since (they are not run again). */
     edited: string[]
   }
   /** Migrations that threw on records the plan read. */
   migrationFailures: MigrationFailure[]
-  check: { exact: boolean, sampleSize: number, ms: number, partial: boolean, unchecked: string[] }
+  check: { exact: boolean; sampleSize: number; ms: number; partial: boolean; unchecked: string[] }
   /** Why a production start-up refuses these files now (empty: it starts). */
   blocking: string[]
 }
@@ -49,23 +49,31 @@ export interface PlanDeps {
 
 /** Steps of the pending migrations for one resource, in order. */
 export function stepsFor (pending: Migration[], key: string): MigrationStep[] {
-  return pending.filter((m) => m.resources.has(key)).map((m) => {
-    const r = m.resources.get(key)!
-    return { name: m.name, up: r.up, ...(r.filter !== undefined ? { filter: r.filter } : {}) }
-  })
+  return pending
+    .filter((m) => m.resources.has(key))
+    .map((m) => {
+      const r = m.resources.get(key)!
+      return { name: m.name, up: r.up, ...(r.filter !== undefined ? { filter: r.filter } : {}) }
+    })
 }
 
 function blockingReasons (plan: Omit<SchemaPlan, 'blocking'>): string[] {
   const out: string[] = []
-  if (plan.migrations.pending.length > 0) out.push(`pending migrations: ${plan.migrations.pending.map((m) => m.name).join(', ')} (run svc schema apply)`)
+  if (plan.migrations.pending.length > 0) {
+    out.push(`pending migrations: ${plan.migrations.pending.map((m) => m.name).join(', ')} (run svc schema apply)`)
+  }
   for (const c of plan.changes) {
     if (c.kind === 'acl-gap') out.push(`${c.resource}: ${c.message}`)
     if (!isDataBreaking(c) || c.kind === 'stored-data') continue
     const i = c.impact
-    const what = c.duplicates !== undefined
-      ? `${c.duplicates.records} records in ${c.duplicates.groups} duplicate groups`
-      : c.stranded !== undefined ? `${c.stranded} records left in the previous collection`
-        : i === undefined ? 'stored records not checked' : `${i.exact ? '' : '~'}${i.failing} records in ${i.exact ? '' : '≥'}${i.tenants} tenants do not fit`
+    const what =
+      c.duplicates !== undefined
+        ? `${c.duplicates.records} records in ${c.duplicates.groups} duplicate groups`
+        : c.stranded !== undefined
+          ? `${c.stranded} records left in the previous collection`
+          : i === undefined
+            ? 'stored records not checked'
+            : `${i.exact ? '' : '~'}${i.failing} records in ${i.exact ? '' : '≥'}${i.tenants} tenants do not fit`
     out.push(`${c.resource}: ${c.message} — ${what}`)
   }
   for (const f of plan.migrationFailures.slice(0, 3)) out.push(f.message)
@@ -104,14 +112,22 @@ export async function buildPlan (deps: PlanDeps, opts: PlanOptions = {}): Promis
     }
     const service = deps.services.get(model.path, model.version)
     const mine = changes.filter((c) => c.resource === model.key)
-    const r = await measureResource(service, mine, stepsFor(pending, model.key), { exact, sampleSize, deadline, maxTimeMS })
+    const r = await measureResource(service, mine, stepsFor(pending, model.key), {
+      exact,
+      sampleSize,
+      deadline,
+      maxTimeMS
+    })
     changes.push(...r.extra)
     failures.push(...r.failures)
     partial ||= r.partial
     for (const c of mine) {
       if (c.kind === 'index-added' && (await service.stored.estimate()) > 0) {
         try {
-          c.duplicates = await service.stored.duplicates(c.index!, Math.max(1, Math.min(maxTimeMS, deadline - Date.now())))
+          c.duplicates = await service.stored.duplicates(
+            c.index!,
+            Math.max(1, Math.min(maxTimeMS, deadline - Date.now()))
+          )
         } catch (err) {
           if ((err as { code?: number }).code !== 50) throw err
           c.duplicates = { groups: 0, records: 0, tenants: 0, timedOut: true }
@@ -119,7 +135,13 @@ export async function buildPlan (deps: PlanDeps, opts: PlanOptions = {}): Promis
       }
       if (c.kind === 'soft-delete-off') {
         const t = await service.stored.tombstones(maxTimeMS)
-        c.impact = { total: await service.stored.estimate(), checked: t.records, exact: true, failing: t.records, tenants: t.tenants }
+        c.impact = {
+          total: await service.stored.estimate(),
+          checked: t.records,
+          exact: true,
+          failing: t.records,
+          tenants: t.tenants
+        }
       }
     }
   }
@@ -133,8 +155,14 @@ export async function buildPlan (deps: PlanDeps, opts: PlanOptions = {}): Promis
     changes,
     migrations: {
       applied: [...applied.keys()].sort(),
-      pending: pending.map((m) => ({ name: m.name, ...(m.description !== undefined ? { description: m.description } : {}), resources: [...m.resources.keys()] })),
-      edited: deps.migrations.filter((m) => applied.has(m.name) && applied.get(m.name)!.checksum !== m.checksum).map((m) => m.name)
+      pending: pending.map((m) => ({
+        name: m.name,
+        ...(m.description !== undefined ? { description: m.description } : {}),
+        resources: [...m.resources.keys()]
+      })),
+      edited: deps.migrations
+        .filter((m) => applied.has(m.name) && applied.get(m.name)!.checksum !== m.checksum)
+        .map((m) => m.name)
     },
     migrationFailures: failures,
     check: { exact, sampleSize, ms: Date.now() - started, partial, unchecked }

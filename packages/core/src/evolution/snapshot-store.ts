@@ -8,7 +8,9 @@ export interface StoredSnapshot extends SchemaSnapshot {
   servedAt: Date
 }
 
-interface SnapshotDoc extends StoredSnapshot { _id: 'served' }
+interface SnapshotDoc extends StoredSnapshot {
+  _id: 'served'
+}
 
 /**
  * The schemas this database was last served with: one document, written by a start-up whose
@@ -29,6 +31,10 @@ export class SnapshotStore {
   }
 
   async write (snapshot: SchemaSnapshot, servedAt = new Date()): Promise<void> {
-    await this.#coll.replaceOne({ _id: 'served' }, { format: snapshot.format, hash: snapshot.hash, resources: snapshot.resources, servedAt }, { upsert: true })
+    await this.#coll.replaceOne(
+      { _id: 'served' },
+      { format: snapshot.format, hash: snapshot.hash, resources: snapshot.resources, servedAt },
+      { upsert: true }
+    )
   }
 }

@@ -18,8 +18,10 @@ const STARTUP_BUDGET_MS = 10_000
 export class SchemaCheckError extends Error {
   readonly plan: SchemaPlan
   constructor (plan: SchemaPlan) {
-    super(`schema changes need data before these schemas can be served:\n${plan.blocking.map((b) => `  - ${b}`).join('\n')}\n` +
-      'Run `svc schema plan` for the details and `svc schema apply` for the migrations; SCHEMA_CHECK=warn serves anyway.')
+    super(
+      `schema changes need data before these schemas can be served:\n${plan.blocking.map((b) => `  - ${b}`).join('\n')}\n` +
+        'Run `svc schema plan` for the details and `svc schema apply` for the migrations; SCHEMA_CHECK=warn serves anyway.'
+    )
     this.name = 'SchemaCheckError'
     this.plan = plan
   }
@@ -37,21 +39,46 @@ function counts (plan: SchemaPlan): Record<ChangeClass, number> {
  * becomes the files; while something does, it keeps the schemas last served without problems,
  * so the plan keeps listing what is unresolved.
  */
-export async function startupCheck (deps: PlanDeps & { log: FastifyBaseLogger }, mode: SchemaCheckMode): Promise<SchemaPlan | null> {
+export async function startupCheck (
+  deps: PlanDeps & { log: FastifyBaseLogger },
+  mode: SchemaCheckMode
+): Promise<SchemaPlan | null> {
   if (mode === 'off') return null
   const log = deps.log
   const plan = await buildPlan(deps, { sampleSize: STARTUP_SAMPLE, timeBudgetMs: STARTUP_BUDGET_MS })
-  log.info({ snapshot: plan.snapshot?.hash.slice(0, 12) ?? null, changes: counts(plan), pending: plan.migrations.pending.map((m) => m.name), ms: plan.check.ms }, 'schema plan at start-up')
+  log.info(
+    {
+      snapshot: plan.snapshot?.hash.slice(0, 12) ?? null,
+      changes: counts(plan),
+      pending: plan.migrations.pending.map((m) => m.name),
+      ms: plan.check.ms
+    },
+    'schema plan at start-up'
+  )
   for (const c of plan.changes) {
     if (c.class === 'safe') continue
-    const failing = c.impact === undefined ? {} : { failing: c.impact.failing, tenants: c.impact.tenants, exact: c.impact.exact }
+    const failing =
+      c.impact === undefined ? {} : { failing: c.impact.failing, tenants: c.impact.tenants, exact: c.impact.exact }
     // A change whose records already fit (migrated, or none stored) is told, not warned about.
     const level = isDataBreaking(c) || c.kind === 'acl-gap' ? 'warn' : 'info'
-    log[level]({ resource: c.resource, kind: c.kind, class: c.class, field: c.field, ...failing, ...(c.duplicates !== undefined ? { duplicates: c.duplicates } : {}) }, c.message)
+    log[level](
+      {
+        resource: c.resource,
+        kind: c.kind,
+        class: c.class,
+        field: c.field,
+        ...failing,
+        ...(c.duplicates !== undefined ? { duplicates: c.duplicates } : {})
+      },
+      c.message
+    )
   }
   if (plan.blocking.length > 0) {
     if (mode === 'refuse') throw new SchemaCheckError(plan)
-    log.warn({ blocking: plan.blocking }, 'schema changes need data: serving anyway (schema check: warn); the snapshot stays at the schemas last served without them')
+    log.warn(
+      { blocking: plan.blocking },
+      'schema changes need data: serving anyway (schema check: warn); the snapshot stays at the schemas last served without them'
+    )
     return plan
   }
   if (plan.snapshot?.hash !== plan.files.hash) {

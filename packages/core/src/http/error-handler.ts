@@ -16,6 +16,8 @@ export function installErrorHandling (app: FastifyInstance, opts: { production: 
     return await reply.code(statusCode).send(body)
   })
   app.setNotFoundHandler(async (request, reply) => {
-    return await reply.code(404).send({ error: { code: 'NOT_FOUND', message: `route ${request.method} ${request.url.split('?')[0]} not found` } })
+    return await reply
+      .code(404)
+      .send({ error: { code: 'NOT_FOUND', message: `route ${request.method} ${request.url.split('?')[0]} not found` } })
   })
 }

@@ -12,7 +12,9 @@ function frameworkErrors (error: Error, request: FastifyRequest, reply: FastifyR
 }
 
 function clientFailure (code: string | undefined): [number, ErrorCode, string] {
-  if (code === 'ERR_HTTP_REQUEST_TIMEOUT' || code === 'ERR_HTTP_HEADERS_TIMEOUT') return [408, 'REQUEST_TIMEOUT', 'the request took too long to arrive']
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT' || code === 'ERR_HTTP_HEADERS_TIMEOUT') {
+    return [408, 'REQUEST_TIMEOUT', 'the request took too long to arrive']
+  }
   if (code === 'HPE_HEADER_OVERFLOW') return [431, 'HEADERS_TOO_LARGE', 'request headers (or the URL) are too large']
   return [400, 'VALIDATION', 'malformed HTTP request']
 }
@@ -29,7 +31,9 @@ function clientErrorHandler (this: FastifyInstance, err: Error & { code?: string
   // An answer already on its way (the route replied before the body ended) must not be corrupted.
   const answering = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true
   if (socket.writable && !answering) {
-    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`)
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
+    )
   }
   socket.destroy(err)
 }
@@ -42,7 +46,10 @@ function clientErrorHandler (this: FastifyInstance, err: Error & { code?: string
  * cannot be set by a plugin, so hosts pass them: `Fastify({ ...svcServerOptions, logger })`
  * (`requestTimeout` may be overridden after the spread).
  */
-export const svcServerOptions: Pick<FastifyHttpOptions<Server>, 'frameworkErrors' | 'clientErrorHandler' | 'requestTimeout' | 'http'> = {
+export const svcServerOptions: Pick<
+  FastifyHttpOptions<Server>,
+  'frameworkErrors' | 'clientErrorHandler' | 'requestTimeout' | 'http'
+> = {
   frameworkErrors,
   clientErrorHandler,
   ...requestTimeouts(DEFAULT_REQUEST_TIMEOUT_MS)
@@ -54,6 +61,11 @@ export const svcServerOptions: Pick<FastifyHttpOptions<Server>, 'frameworkErrors
  * checks them every `connectionsCheckingInterval` (30 s by default: a second keeps them honest).
  */
 export function requestTimeouts (ms: number): Pick<FastifyHttpOptions<Server>, 'requestTimeout' | 'http'> {
-  if (!Number.isInteger(ms) || ms < 1) throw new Error('@svc/core: a request timeout is a positive whole number of milliseconds')
-  return { requestTimeout: ms, http: { headersTimeout: Math.min(HEADERS_TIMEOUT_MS, ms), connectionsCheckingInterval: Math.min(1000, ms) } }
+  if (!Number.isInteger(ms) || ms < 1) {
+    throw new Error('@svc/core: a request timeout is a positive whole number of milliseconds')
+  }
+  return {
+    requestTimeout: ms,
+    http: { headersTimeout: Math.min(HEADERS_TIMEOUT_MS, ms), connectionsCheckingInterval: Math.min(1000, ms) }
+  }
 }

@@ -7,8 +7,16 @@ import { AnyObject, DOCUMENTED } from './route-docs.js'
  * A host that wants it private puts authentication in front of it (spec, API authentication 5).
  */
 export function describeRoute (app: FastifyInstance): void {
-  app.get('/_describe', {
-    schema: { summary: 'The introspection manifest: schemas, fields, endpoints, features', security: [], response: { 200: AnyObject('the manifest (spec, _describe)') } },
-    ...DOCUMENTED
-  }, async () => app.svc.manifest.describe())
+  app.get(
+    '/_describe',
+    {
+      schema: {
+        summary: 'The introspection manifest: schemas, fields, endpoints, features',
+        security: [],
+        response: { 200: AnyObject('the manifest (spec, _describe)') }
+      },
+      ...DOCUMENTED
+    },
+    async () => app.svc.manifest.describe()
+  )
 }

@@ -2,7 +2,16 @@ import { ValidationError } from '../errors.js'
 import type { ResourceModel } from '../schema/model.js'
 import type { ListQuery } from '../service/types.js'
 
-const FRAMEWORK = new Set(['__page', '__perPage', '__sort', '__include', '__includeDeleted', '__cursor', '__count', 'q'])
+const FRAMEWORK = new Set([
+  '__page',
+  '__perPage',
+  '__sort',
+  '__include',
+  '__includeDeleted',
+  '__cursor',
+  '__count',
+  'q'
+])
 
 /**
  * Splits a REST query string into framework parameters and field filters. Field filters stay
@@ -13,7 +22,9 @@ export function toListQuery (model: ResourceModel, query: Record<string, unknown
   for (const [key, value] of Object.entries(query)) {
     if (FRAMEWORK.has(key)) continue
     if (key.startsWith('__')) throw new ValidationError(`unknown framework parameter '${key}'`, { field: key })
-    if (Array.isArray(value)) throw new ValidationError(`'${key}' is given more than once: use {"$in": [...]}`, { field: key })
+    if (Array.isArray(value)) {
+      throw new ValidationError(`'${key}' is given more than once: use {"$in": [...]}`, { field: key })
+    }
     filter[key] = value
   }
   const out: ListQuery = { filter }
@@ -24,7 +35,9 @@ export function toListQuery (model: ResourceModel, query: Record<string, unknown
   if (query.__perPage !== undefined) out.perPage = query.__perPage as number
   if (query.__cursor !== undefined) out.cursor = query.__cursor as string
   if (query.__count !== undefined) out.count = flag('__count', query.__count)
-  if (query.__includeDeleted !== undefined) out.includeDeleted = query.__includeDeleted === true || query.__includeDeleted === 'true'
+  if (query.__includeDeleted !== undefined) {
+    out.includeDeleted = query.__includeDeleted === true || query.__includeDeleted === 'true'
+  }
   return out
 }
 

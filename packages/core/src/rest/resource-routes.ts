@@ -44,52 +44,117 @@ export async function resourceRoutes (app: FastifyInstance, opts: ResourceRoutes
   const whole = (b: unknown): unknown => b
   const bulkRecord = (b: unknown): unknown => (b as { record?: unknown } | null)?.record
 
-  app.post(base, {
-    schema: { summary: `Create a ${name} record`, headers: IdempotencyHeaders, body: s.create, response: { 201: s.read } },
-    preValidation: screen('create', whole)
-  }, async (request, reply) => {
-    const key = request.headers['idempotency-key']
-    if (key === undefined) return await reply.code(201).send(await service.create(context(request), request.body))
-    if (Array.isArray(key)) throw new ValidationError('Idempotency-Key is given more than once', { field: 'Idempotency-Key' })
-    const { record, replayed } = await service.createOnce(context(request), request.body, key)
-    // The first answer again, status included; the header tells a replay from a fresh create.
-    if (replayed) void reply.header('idempotent-replayed', 'true')
-    return await reply.code(201).send(record)
-  })
+  app.post(
+    base,
+    {
+      schema: {
+        summary: `Create a ${name} record`,
+        headers: IdempotencyHeaders,
+        body: s.create,
+        response: { 201: s.read }
+      },
+      preValidation: screen('create', whole)
+    },
+    async (request, reply) => {
+      const key = request.headers['idempotency-key']
+      if (key === undefined) return await reply.code(201).send(await service.create(context(request), request.body))
+      if (Array.isArray(key)) {
+        throw new ValidationError('Idempotency-Key is given more than once', { field: 'Idempotency-Key' })
+      }
+      const { record, replayed } = await service.createOnce(context(request), request.body, key)
+      // The first answer again, status included; the header tells a replay from a fresh create.
+      if (replayed) void reply.header('idempotent-replayed', 'true')
+      return await reply.code(201).send(record)
+    }
+  )
 
-  app.get(base, { schema: { summary: `List ${name} records (filters, search, sort, pages)`, querystring: s.listQuery, response: { 200: s.list } } }, async (request) => {
-    return await service.list(context(request), toListQuery(model, request.query as Record<string, unknown>))
-  })
+  app.get(
+    base,
+    {
+      schema: {
+        summary: `List ${name} records (filters, search, sort, pages)`,
+        querystring: s.listQuery,
+        response: { 200: s.list }
+      }
+    },
+    async (request) => {
+      return await service.list(context(request), toListQuery(model, request.query as Record<string, unknown>))
+    }
+  )
 
-  app.put(base, {
-    schema: { summary: `Bulk update ${name} records matching a filter (inserts one when none matches)`, body: s.bulk, response: { 200: s.bulkResult } },
-    preValidation: screen('update', bulkRecord)
-  }, async (request) => {
-    const body = request.body as { filter: Record<string, unknown>, record: unknown }
-    return await service.bulkPut(context(request), body.filter, body.record)
-  })
+  app.put(
+    base,
+    {
+      schema: {
+        summary: `Bulk update ${name} records matching a filter (inserts one when none matches)`,
+        body: s.bulk,
+        response: { 200: s.bulkResult }
+      },
+      preValidation: screen('update', bulkRecord)
+    },
+    async (request) => {
+      const body = request.body as { filter: Record<string, unknown>; record: unknown }
+      return await service.bulkPut(context(request), body.filter, body.record)
+    }
+  )
 
   // Built per request by the `_describe` builder: soft delete/audit plugins register after core.
-  app.get(`${base}-schema`, { schema: { summary: `The ${name} schema as _describe lists it`, response: { 200: AnyObject('one schemas[] entry of GET /_describe') } } }, async () => app.svc.manifest.schema(model))
+  app.get(
+    `${base}-schema`,
+    {
+      schema: {
+        summary: `The ${name} schema as _describe lists it`,
+        response: { 200: AnyObject('one schemas[] entry of GET /_describe') }
+      }
+    },
+    async () => app.svc.manifest.schema(model)
+  )
 
   aggregationRoutes(app, service, context)
 
-  app.get(`${base}/:id`, { schema: { summary: `Get one ${name} record`, params: s.params, querystring: s.getQuery, response: { 200: s.read } } }, async (request) => {
-    const { id } = request.params as { id: string }
-    const q = request.query as { __include?: string, __includeDeleted?: boolean }
-    return await service.get(context(request), id, { includeDeleted: q.__includeDeleted === true, ...(q.__include !== undefined ? { include: q.__include } : {}) })
-  })
+  app.get(
+    `${base}/:id`,
+    {
+      schema: {
+        summary: `Get one ${name} record`,
+        params: s.params,
+        querystring: s.getQuery,
+        response: { 200: s.read }
+      }
+    },
+    async (request) => {
+      const { id } = request.params as { id: string }
+      const q = request.query as { __include?: string; __includeDeleted?: boolean }
+      return await service.get(context(request), id, {
+        includeDeleted: q.__includeDeleted === true,
+        ...(q.__include !== undefined ? { include: q.__include } : {})
+      })
+    }
+  )
 
-  app.put(`${base}/:id`, {
-    schema: { summary: `Update a ${name} record (null clears a field)`, params: s.params, body: s.update, response: { 200: s.read } },
-    preValidation: screen('update', whole)
-  }, async (request) => {
-    const { id } = request.params as { id: string }
-    return await service.updateById(context(request), id, request.body)
-  })
+  app.put(
+    `${base}/:id`,
+    {
+      schema: {
+        summary: `Update a ${name} record (null clears a field)`,
+        params: s.params,
+        body: s.update,
+        response: { 200: s.read }
+      },
+      preValidation: screen('update', whole)
+    },
+    async (request) => {
+      const { id } = request.params as { id: string }
+      return await service.updateById(context(request), id, request.body)
+    }
+  )
 
-  app.delete(`${base}/:id`, { schema: { summary: `Delete a ${name} record`, params: s.params, response: { 200: s.read } } }, async (request) => {
-    const { id } = request.params as { id: string }
-    return await service.deleteById(context(request), id)
-  })
+  app.delete(
+    `${base}/:id`,
+    { schema: { summary: `Delete a ${name} record`, params: s.params, response: { 200: s.read } } },
+    async (request) => {
+      const { id } = request.params as { id: string }
+      return await service.deleteById(context(request), id)
+    }
+  )
 }

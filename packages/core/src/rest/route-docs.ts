@@ -23,19 +23,24 @@ export const AnyObject = (description: string): TSchema => Type.Object({}, { add
 
 /** The `Idempotency-Key` request header of creates. */
 export const IdempotencyHeaders = Type.Object({
-  'idempotency-key': Type.Optional(Type.String({ description: 'a retried create with the same key answers the first result (header Idempotent-Replayed: true)' }))
+  'idempotency-key': Type.Optional(
+    Type.String({
+      description: 'a retried create with the same key answers the first result (header Idempotent-Replayed: true)'
+    })
+  )
 })
 
 /** A route schema with the API-description keys (`summary`, `security`…) Fastify's type omits. */
 export const documented = (schema: Record<string, unknown>): FastifySchema => schema as FastifySchema
 
 /** The spec's list envelope (records, history, webhook subscriptions and deliveries). */
-export const listEnvelopeSchema = (item: object): TSchema => Type.Object({
-  results: Type.Array(item as TSchema),
-  totalResults: Type.Integer(),
-  page: Type.Integer(),
-  perPage: Type.Integer(),
-  totalPages: Type.Integer(),
-  nextPage: Type.Union([Type.Integer(), Type.Null()]),
-  prevPage: Type.Union([Type.Integer(), Type.Null()])
-})
+export const listEnvelopeSchema = (item: object): TSchema =>
+  Type.Object({
+    results: Type.Array(item as TSchema),
+    totalResults: Type.Integer(),
+    page: Type.Integer(),
+    perPage: Type.Integer(),
+    totalPages: Type.Integer(),
+    nextPage: Type.Union([Type.Integer(), Type.Null()]),
+    prevPage: Type.Union([Type.Integer(), Type.Null()])
+  })

@@ -3,7 +3,9 @@ import addFormatsModule from 'ajv-formats'
 import type { FastifySchemaCompiler } from 'fastify'
 
 // ajv-formats is CJS; under NodeNext its default import is the module namespace.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv) => Ajv
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (
+  ajv: Ajv
+) => Ajv
 
 // ownProperties: a field named `constructor` or `valueOf` is read from the body only, never its prototype.
 const common: Options = { useDefaults: true, strict: false, ownProperties: true }
@@ -14,7 +16,9 @@ const common: Options = { useDefaults: true, strict: false, ownProperties: true 
 // reported at once (the envelope lists them, bounded).
 // No defaults here: the service applies them (every surface alike) after screening field ACL on
 // the keys the client actually sent; a default filled in first would read as a forbidden write.
-const bodyAjv = addFormats(new Ajv({ ...common, useDefaults: false, coerceTypes: false, removeAdditional: false, allErrors: true }))
+const bodyAjv = addFormats(
+  new Ajv({ ...common, useDefaults: false, coerceTypes: false, removeAdditional: false, allErrors: true })
+)
 // Query strings and params are text by nature: coerce as Fastify does by default.
 const textAjv = addFormats(new Ajv({ ...common, coerceTypes: 'array', removeAdditional: true, allErrors: false }))
 

@@ -6,12 +6,18 @@ export type ScalarTypeName = 'String' | 'Number' | 'Boolean' | 'Date' | 'Mixed' 
 export type TypeCtor = StringConstructor | NumberConstructor | BooleanConstructor | DateConstructor
 
 /** A nested sub-schema: a map of name → type or field options (mongoose style). */
-export interface SubSchema { [name: string]: FieldType | FieldOptions }
+export interface SubSchema {
+  [name: string]: FieldType | FieldOptions
+}
 
 export type FieldType =
   | TypeCtor
   | ScalarTypeName
-  | '[String]' | '[Number]' | '[Boolean]' | '[Date]' | '[Mixed]'
+  | '[String]'
+  | '[Number]'
+  | '[Boolean]'
+  | '[Date]'
+  | '[Mixed]'
   | [TypeCtor | ScalarTypeName | SubSchema]
   | SubSchema
 
@@ -79,7 +85,7 @@ export interface SchemaDefinition {
   softDelete?: boolean | { retentionDays?: number }
   audit?: boolean
   acl?: SchemaAcl
-  webhooks?: { events?: string[], endpoints?: Array<{ url: string, secret: string }> }
+  webhooks?: { events?: string[]; endpoints?: Array<{ url: string; secret: string }> }
   hooks?: Record<string, (arg: any) => unknown>
   version?: string
   [unknownKey: string]: unknown

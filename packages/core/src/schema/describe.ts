@@ -39,7 +39,9 @@ export function describeModel (model: ResourceModel): Record<string, unknown> {
     softDelete: model.softDelete.enabled,
     audit: model.audit,
     fields: [...model.fields.map((f) => ({ ...field(f), stamped: false })), ...STAMPED],
-    relations: Object.fromEntries(Object.values(model.relations).map((r) => [r.name, { kind: r.kind, target: r.target, fk: r.fk }])),
+    relations: Object.fromEntries(
+      Object.values(model.relations).map((r) => [r.name, { kind: r.kind, target: r.target, fk: r.fk }])
+    ),
     aggregations: model.aggregations.map((a) => ({
       name: a.name,
       ...(a.description !== undefined ? { description: a.description } : {}),
@@ -48,7 +50,12 @@ export function describeModel (model: ResourceModel): Record<string, unknown> {
       ...(a.ttlSeconds !== undefined ? { cache: { ttlSeconds: a.ttlSeconds } } : {})
     })),
     compositeIndex: model.compositeIndexes,
-    stateMachines: Object.fromEntries(Object.entries(model.stateMachines).map(([k, sm]) => [k, { initial: sm.initial, states: sm.states, transitions: sm.transitions }])),
+    stateMachines: Object.fromEntries(
+      Object.entries(model.stateMachines).map(([k, sm]) => [
+        k,
+        { initial: sm.initial, states: sm.states, transitions: sm.transitions }
+      ])
+    ),
     fileFields: model.fields.filter((f) => f.kind === 'file').map((f) => f.name),
     // Scope filters are server-side; only the client roles that have one are named.
     acl: { list: model.acl.list, delete: model.acl.delete, scopeRoles: Object.keys(model.acl.scope) },

@@ -18,20 +18,38 @@ function isPlainObject (v: unknown): v is Record<string, unknown> {
  */
 export function fileOptions (source: string, key: string, raw: unknown): FileFieldOptions {
   if (raw === undefined) raw = {}
-  if (!isPlainObject(raw)) throw new SchemaError(source, key, 'must be an object { maxBytes, accept, storage, visibility }')
+  if (!isPlainObject(raw)) {
+    throw new SchemaError(source, key, 'must be an object { maxBytes, accept, storage, visibility }')
+  }
   for (const k of Object.keys(raw)) {
-    if (!KEYS.has(k)) throw new SchemaError(source, `${key}.${k}`, 'unknown option (maxBytes, accept, storage, visibility)')
+    if (!KEYS.has(k)) {
+      throw new SchemaError(source, `${key}.${k}`, 'unknown option (maxBytes, accept, storage, visibility)')
+    }
   }
   const { maxBytes = DEFAULT_FILE_MAX_BYTES, accept, storage = 'local', visibility = 'private' } = raw
-  if (typeof maxBytes !== 'number' || !Number.isSafeInteger(maxBytes) || maxBytes < 1) throw new SchemaError(source, `${key}.maxBytes`, 'must be a positive whole number of bytes')
-  if (storage !== 'local' && storage !== 's3') throw new SchemaError(source, `${key}.storage`, "must be 'local' or 's3'")
-  if (visibility !== 'private' && visibility !== 'public') throw new SchemaError(source, `${key}.visibility`, "must be 'private' or 'public'")
+  if (typeof maxBytes !== 'number' || !Number.isSafeInteger(maxBytes) || maxBytes < 1) {
+    throw new SchemaError(source, `${key}.maxBytes`, 'must be a positive whole number of bytes')
+  }
+  if (storage !== 'local' && storage !== 's3') {
+    throw new SchemaError(source, `${key}.storage`, "must be 'local' or 's3'")
+  }
+  if (visibility !== 'private' && visibility !== 'public') {
+    throw new SchemaError(source, `${key}.visibility`, "must be 'private' or 'public'")
+  }
   const out: FileFieldOptions = { maxBytes, storage, visibility }
   if (accept !== undefined) {
-    if (!Array.isArray(accept) || accept.length === 0) throw new SchemaError(source, `${key}.accept`, 'must be a non-empty array of MIME types')
+    if (!Array.isArray(accept) || accept.length === 0) {
+      throw new SchemaError(source, `${key}.accept`, 'must be a non-empty array of MIME types')
+    }
     out.accept = accept.map((a, i) => {
       const type = typeof a === 'string' ? a.trim().toLowerCase() : ''
-      if (!MIME_RANGE.test(type)) throw new SchemaError(source, `${key}.accept[${i}]`, `'${String(a)}' is not a MIME type such as image/png or image/*`)
+      if (!MIME_RANGE.test(type)) {
+        throw new SchemaError(
+          source,
+          `${key}.accept[${i}]`,
+          `'${String(a)}' is not a MIME type such as image/png or image/*`
+        )
+      }
       return type
     })
   }

@@ -18,19 +18,31 @@ export interface LoadOptions {
 }
 
 async function isDir (p: string): Promise<boolean> {
-  try { return (await stat(p)).isDirectory() } catch { return false }
+  try {
+    return (await stat(p)).isDirectory()
+  } catch {
+    return false
+  }
 }
 
 /** Schema files in `<schemaDir>/versions/<v>/`, sorted so load order (and errors) are deterministic. */
-async function listFiles (schemaDir: string): Promise<Array<{ file: string, version: string }>> {
+async function listFiles (schemaDir: string): Promise<Array<{ file: string; version: string }>> {
   const root = join(schemaDir, 'versions')
-  if (!(await isDir(root))) throw new SchemaError(schemaDir, 'versions', `schema directory needs a versions/<version>/ folder (looked in ${root})`)
-  const out: Array<{ file: string, version: string }> = []
+  if (!(await isDir(root))) {
+    throw new SchemaError(
+      schemaDir,
+      'versions',
+      `schema directory needs a versions/<version>/ folder (looked in ${root})`
+    )
+  }
+  const out: Array<{ file: string; version: string }> = []
   for (const version of (await readdir(root)).sort()) {
     const dir = join(root, version)
     if (!(await isDir(dir))) continue
     for (const name of (await readdir(dir)).sort()) {
-      if (EXT_RE.test(name) && !name.endsWith('.d.ts') && !name.startsWith('.')) out.push({ file: join(dir, name), version })
+      if (EXT_RE.test(name) && !name.endsWith('.d.ts') && !name.startsWith('.')) {
+        out.push({ file: join(dir, name), version })
+      }
     }
   }
   return out
@@ -55,7 +67,9 @@ async function importSchema (file: string, load: number): Promise<unknown> {
   const mod = await import(`${pathToFileURL(file).href}?svc-schema-load=${load}`)
   const exported = (mod as { default?: unknown }).default
   // tsx may wrap a CJS-transpiled module: `default.default` is the real export then.
-  if (exported != null && typeof exported === 'object' && 'default' in exported && !('path' in exported)) return (exported as { default: unknown }).default
+  if (exported != null && typeof exported === 'object' && 'default' in exported && !('path' in exported)) {
+    return (exported as { default: unknown }).default
+  }
   return exported
 }
 
@@ -86,7 +100,7 @@ export async function loadRegistry (opts: LoadOptions): Promise<Registry> {
       add(source, raw, version)
     }
   }
-  (opts.schemas ?? []).forEach((raw, i) => add(`schemas[${i}]`, raw, opts.defaultVersion ?? 'v1'))
+  ;(opts.schemas ?? []).forEach((raw, i) => add(`schemas[${i}]`, raw, opts.defaultVersion ?? 'v1'))
   registry.check()
   if (unknown.length > 0) opts.log?.debug({ keys: unknown }, 'ignored unknown top-level schema keys')
   return registry

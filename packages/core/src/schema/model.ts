@@ -79,9 +79,9 @@ export interface ResourceModel {
   fieldsByPath: Map<string, FieldModel>
   relations: Record<string, RelationModel>
   compositeIndexes: Array<Record<string, 1 | -1>>
-  softDelete: { enabled: boolean, retentionDays?: number }
+  softDelete: { enabled: boolean; retentionDays?: number }
   audit: boolean
-  acl: { list: string[], delete: string[], scope: Record<string, Record<string, unknown>> }
+  acl: { list: string[]; delete: string[]; scope: Record<string, Record<string, unknown>> }
   stateMachines: Record<string, StateMachineDefinition>
   hooks: Record<string, (arg: any) => unknown>
   /** Compiled at load: forbidden stages refused, param templates ready to substitute. */

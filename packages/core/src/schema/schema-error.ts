@@ -16,7 +16,10 @@ export function nearest (name: string, candidates: Iterable<string>): string | n
   let bestScore = Infinity
   for (const c of candidates) {
     const d = distance(name.toLowerCase(), c.toLowerCase())
-    if (d < bestScore) { bestScore = d; best = c }
+    if (d < bestScore) {
+      bestScore = d
+      best = c
+    }
   }
   return best != null && bestScore <= Math.max(2, Math.floor(name.length / 3)) ? best : null
 }

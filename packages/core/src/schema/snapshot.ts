@@ -44,7 +44,7 @@ export interface SchemaSnapshot {
 
 function jsonDefault (v: unknown): unknown {
   if (typeof v === 'function') return { $function: true }
-  return JSON.parse(JSON.stringify(v, (_k, x: unknown) => x instanceof Date ? x.toISOString() : x))
+  return JSON.parse(JSON.stringify(v, (_k, x: unknown) => (x instanceof Date ? x.toISOString() : x)))
 }
 
 export function snapshotField (f: FieldModel): FieldSnapshot {
@@ -80,7 +80,7 @@ export function snapshotModel (model: ResourceModel): ResourceSnapshot {
 
 /** The snapshot of every loaded schema, sorted by key so equal schemas hash equally. */
 export function snapshotModels (models: readonly ResourceModel[]): SchemaSnapshot {
-  const resources = models.map(snapshotModel).sort((a, b) => a.key < b.key ? -1 : a.key > b.key ? 1 : 0)
+  const resources = models.map(snapshotModel).sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
   const hash = createHash('sha256').update(JSON.stringify(resources)).digest('hex')
   return { format: 1, hash, resources }
 }

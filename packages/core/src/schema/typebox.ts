@@ -5,9 +5,20 @@ import type { FieldModel, ResourceModel, ResourceSchemas } from './model.js'
 
 // A pattern, not `format: date-time`, so plain dates (2024-05-01) are accepted too; kept in step with parseDate.
 // The example keeps API tools' generated requests valid (a sample built from the pattern is not a date).
-const DATE = (): TSchema => Type.String({ pattern: ISO_DATE_PATTERN, description: 'ISO 8601 date or date-time', examples: ['2024-05-01T09:30:00Z'] })
+const DATE = (): TSchema =>
+  Type.String({
+    pattern: ISO_DATE_PATTERN,
+    description: 'ISO 8601 date or date-time',
+    examples: ['2024-05-01T09:30:00Z']
+  })
 /** Stamped fields are accepted on input (so a read record can be sent back) and ignored. */
-const STAMPED_INPUT = { _id: Type.Optional(Type.Unknown()), userId: Type.Optional(Type.Unknown()), accountId: Type.Optional(Type.Unknown()), createdAt: Type.Optional(Type.Unknown()), updatedAt: Type.Optional(Type.Unknown()) }
+const STAMPED_INPUT = {
+  _id: Type.Optional(Type.Unknown()),
+  userId: Type.Optional(Type.Unknown()),
+  accountId: Type.Optional(Type.Unknown()),
+  createdAt: Type.Optional(Type.Unknown()),
+  updatedAt: Type.Optional(Type.Unknown())
+}
 
 type Mode = 'create' | 'update' | 'read'
 
@@ -30,14 +41,29 @@ function leaf (f: FieldModel, mode: Mode): TSchema {
     else opts.enum = f.enum
   }
   switch (f.kind) {
-    case 'string': return Type.String(opts)
-    case 'number': return Type.Number(f.min !== undefined ? { ...opts, minimum: f.min } : opts)
-    case 'boolean': return Type.Boolean()
-    case 'date': return mode === 'read' ? Type.String({ format: 'date-time' }) : DATE()
-    case 'mixed': return Type.Unknown()
-    case 'file': return Type.Object({ key: Type.String(), size: Type.Number(), contentType: Type.String(), originalName: Type.String(), uploadedAt: Type.String({ format: 'date-time' }), url: Type.Optional(Type.String()) })
-    case 'array': return Type.Array(leaf(f.items!, mode))
-    case 'object': return object(f.fields!, mode === 'update' ? 'create' : mode)
+    case 'string':
+      return Type.String(opts)
+    case 'number':
+      return Type.Number(f.min !== undefined ? { ...opts, minimum: f.min } : opts)
+    case 'boolean':
+      return Type.Boolean()
+    case 'date':
+      return mode === 'read' ? Type.String({ format: 'date-time' }) : DATE()
+    case 'mixed':
+      return Type.Unknown()
+    case 'file':
+      return Type.Object({
+        key: Type.String(),
+        size: Type.Number(),
+        contentType: Type.String(),
+        originalName: Type.String(),
+        uploadedAt: Type.String({ format: 'date-time' }),
+        url: Type.Optional(Type.String())
+      })
+    case 'array':
+      return Type.Array(leaf(f.items!, mode))
+    case 'object':
+      return object(f.fields!, mode === 'update' ? 'create' : mode)
   }
 }
 
@@ -49,7 +75,9 @@ function withOptions (f: FieldModel, mode: Mode): TSchema {
     o.nullable = true
     if (Array.isArray(o.enum)) o.enum = [...o.enum, null]
   }
-  if (mode === 'create' && f.default !== undefined && typeof f.default !== 'function') (s as Record<string, unknown>).default = f.default
+  if (mode === 'create' && f.default !== undefined && typeof f.default !== 'function') {
+    ;(s as Record<string, unknown>).default = f.default
+  }
   return s
 }
 
@@ -77,21 +105,32 @@ export function buildSchemas (model: ResourceModel): ResourceSchemas {
   })
   const filters: Record<string, TSchema> = {}
   const filterText = 'exact value, or a JSON operator object such as {"$gte":10}'
-  for (const f of model.fields) if (['string', 'number', 'boolean', 'date', 'array'].includes(f.kind)) filters[f.name] = Type.Optional(Type.String({ description: filterText }))
+  for (const f of model.fields) {
+    if (['string', 'number', 'boolean', 'date', 'array'].includes(f.kind)) {
+      filters[f.name] = Type.Optional(Type.String({ description: filterText }))
+    }
+  }
   return {
     create: object(model.fields, 'create', STAMPED_INPUT),
     update: object(model.fields, 'update', STAMPED_INPUT),
     read,
-    listQuery: Type.Object({
-      __page: Type.Optional(Type.Integer({ minimum: 1, description: '1-based page' })),
-      __perPage: Type.Optional(Type.Integer({ minimum: 1, description: `page size, capped at ${MAX_PAGE_SIZE}` })),
-      __sort: Type.Optional(Type.String({ description: 'field:asc,other:desc' })),
-      ...READ_OPTIONS,
-      __cursor: Type.Optional(Type.String({ maxLength: 4096, description: 'nextCursor of the previous page: continues after it' })),
-      __count: Type.Optional(Type.Boolean({ description: 'false: skip counting (totalResults and totalPages are null)' })),
-      q: Type.Optional(Type.String()),
-      ...filters
-    }, { additionalProperties: true }),
+    listQuery: Type.Object(
+      {
+        __page: Type.Optional(Type.Integer({ minimum: 1, description: '1-based page' })),
+        __perPage: Type.Optional(Type.Integer({ minimum: 1, description: `page size, capped at ${MAX_PAGE_SIZE}` })),
+        __sort: Type.Optional(Type.String({ description: 'field:asc,other:desc' })),
+        ...READ_OPTIONS,
+        __cursor: Type.Optional(
+          Type.String({ maxLength: 4096, description: 'nextCursor of the previous page: continues after it' })
+        ),
+        __count: Type.Optional(
+          Type.Boolean({ description: 'false: skip counting (totalResults and totalPages are null)' })
+        ),
+        q: Type.Optional(Type.String()),
+        ...filters
+      },
+      { additionalProperties: true }
+    ),
     list: Type.Object({
       results: Type.Array(read),
       totalResults: Type.Union([Type.Integer(), Type.Null()]),
@@ -102,13 +141,25 @@ export function buildSchemas (model: ResourceModel): ResourceSchemas {
       prevPage: Type.Union([Type.Integer(), Type.Null()]),
       nextCursor: Type.Union([Type.String(), Type.Null()])
     }),
-    params: Type.Object({ id: Type.String({ description: 'record id (24 hex characters)', examples: ['65f000000000000000000001'] }) }),
+    params: Type.Object({
+      id: Type.String({ description: 'record id (24 hex characters)', examples: ['65f000000000000000000001'] })
+    }),
     getQuery: Type.Object(READ_OPTIONS, { additionalProperties: false }),
-    bulk: Type.Object({
-      // The list filter in JSON: field values or operator objects ($eq $ne $gt $gte $lt $lte $in $nin …).
-      filter: Type.Object({}, { additionalProperties: true, description: 'fields to match: a value, or an operator object', examples: [{ amount: { $lt: 100 } }] }),
-      record: object(model.fields, 'update', STAMPED_INPUT)
-    }, { additionalProperties: false }),
+    bulk: Type.Object(
+      {
+        // The list filter in JSON: field values or operator objects ($eq $ne $gt $gte $lt $lte $in $nin …).
+        filter: Type.Object(
+          {},
+          {
+            additionalProperties: true,
+            description: 'fields to match: a value, or an operator object',
+            examples: [{ amount: { $lt: 100 } }]
+          }
+        ),
+        record: object(model.fields, 'update', STAMPED_INPUT)
+      },
+      { additionalProperties: false }
+    ),
     bulkResult: Type.Object({ numAffected: Type.Integer({ description: 'how many records the update reached' }) })
   }
 }

@@ -1,6 +1,8 @@
 import { LRUCache } from 'lru-cache'
 
-export interface AggregationResult { results: unknown[] }
+export interface AggregationResult {
+  results: unknown[]
+}
 
 /**
  * Where declared aggregations' `cache.ttlSeconds` answers live. Core keeps them in this process;
@@ -34,16 +36,24 @@ export interface AggregationCache {
 export function memoryGenerations (max = 100_000): Required<Pick<AggregationCache, 'generation' | 'invalidate'>> {
   let floor = 0
   let next = 0
-  const counters = new LRUCache<string, number>({ max, dispose: (_v, _k, reason) => { if (reason === 'evict') floor = ++next } })
+  const counters = new LRUCache<string, number>({
+    max,
+    dispose: (_v, _k, reason) => {
+      if (reason === 'evict') floor = ++next
+    }
+  })
   const tenantKey = (scope: string, userId: string): string => `${scope}\u0000${userId}`
   return {
-    generation: async (scope, userId) => `${floor}.${counters.get(scope) ?? 0}.${counters.get(tenantKey(scope, userId)) ?? 0}`,
-    invalidate: async (scope, userId) => { counters.set(userId === null ? scope : tenantKey(scope, userId), ++next) }
+    generation: async (scope, userId) =>
+      `${floor}.${counters.get(scope) ?? 0}.${counters.get(tenantKey(scope, userId)) ?? 0}`,
+    invalidate: async (scope, userId) => {
+      counters.set(userId === null ? scope : tenantKey(scope, userId), ++next)
+    }
   }
 }
 
 /** The in-process default: bounded by entries and by size, so tenants × params cannot grow memory. */
-export function memoryAggregationCache (opts: { max?: number, maxBytes?: number } = {}): AggregationCache {
+export function memoryAggregationCache (opts: { max?: number; maxBytes?: number } = {}): AggregationCache {
   const lru = new LRUCache<string, AggregationResult>({
     max: opts.max ?? 10_000,
     maxSize: opts.maxBytes ?? 64 * 1024 * 1024,
@@ -52,7 +62,9 @@ export function memoryAggregationCache (opts: { max?: number, maxBytes?: number 
   })
   return {
     get: async (key) => lru.get(key),
-    set: async (key, value, ttlSeconds) => { lru.set(key, value, { ttl: Math.max(1, Math.round(ttlSeconds * 1000)) }) },
+    set: async (key, value, ttlSeconds) => {
+      lru.set(key, value, { ttl: Math.max(1, Math.round(ttlSeconds * 1000)) })
+    },
     ...memoryGenerations()
   }
 }

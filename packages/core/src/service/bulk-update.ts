@@ -11,7 +11,7 @@ export interface BulkPlan {
   /** One per record the write changes (for an upsert: the record it creates). */
   targets: Target[]
   /** Each changed record's before/after image, when asked for. */
-  records?: Array<{ before: RecordJson, after: RecordJson }>
+  records?: Array<{ before: RecordJson; after: RecordJson }>
   /** The upsert's new record, when nothing matched and a seed was given. */
   created?: RecordJson
   write: (session?: ClientSession) => Promise<string[]>
@@ -27,11 +27,25 @@ export interface BulkPlan {
  * the update is also guarded per record on the state it was read in. When nothing matches,
  * `seed` (see upsertSeed) is inserted instead.
  */
-export async function planBulkUpdate (collection: Collection, filter: Document, input: { set: Record<string, unknown>, unset: string[] },
-  opts: { maxTimeMS: number, seed: Document | null, images: boolean }): Promise<BulkPlan> {
-  const docs = await collection.find(filter, { limit: MAX_BULK_RECORDS + 1, maxTimeMS: opts.maxTimeMS, ...(opts.images ? {} : { projection: { _id: 1, updatedAt: 1 } }) }).toArray()
+export async function planBulkUpdate (
+  collection: Collection,
+  filter: Document,
+  input: { set: Record<string, unknown>; unset: string[] },
+  opts: { maxTimeMS: number; seed: Document | null; images: boolean }
+): Promise<BulkPlan> {
+  const docs = await collection
+    .find(filter, {
+      limit: MAX_BULK_RECORDS + 1,
+      maxTimeMS: opts.maxTimeMS,
+      ...(opts.images ? {} : { projection: { _id: 1, updatedAt: 1 } })
+    })
+    .toArray()
   // One write (and, with durable effects, one transaction) per call: bounded like createMany/deleteMany, refused before anything is written.
-  if (docs.length > MAX_BULK_RECORDS) throw new ValidationError(`the filter matches more than ${MAX_BULK_RECORDS} records: narrow it`, { field: 'filter' })
+  if (docs.length > MAX_BULK_RECORDS) {
+    throw new ValidationError(`the filter matches more than ${MAX_BULK_RECORDS} records: narrow it`, {
+      field: 'filter'
+    })
+  }
   if (docs.length === 0) {
     if (opts.seed === null) return { targets: [], records: [], write: async () => [] }
     const now = new Date()
@@ -54,7 +68,14 @@ export async function planBulkUpdate (collection: Collection, filter: Document, 
   const ids = docs.map((d) => d._id)
   return {
     targets: docs.map((d) => ({ recordId: d._id, from: stateOf(d), to: updatedAt.getTime() })),
-    ...(opts.images ? { records: docs.map((d) => ({ before: toJson<RecordJson>(d), after: toJson<RecordJson>(applyChange(d, change)) })) } : {}),
+    ...(opts.images
+      ? {
+          records: docs.map((d) => ({
+            before: toJson<RecordJson>(d),
+            after: toJson<RecordJson>(applyChange(d, change))
+          }))
+        }
+      : {}),
     write: async (session) => {
       if (session?.inTransaction() === true) {
         // No intent holds these records' states: each is guarded on the state it was read in,
@@ -64,7 +85,9 @@ export async function planBulkUpdate (collection: Collection, filter: Document, 
       }
       const res = await collection.updateMany({ $and: [filter, { _id: { $in: ids } }] }, change, { session })
       if (res.matchedCount === ids.length) return ids.map((id) => String(id))
-      const landed = await collection.find({ _id: { $in: ids }, updatedAt }, { projection: { _id: 1 }, session }).toArray()
+      const landed = await collection
+        .find({ _id: { $in: ids }, updatedAt }, { projection: { _id: 1 }, session })
+        .toArray()
       return landed.map((d) => String(d._id))
     }
   }

@@ -13,7 +13,12 @@ function isOperatorObject (v: unknown): boolean {
  * values plus `record` form a valid new record. Returns that record (the filter's equality
  * values, `record`, defaults and ownership; core stamps the dates), or null for a plain update.
  */
-export function upsertSeed (model: ResourceModel, userFilter: Document, set: Record<string, unknown>, owner: Record<string, unknown>): Document | null {
+export function upsertSeed (
+  model: ResourceModel,
+  userFilter: Document,
+  set: Record<string, unknown>,
+  owner: Record<string, unknown>
+): Document | null {
   const seeded: Record<string, unknown> = {}
   for (const [k, v] of Object.entries(userFilter)) {
     if (SYSTEM_FIELD_SET.has(k)) return null

@@ -39,7 +39,7 @@ export interface EventAudience {
 /** The `userId` a list filter pins, if it pins one (`{ userId }`, or one branch of an `$and`). */
 function pinnedTenant (filter: Document): string | null {
   if (typeof filter.userId === 'string') return filter.userId
-  const parts = Array.isArray(filter.$and) ? filter.$and as Document[] : []
+  const parts = Array.isArray(filter.$and) ? (filter.$and as Document[]) : []
   for (const p of parts) if (typeof p.userId === 'string') return p.userId
   return null
 }
@@ -48,7 +48,11 @@ function pinnedTenant (filter: Document): string | null {
  * The audience of `ctx` for `model`'s events; null when the schema is closed to the caller (an
  * api client without an `acl.scope` for its role). An anonymous caller is 401 as on a list.
  */
-export function eventAudience (model: ResourceModel, ctx: RequestContext, clientScopes: Map<string, Document>): EventAudience | null {
+export function eventAudience (
+  model: ResourceModel,
+  ctx: RequestContext,
+  clientScopes: Map<string, Document>
+): EventAudience | null {
   let filter: Document
   try {
     filter = tenantFilter(model, ctx, 'list', clientScopes)
@@ -60,7 +64,9 @@ export function eventAudience (model: ResourceModel, ctx: RequestContext, client
   const readable = readableFields(model, ctx)
   const keys = Object.keys(filter)
   if (keys.length === 0) return { tenant, readable, sees: () => true }
-  if (keys.length === 1 && tenant !== null && keys[0] === 'userId') return { tenant, readable, sees: (e) => e.userId === tenant }
+  if (keys.length === 1 && tenant !== null && keys[0] === 'userId') {
+    return { tenant, readable, sees: (e) => e.userId === tenant }
+  }
   // Scope values are cast to BSON (dates, ids); records are JSON: compare both in JSON form.
   const query = new Query(toJson(filter))
   return {

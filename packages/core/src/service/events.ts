@@ -40,7 +40,7 @@ export class RecordEvents extends EventEmitter {
       try {
         const ret = (listener as (...a: unknown[]) => unknown).apply(this, args)
         if (ret != null && typeof (ret as Promise<unknown>).then === 'function') {
-          (ret as Promise<unknown>).then(undefined, (err: unknown) => this.#report(name, err))
+          ;(ret as Promise<unknown>).then(undefined, (err: unknown) => this.#report(name, err))
         }
       } catch (err) {
         this.#report(name, err)

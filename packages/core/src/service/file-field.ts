@@ -16,7 +16,9 @@ import { patchRecord, type WriteHost } from './write-path.js'
  */
 export function fileFieldOf (model: ResourceModel, name: string): FieldModel {
   const f = model.fieldsByPath.get(name)
-  if (f === undefined || f.kind !== 'file') throw new ValidationError(`${name} is not a file field of ${model.path}`, { field: name })
+  if (f === undefined || f.kind !== 'file') {
+    throw new ValidationError(`${name} is not a file field of ${model.path}`, { field: name })
+  }
   return f
 }
 
@@ -25,7 +27,12 @@ function notFound (model: ResourceModel): never {
 }
 
 /** The stored FileMeta (BSON) of a record the caller may read, or null when the field is empty. */
-export async function readFileField (h: WriteHost, ctx: RequestContext, id: string, name: string): Promise<Document | null> {
+export async function readFileField (
+  h: WriteHost,
+  ctx: RequestContext,
+  id: string,
+  name: string
+): Promise<Document | null> {
   const f = fileFieldOf(h.model, name)
   const scoped = h.scopeFilter(ctx, 'get')
   if (!canRead(ctx, f)) throw new ForbiddenError(`you may not read ${name}`, { field: name })
@@ -38,7 +45,12 @@ export async function readFileField (h: WriteHost, ctx: RequestContext, id: stri
  * Checks, before a byte of an upload is read, that the caller may change the field of this
  * record; answers the record's owner (blob keys are namespaced by tenant).
  */
-export async function checkFileWrite (h: WriteHost, ctx: RequestContext, id: string, name: string): Promise<{ userId: string }> {
+export async function checkFileWrite (
+  h: WriteHost,
+  ctx: RequestContext,
+  id: string,
+  name: string
+): Promise<{ userId: string }> {
   const f = fileFieldOf(h.model, name)
   const scoped = h.scopeFilter(ctx, 'update')
   if (!canWrite(ctx, f, 'update')) throw new ForbiddenError(`you may not change ${name}`, { field: name })
@@ -52,7 +64,13 @@ export async function checkFileWrite (h: WriteHost, ctx: RequestContext, id: str
  * replaced, so the caller removes exactly the blob it displaced. Clearing an already empty
  * field writes nothing and answers `previous: null`.
  */
-export async function writeFileField (h: WriteHost, ctx: RequestContext, id: string, name: string, value: Document | null): Promise<{ previous: Document | null, record: RecordJson }> {
+export async function writeFileField (
+  h: WriteHost,
+  ctx: RequestContext,
+  id: string,
+  name: string,
+  value: Document | null
+): Promise<{ previous: Document | null; record: RecordJson }> {
   const f = fileFieldOf(h.model, name)
   const scoped = h.scopeFilter(ctx, 'update')
   if (!canWrite(ctx, f, 'update')) throw new ForbiddenError(`you may not change ${name}`, { field: name })

@@ -20,7 +20,9 @@ function cast (key: string, t: Target, v: unknown, exact = true): unknown {
   if (c === undefined) refuse(key, `value for '${key}' is not a valid ${t.kind === 'objectId' ? 'id' : t.kind}`)
   const out = t.lowercase && typeof c === 'string' ? c.toLowerCase() : c
   // An exact match on a value the enum can never hold is a typo, not an empty result.
-  if (exact && t.enum !== undefined && !t.enum.includes(out)) refuse(key, `'${String(out)}' is not one of ${key}'s values: ${t.enum.join(', ')}`)
+  if (exact && t.enum !== undefined && !t.enum.includes(out)) {
+    refuse(key, `'${String(out)}' is not one of ${key}'s values: ${t.enum.join(', ')}`)
+  }
   return out
 }
 
@@ -32,7 +34,9 @@ function operators (key: string, t: Target, ops: Record<string, unknown>): Docum
     if (!OPERATORS.has(op)) refuse(key, `operator '${op}' is not allowed (allowed: ${[...OPERATORS].join(' ')})`)
     const v = ops[op]
     if (op === '$in') {
-      if (!Array.isArray(v) || v.length > MAX_IN_VALUES) refuse(key, `$in on '${key}' needs an array (at most ${MAX_IN_VALUES} values)`)
+      if (!Array.isArray(v) || v.length > MAX_IN_VALUES) {
+        refuse(key, `$in on '${key}' needs an array (at most ${MAX_IN_VALUES} values)`)
+      }
       out.$in = v.map((x) => cast(key, t, x))
     } else if (op === '$regex') {
       if (t.kind !== 'string') refuse(key, `$regex applies to string fields only ('${key}')`)
@@ -41,7 +45,9 @@ function operators (key: string, t: Target, ops: Record<string, unknown>): Docum
       out.$regex = v
     } else if (op === '$options') {
       if (ops.$regex === undefined) refuse(key, '$options needs $regex')
-      if (typeof v !== 'string' || !OPTIONS.test(v)) refuse(key, `$options may only contain ${[...REGEX_OPTIONS].join(', ')}`)
+      if (typeof v !== 'string' || !OPTIONS.test(v)) {
+        refuse(key, `$options may only contain ${[...REGEX_OPTIONS].join(', ')}`)
+      }
       out.$options = v
     } else {
       out[op] = cast(key, t, v, op === '$ne')
@@ -63,7 +69,11 @@ export function buildFilter (model: ResourceModel, raw: Record<string, unknown> 
     const t = resolveField(model, key)
     let v = rawValue
     if (typeof v === 'string' && v.trimStart().startsWith('{')) {
-      try { v = JSON.parse(v) } catch { refuse(key, `value for '${key}' looks like JSON but does not parse`) }
+      try {
+        v = JSON.parse(v)
+      } catch {
+        refuse(key, `value for '${key}' looks like JSON but does not parse`)
+      }
     }
     if (v !== null && typeof v === 'object' && !(v instanceof Date)) {
       if (Array.isArray(v)) refuse(key, `array value for '${key}': use {"$in": [...]}`)
@@ -97,7 +107,11 @@ export function buildSort (model: ResourceModel, raw: unknown): Sort {
   return Object.fromEntries(sort)
 }
 
-export interface Paging { page: number, perPage: number, skip: number }
+export interface Paging {
+  page: number
+  perPage: number
+  skip: number
+}
 
 export function buildPaging (page: unknown, perPage: unknown, defaultPerPage: number): Paging {
   const p = page === undefined ? 1 : Number(page)

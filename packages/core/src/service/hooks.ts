@@ -40,12 +40,20 @@ function isPlainObject (v: unknown): v is Record<string, unknown> {
  * Promise). A throw propagates untouched: errors with a 4xx `statusCode` become that envelope,
  * anything else becomes 500 INTERNAL through the one error table (message hidden in production).
  */
-export async function runBefore (model: ResourceModel, name: BeforeHook, arg: Record<string, unknown>): Promise<Record<string, unknown> | undefined> {
+export async function runBefore (
+  model: ResourceModel,
+  name: BeforeHook,
+  arg: Record<string, unknown>
+): Promise<Record<string, unknown> | undefined> {
   const fn = model.hooks[name]
   if (fn === undefined) return undefined
   const out = await fn(arg)
   if (out === undefined || out === null) return undefined
-  if (!isPlainObject(out)) throw new InternalError(`${model.path}.${name} returned ${Array.isArray(out) ? 'an array' : typeof out}; return an object or nothing`)
+  if (!isPlainObject(out)) {
+    throw new InternalError(
+      `${model.path}.${name} returned ${Array.isArray(out) ? 'an array' : typeof out}; return an object or nothing`
+    )
+  }
   return out
 }
 
@@ -53,7 +61,12 @@ export async function runBefore (model: ResourceModel, name: BeforeHook, arg: Re
  * After-hooks are best-effort: awaited (they run before the response, as the spec says) but a
  * throw or rejection is logged and swallowed; they never change the answer or undo the write.
  */
-export async function runAfter (model: ResourceModel, name: AfterHook, arg: Record<string, unknown>, log: FastifyBaseLogger): Promise<void> {
+export async function runAfter (
+  model: ResourceModel,
+  name: AfterHook,
+  arg: Record<string, unknown>,
+  log: FastifyBaseLogger
+): Promise<void> {
   const fn = model.hooks[name]
   if (fn === undefined) return
   try {

@@ -12,12 +12,17 @@ const LEASE_MS = 30_000
 const WAIT_MS = 10_000
 const KEY_RE = /^[\x21-\x7E]{1,255}$/
 
-export interface IdempotentResult { record: RecordJson, replayed: boolean }
+export interface IdempotentResult {
+  record: RecordJson
+  replayed: boolean
+}
 
 /** 1–255 printable ASCII characters without spaces (UUIDs, ULIDs, hashes…); anything else is 400. */
 export function checkIdempotencyKey (raw: unknown): string {
   if (typeof raw !== 'string' || !KEY_RE.test(raw)) {
-    throw new ValidationError('Idempotency-Key must be 1 to 255 printable ASCII characters without spaces', { field: 'Idempotency-Key' })
+    throw new ValidationError('Idempotency-Key must be 1 to 255 printable ASCII characters without spaces', {
+      field: 'Idempotency-Key'
+    })
   }
   return raw
 }
@@ -26,7 +31,10 @@ export function checkIdempotencyKey (raw: unknown): string {
 function canonical (v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`
   if (v !== null && typeof v === 'object' && !(v instanceof Date)) {
-    return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`).join(',')}}`
+    return `{${Object.keys(v)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`)
+      .join(',')}}`
   }
   return JSON.stringify(v) ?? 'null'
 }
@@ -36,7 +44,7 @@ function isDuplicateKey (err: unknown): boolean {
 }
 
 function isDuplicateId (err: unknown): boolean {
-  const e = err as { keyPattern?: Record<string, unknown>, message?: string }
+  const e = err as { keyPattern?: Record<string, unknown>; message?: string }
   return isDuplicateKey(err) && (e.keyPattern?._id !== undefined || /index: _id_ /.test(e.message ?? ''))
 }
 
@@ -71,7 +79,17 @@ export class IdempotencyKeys {
     const deadline = Date.now() + WAIT_MS
     for (let wait = 20; ; wait = Math.min(wait * 2, 250)) {
       const now = new Date()
-      const claim: Document = { userId, path, key, hash, state: 'pending', recordId: new ObjectId(), leaseUntil: new Date(now.getTime() + LEASE_MS), createdAt: now, expiresAt: new Date(now.getTime() + TTL_MS) }
+      const claim: Document = {
+        userId,
+        path,
+        key,
+        hash,
+        state: 'pending',
+        recordId: new ObjectId(),
+        leaseUntil: new Date(now.getTime() + LEASE_MS),
+        createdAt: now,
+        expiresAt: new Date(now.getTime() + TTL_MS)
+      }
       let claimed = false
       try {
         await this.#coll.insertOne(claim)
@@ -82,20 +100,35 @@ export class IdempotencyKeys {
       if (claimed) return { record: await this.#complete(claim, opts), replayed: false }
       const existing = await this.#coll.findOne({ userId, path, key })
       if (existing == null) continue // released by a failed first request: claim it ourselves
-      if (existing.hash !== hash) throw new ConflictError('Idempotency-Key was already used with a different request body', { field: 'Idempotency-Key' })
+      if (existing.hash !== hash) {
+        throw new ConflictError('Idempotency-Key was already used with a different request body', {
+          field: 'Idempotency-Key'
+        })
+      }
       if (existing.state === 'done') return { record: existing.response as RecordJson, replayed: true }
       if ((existing.leaseUntil as Date).getTime() < Date.now()) {
         // The first request died mid-way; take its claim over (same recordId, so still one record).
-        const taken = await this.#coll.findOneAndUpdate({ _id: existing._id, state: 'pending', leaseUntil: existing.leaseUntil }, { $set: { leaseUntil: new Date(Date.now() + LEASE_MS) } }, { returnDocument: 'after' })
+        const taken = await this.#coll.findOneAndUpdate(
+          { _id: existing._id, state: 'pending', leaseUntil: existing.leaseUntil },
+          { $set: { leaseUntil: new Date(Date.now() + LEASE_MS) } },
+          { returnDocument: 'after' }
+        )
         if (taken != null) return { record: await this.#complete(taken, opts), replayed: false }
         continue
       }
-      if (Date.now() > deadline) throw new ConflictError('a request with this Idempotency-Key is still in progress; retry later', { field: 'Idempotency-Key' })
+      if (Date.now() > deadline) {
+        throw new ConflictError('a request with this Idempotency-Key is still in progress; retry later', {
+          field: 'Idempotency-Key'
+        })
+      }
       await sleep(wait)
     }
   }
 
-  async #complete (claim: Document, opts: { create: (id: ObjectId) => Promise<RecordJson>, find: (id: ObjectId) => Promise<RecordJson | null> }): Promise<RecordJson> {
+  async #complete (
+    claim: Document,
+    opts: { create: (id: ObjectId) => Promise<RecordJson>; find: (id: ObjectId) => Promise<RecordJson | null> }
+  ): Promise<RecordJson> {
     let record: RecordJson
     try {
       record = await opts.create(claim.recordId as ObjectId)
@@ -108,7 +141,10 @@ export class IdempotencyKeys {
       }
       record = raced
     }
-    await this.#coll.updateOne({ _id: claim._id }, { $set: { state: 'done', status: 201, response: record }, $unset: { leaseUntil: '' } })
+    await this.#coll.updateOne(
+      { _id: claim._id },
+      { $set: { state: 'done', status: 201, response: record }, $unset: { leaseUntil: '' } }
+    )
     return record
   }
 }

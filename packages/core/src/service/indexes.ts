@@ -32,7 +32,11 @@ export async function ensureIndexes (db: Db, registry: Registry): Promise<void> 
         await coll.createIndex(spec, { unique: true, name: `svc_unique_${Object.keys(spec).join('_')}` })
       } catch (err) {
         // Typically existing duplicates; name the schema so the operator knows what to clean up.
-        throw new SchemaError(model.source, `compositeIndex[${i}]`, `cannot create the unique index: ${(err as Error).message}`)
+        throw new SchemaError(
+          model.source,
+          `compositeIndex[${i}]`,
+          `cannot create the unique index: ${(err as Error).message}`
+        )
       }
     }
   }
@@ -41,7 +45,9 @@ export async function ensureIndexes (db: Db, registry: Registry): Promise<void> 
       if (r.kind === 'belongsTo') continue // the target's _id index serves it
       // hasOne/hasMany includes look the page's ids up in the target's fk: without an index each is a scan.
       const target = registry.get(model.version, r.target)
-      if (target !== undefined) await db.collection(target.collection).createIndex({ userId: 1, [r.fk]: 1 }, { name: `svc_fk_${r.fk}` })
+      if (target !== undefined) {
+        await db.collection(target.collection).createIndex({ userId: 1, [r.fk]: 1 }, { name: `svc_fk_${r.fk}` })
+      }
     }
   }
   await ensureIdempotencyIndexes(db)

@@ -32,7 +32,10 @@ function isObject (v: unknown): v is Record<string, unknown> {
 function mixedKeyProblem (v: unknown, depth = 0): string | null {
   if (depth > 32) return 'is nested too deeply'
   if (Array.isArray(v)) {
-    for (const x of v) { const p = mixedKeyProblem(x, depth + 1); if (p !== null) return p }
+    for (const x of v) {
+      const p = mixedKeyProblem(x, depth + 1)
+      if (p !== null) return p
+    }
     return null
   }
   if (!isObject(v)) return null
@@ -59,7 +62,8 @@ function value (f: FieldModel, path: string, v: unknown, p: Problems, strict: bo
       return v
     case 'boolean':
       return typeof v === 'boolean' ? v : p.add(path, 'must be a boolean')
-    case 'date': return parseDate(v) ?? p.add(path, 'must be an ISO 8601 date')
+    case 'date':
+      return parseDate(v) ?? p.add(path, 'must be an ISO 8601 date')
     case 'mixed': {
       const problem = mixedKeyProblem(v)
       return problem === null ? v : p.add(path, problem)
@@ -70,7 +74,8 @@ function value (f: FieldModel, path: string, v: unknown, p: Problems, strict: bo
     case 'object':
       if (!isObject(v)) return p.add(path, 'must be an object')
       return object(f.fields!, v, 'create', path, p, strict).set
-    case 'file': return p.add(path, 'is managed by the file routes')
+    case 'file':
+      return p.add(path, 'is managed by the file routes')
   }
 }
 
@@ -80,14 +85,23 @@ function defaultOf (f: FieldModel): unknown {
   return d !== null && typeof d === 'object' && !(d instanceof Date) ? structuredClone(d) : d
 }
 
-function object (fields: FieldModel[], input: Record<string, unknown>, mode: InputMode, prefix: string, p: Problems, strict: boolean): PreparedInput {
+function object (
+  fields: FieldModel[],
+  input: Record<string, unknown>,
+  mode: InputMode,
+  prefix: string,
+  p: Problems,
+  strict: boolean
+): PreparedInput {
   const set: Record<string, unknown> = {}
   const unset: string[] = []
   if (strict) {
     // Own keys against the declared names (a Map/Set, never `in`): `constructor` is just unknown.
     const declared = new Set(fields.map((f) => f.name))
     for (const k of Object.keys(input)) {
-      if (!declared.has(k) && !(prefix === '' && STAMPED_INPUT.has(k))) p.add(prefix === '' ? k : `${prefix}.${k}`, 'is not a known field')
+      if (!declared.has(k) && !(prefix === '' && STAMPED_INPUT.has(k))) {
+        p.add(prefix === '' ? k : `${prefix}.${k}`, 'is not a known field')
+      }
     }
   }
   for (const f of fields) {
@@ -112,7 +126,12 @@ function object (fields: FieldModel[], input: Record<string, unknown>, mode: Inp
  * client's input) refuses unknown keys at any depth, naming each; hook results and upsert
  * seeds are trusted code and only lose keys the model does not declare.
  */
-export function prepareInput (model: ResourceModel, input: unknown, mode: InputMode, opts: { strict?: boolean } = {}): PreparedInput {
+export function prepareInput (
+  model: ResourceModel,
+  input: unknown,
+  mode: InputMode,
+  opts: { strict?: boolean } = {}
+): PreparedInput {
   if (!isObject(input)) throw new ValidationError('record must be a JSON object', { field: '' })
   const { prepared, issues } = checkInput(model, input, mode, opts)
   if (issues.length > 0) throw validationError(issues)
@@ -120,7 +139,12 @@ export function prepareInput (model: ResourceModel, input: unknown, mode: InputM
 }
 
 /** prepareInput's checks without the throw: every issue (unbounded) and what would be stored. */
-export function checkInput (model: ResourceModel, input: Record<string, unknown>, mode: InputMode, opts: { strict?: boolean } = {}): { prepared: PreparedInput, issues: Issue[] } {
+export function checkInput (
+  model: ResourceModel,
+  input: Record<string, unknown>,
+  mode: InputMode,
+  opts: { strict?: boolean } = {}
+): { prepared: PreparedInput; issues: Issue[] } {
   const problems = new Problems()
   const prepared = object(model.fields, input, mode, '', problems, opts.strict === true)
   return { prepared, issues: problems.list }

@@ -51,16 +51,29 @@ export class ListCursors {
 
   /** The position a cursor issued for this very query holds; anything else is 400 VALIDATION. */
   read (model: ResourceModel, shape: string, sort: Document, cursor: unknown): CursorPosition {
-    const bad = (): never => { throw new ValidationError('__cursor is not a cursor this service issued for this query (same filters, __sort and __perPage)', { field: '__cursor' }) }
+    const bad = (): never => {
+      throw new ValidationError(
+        '__cursor is not a cursor this service issued for this query (same filters, __sort and __perPage)',
+        { field: '__cursor' }
+      )
+    }
     if (typeof cursor !== 'string' || cursor.length > MAX_CURSOR_LENGTH) return bad()
     const [payload, mac, ...rest] = cursor.split('.')
-    if (rest.length > 0 || mac === undefined || !/^[A-Za-z0-9_-]+$/.test(payload) || !/^[A-Za-z0-9_-]+$/.test(mac)) return bad()
+    if (rest.length > 0 || mac === undefined || !/^[A-Za-z0-9_-]+$/.test(payload) || !/^[A-Za-z0-9_-]+$/.test(mac)) {
+      return bad()
+    }
     const given = Buffer.from(mac, 'base64url')
     if (given.length !== MAC_BYTES || !timingSafeEqual(given, this.#mac(shape, payload))) return bad()
-    const body = BSON.EJSON.parse(Buffer.from(payload, 'base64url').toString('utf8'), { relaxed: true }) as { p?: unknown, o?: unknown, v?: unknown }
+    const body = BSON.EJSON.parse(Buffer.from(payload, 'base64url').toString('utf8'), { relaxed: true }) as {
+      p?: unknown
+      o?: unknown
+      v?: unknown
+    }
     if (!Number.isSafeInteger(body.p) || (body.p as number) < 2) return bad()
     const page = body.p as number
-    if (body.o !== undefined) return Number.isSafeInteger(body.o) && (body.o as number) >= 0 ? { page, skip: body.o as number } : bad()
+    if (body.o !== undefined) {
+      return Number.isSafeInteger(body.o) && (body.o as number) >= 0 ? { page, skip: body.o as number } : bad()
+    }
     const entries = keysetEntries(model, sort)
     if (entries === null || !Array.isArray(body.v) || body.v.length !== entries.length) return bad()
     return { page, after: keysetAfter(entries, body.v) }

@@ -24,7 +24,12 @@ export interface MigrateBatchOptions {
   dryRun?: boolean
 }
 
-export interface MigratedRecord { recordId: string, userId: string | null, images: StepImage[], issues?: Issue[] }
+export interface MigratedRecord {
+  recordId: string
+  userId: string | null
+  images: StepImage[]
+  issues?: Issue[]
+}
 
 export interface MigrateBatchResult {
   /** Records read in this batch. */
@@ -49,7 +54,9 @@ export class MigrationInvalidError extends Error {
   constructor (migrations: string[], recordId: string, userId: string | null, issues: Issue[]) {
     const first = issues[0]
     const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : ''
-    super(`${migrations.join(' + ')} left record ${recordId} (tenant ${String(userId)}) not fitting the schema: ${first.field} ${first.message}${more}`)
+    super(
+      `${migrations.join(' + ')} left record ${recordId} (tenant ${String(userId)}) not fitting the schema: ${first.field} ${first.message}${more}`
+    )
     this.name = 'MigrationInvalidError'
     this.recordId = recordId
     this.userId = userId
@@ -67,10 +74,17 @@ export class MigrationInvalidError extends Error {
  * migration run on it. The markers make a rerun after a crash skip what already landed: each
  * record is migrated exactly once. No hooks run and no event is published.
  */
-export async function migrateBatch (h: MigrateHost, ctx: RequestContext, opts: MigrateBatchOptions): Promise<MigrateBatchResult> {
+export async function migrateBatch (
+  h: MigrateHost,
+  ctx: RequestContext,
+  opts: MigrateBatchOptions
+): Promise<MigrateBatchResult> {
   const after = opts.after === null ? null : parseId(opts.after)
   // Records without a string tenant (written outside svc) form the `null` tenant.
-  const query: Document = { userId: opts.tenant ?? { $not: { $type: 'string' } }, ...(after !== null ? { _id: { $gt: after } } : {}) }
+  const query: Document = {
+    userId: opts.tenant ?? { $not: { $type: 'string' } },
+    ...(after !== null ? { _id: { $gt: after } } : {})
+  }
   const filters = opts.steps.map((s) => s.filter)
   if (filters.every((f) => f !== undefined)) query.$or = filters
   const first = await h.collection.find(query, { sort: { _id: 1 }, limit: opts.limit }).toArray()
@@ -83,7 +97,8 @@ export async function migrateBatch (h: MigrateHost, ctx: RequestContext, opts: M
     const outcomes = await judge(h, first, opts.steps, prefiltered)
     count(result, outcomes)
     result.migrated = outcomes.filter((o) => o.change !== undefined || o.issues !== undefined).length
-    result.records = outcomes.filter((o) => o.images.length > 0 && (o.change !== undefined || o.issues !== undefined))
+    result.records = outcomes
+      .filter((o) => o.images.length > 0 && (o.change !== undefined || o.issues !== undefined))
       .map((o) => ({
         recordId: String(o.doc._id),
         userId: o.doc.userId ?? null,
@@ -96,15 +111,24 @@ export async function migrateBatch (h: MigrateHost, ctx: RequestContext, opts: M
   let skippedAtStart: number | null = null
   for (;;) {
     let outcomes: Outcome[] = []
-    const { changed } = await commitDurably(migrationContext(h.durable, () => outcomes), async () => {
-      const docs = reread ? await h.collection.find({ _id: { $in: ids } }, { sort: { _id: 1 } }).toArray() : first
-      outcomes = await judge(h, docs, opts.steps, prefiltered && !reread)
-      reread = true
-      skippedAtStart ??= outcomes.filter((o) => o.skipped).length
-      const bad = outcomes.find((o) => o.issues !== undefined)
-      if (bad !== undefined) throw new MigrationInvalidError(bad.names, String(bad.doc._id), bad.doc.userId ?? null, bad.issues!)
-      return plan(h, ctx, outcomes.filter((o) => o.change !== undefined))
-    })
+    const { changed } = await commitDurably(
+      migrationContext(h.durable, () => outcomes),
+      async () => {
+        const docs = reread ? await h.collection.find({ _id: { $in: ids } }, { sort: { _id: 1 } }).toArray() : first
+        outcomes = await judge(h, docs, opts.steps, prefiltered && !reread)
+        reread = true
+        skippedAtStart ??= outcomes.filter((o) => o.skipped).length
+        const bad = outcomes.find((o) => o.issues !== undefined)
+        if (bad !== undefined) {
+          throw new MigrationInvalidError(bad.names, String(bad.doc._id), bad.doc.userId ?? null, bad.issues!)
+        }
+        return plan(
+          h,
+          ctx,
+          outcomes.filter((o) => o.change !== undefined)
+        )
+      }
+    )
     if (changed.length === 0) {
       count(result, outcomes)
       result.skipped = skippedAtStart ?? 0
@@ -115,8 +139,9 @@ export async function migrateBatch (h: MigrateHost, ctx: RequestContext, opts: M
 }
 
 function count (result: MigrateBatchResult, outcomes: Outcome[]): void {
-  result.unchanged = outcomes.filter((o) => !o.skipped && o.names.length > 0 && o.change === undefined && o.issues === undefined)
-    .length
+  result.unchanged = outcomes.filter(
+    (o) => !o.skipped && o.names.length > 0 && o.change === undefined && o.issues === undefined
+  ).length
   result.skipped = outcomes.filter((o) => o.skipped).length
 }
 
@@ -153,10 +178,19 @@ function plan (h: MigrateHost, ctx: RequestContext, writes: Outcome[]): PlannedW
     if (Object.keys(w.change!.$unset!).length > 0) change.$unset = w.change!.$unset
     const writeId = newWriteId()
     const final = toJson<RecordJson>(applyChange(w.doc, change))
-    w.images.forEach((img, i) => results.push({
-      action: 'updated', operation: 'migrate', migration: img.migration, writeId, model: h.model, ctx,
-      recordId: final._id, before: img.before, after: i === w.images.length - 1 ? final : img.after
-    }))
+    w.images.forEach((img, i) =>
+      results.push({
+        action: 'updated',
+        operation: 'migrate',
+        migration: img.migration,
+        writeId,
+        model: h.model,
+        ctx,
+        recordId: final._id,
+        before: img.before,
+        after: i === w.images.length - 1 ? final : img.after
+      })
+    )
     return { updateOne: { filter: asRead(w.doc), update: change } }
   })
   const ids = writes.map((w) => w.doc._id)
@@ -166,7 +200,10 @@ function plan (h: MigrateHost, ctx: RequestContext, writes: Outcome[]): PlannedW
     results,
     write: async (session?: ClientSession) => {
       // In a transaction one record that moved makes the whole batch plan again (all or nothing).
-      const res = await h.collection.bulkWrite(ops, session !== undefined ? { ordered: true, session } : { ordered: false })
+      const res = await h.collection.bulkWrite(
+        ops,
+        session !== undefined ? { ordered: true, session } : { ordered: false }
+      )
       if (res.matchedCount === ops.length) return ids.map(String)
       if (session !== undefined) return []
       const landed = await h.collection.find({ _id: { $in: ids }, updatedAt }, { projection: { _id: 1 } }).toArray()

@@ -46,7 +46,11 @@ export interface Outcome {
  * select — would get their audit rows only from the next reconciliation, after the run ended.
  */
 export async function settleMigrationWrites (d: DurableContext, coll: string): Promise<number> {
-  const groups = await d.store.coll.distinct('group', { state: 'pending', coll, 'effects.collection': MIGRATION_MARKS_COLLECTION })
+  const groups = await d.store.coll.distinct('group', {
+    state: 'pending',
+    coll,
+    'effects.collection': MIGRATION_MARKS_COLLECTION
+  })
   for (const group of groups) await settleGroup(d.db, d.store, group)
   return groups.length
 }
@@ -59,15 +63,18 @@ export async function settleMigrationWrites (d: DurableContext, coll: string): P
 async function settleIntents (d: DurableContext, coll: string, ids: unknown[]): Promise<void> {
   const until = Date.now() + d.leaseMs * 2
   for (;;) {
-    const held = await d.store.coll.find({ state: 'pending', coll, recordId: { $in: ids as never[] } },
-      { projection: { group: 1, leaseUntil: 1 } }).toArray()
+    const held = await d.store.coll
+      .find({ state: 'pending', coll, recordId: { $in: ids as never[] } }, { projection: { group: 1, leaseUntil: 1 } })
+      .toArray()
     if (held.length === 0) return
     let alive = false
     for (const h of held) {
       if (h.leaseUntil.getTime() < Date.now()) await reconcileGroup(d.db, d.store, h.group, d.leaseMs)
       else alive = true
     }
-    if (alive && Date.now() > until) throw new Error(`@svc/core: records of ${coll} are held by writes in flight for over ${d.leaseMs * 2} ms`)
+    if (alive && Date.now() > until) {
+      throw new Error(`@svc/core: records of ${coll} are held by writes in flight for over ${d.leaseMs * 2} ms`)
+    }
     if (alive) await sleep(50)
   }
 }
@@ -75,8 +82,12 @@ async function settleIntents (d: DurableContext, coll: string, ids: unknown[]): 
 /** The top-level `$set`/`$unset` that turns the stored record into the migrated one, or null when nothing changes. */
 const FILE_ISSUE = 'is written by the file routes, not by migrations'
 
-function changeOf (model: ResourceModel, doc: Document, output: RecordJson, set: Record<string, unknown>):
-TombstoneUpdate | null | Issue[] {
+function changeOf (
+  model: ResourceModel,
+  doc: Document,
+  output: RecordJson,
+  set: Record<string, unknown>
+): TombstoneUpdate | null | Issue[] {
   const stored = toJson<Record<string, unknown>>(doc)
   const change: TombstoneUpdate = { $set: {}, $unset: {} }
   for (const [k, v] of Object.entries(output)) {
@@ -104,22 +115,33 @@ TombstoneUpdate | null | Issue[] {
  * checks the result against the files. `prefiltered`: the records were read with the one
  * migration's filter, so the database need not be asked again.
  */
-export async function judge (h: MigrateHost, docs: Document[], steps: readonly MigrationStep[], prefiltered = false):
-Promise<Outcome[]> {
+export async function judge (
+  h: MigrateHost,
+  docs: Document[],
+  steps: readonly MigrationStep[],
+  prefiltered = false
+): Promise<Outcome[]> {
   const ids = docs.map((d) => d._id)
   const coll = h.collection.collectionName
   const wanted = steps.flatMap((s) => ids.map((id) => markId(s.name, coll, String(id))))
   // Intents first: settling one may insert its markers.
   const [found, selected] = await Promise.all([
-    settleIntents(h.durable, coll, ids).then(async () => await h.durable.db.collection<{ _id: string }>(MIGRATION_MARKS_COLLECTION)
-      .find({ _id: { $in: wanted } }, { projection: { _id: 1 } }).toArray()),
-    Promise.all(steps.map(async (s) => s.filter === undefined || prefiltered ? null : await h.stored.matching(ids, s.filter)))
+    settleIntents(h.durable, coll, ids).then(
+      async () =>
+        await h.durable.db
+          .collection<{ _id: string }>(MIGRATION_MARKS_COLLECTION)
+          .find({ _id: { $in: wanted } }, { projection: { _id: 1 } })
+          .toArray()
+    ),
+    Promise.all(
+      steps.map(async (s) => (s.filter === undefined || prefiltered ? null : await h.stored.matching(ids, s.filter)))
+    )
   ])
   const marks = new Set(found.map((m) => m._id))
   const out: Outcome[] = []
   for (const doc of docs) {
     const id = String(doc._id)
-    const chosen = steps.filter((s, i) => (selected[i] === null || selected[i]!.has(id)))
+    const chosen = steps.filter((s, i) => selected[i] === null || selected[i]!.has(id))
     const open = chosen.filter((s) => !marks.has(markId(s.name, coll, id)))
     if (open.length === 0) {
       out.push({ doc, images: [], names: [], skipped: chosen.length > 0 })
@@ -138,4 +160,3 @@ Promise<Outcome[]> {
   }
   return out
 }
-

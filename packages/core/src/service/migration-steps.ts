@@ -49,7 +49,10 @@ function restamp (out: Record<string, unknown>, stored: RecordJson): RecordJson 
  * answers the final record and the images of the steps that changed something. Pure but for
  * what `up` itself does; nothing is written here.
  */
-export async function runSteps (steps: readonly MigrationStep[], record: RecordJson): Promise<{ output: RecordJson, images: StepImage[] }> {
+export async function runSteps (
+  steps: readonly MigrationStep[],
+  record: RecordJson
+): Promise<{ output: RecordJson; images: StepImage[] }> {
   const images: StepImage[] = []
   let current = record
   for (const step of steps) {
@@ -61,7 +64,9 @@ export async function runSteps (steps: readonly MigrationStep[], record: RecordJ
       throw new MigrationStepError(step.name, record._id, `up threw: ${(err as Error)?.message ?? String(err)}`, err)
     }
     const out = answer === undefined || answer === null ? copy : answer
-    if (!isRecord(out)) throw new MigrationStepError(step.name, record._id, 'up must return the record (an object) or nothing')
+    if (!isRecord(out)) {
+      throw new MigrationStepError(step.name, record._id, 'up must return the record (an object) or nothing')
+    }
     const next = restamp(JSON.parse(JSON.stringify(out)) as Record<string, unknown>, record)
     if (!isDeepStrictEqual(next, current)) images.push({ migration: step.name, before: current, after: next })
     current = next

@@ -14,7 +14,13 @@ import type { RecordJson } from './types.js'
  * fields from the full stored record, `availableTransitions`, then the caller's read ACL, which
  * also strips computed and state fields the caller may not see.
  */
-export function presentRecord (model: ResourceModel, ctx: RequestContext, doc: Document, log: FastifyBaseLogger, readable = readableFields(model, ctx)): RecordJson {
+export function presentRecord (
+  model: ResourceModel,
+  ctx: RequestContext,
+  doc: Document,
+  log: FastifyBaseLogger,
+  readable = readableFields(model, ctx)
+): RecordJson {
   const record = toJson<RecordJson>(doc)
   applyComputed(model, record, log)
   const transitions = availableTransitions(model, record, readable)

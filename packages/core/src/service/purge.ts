@@ -8,13 +8,18 @@ import type { ResourceModel } from '../schema/model.js'
  * their blobs here. Must be idempotent: a retried sweep may hand the same key twice after a crash
  * elsewhere.
  */
-export type PurgeHook = (args: { model: ResourceModel, docs: Document[] }) => void | Promise<void>
+export type PurgeHook = (args: { model: ResourceModel; docs: Document[] }) => void | Promise<void>
 
 /**
  * Runs every purge hook in turn. The records are gone already, so a failing hook is logged and
  * the next one still runs: at worst it leaves orphan blobs, never a record without its blob.
  */
-export async function runPurgeHooks (hooks: PurgeHook[], model: ResourceModel, docs: Document[], log: FastifyBaseLogger): Promise<void> {
+export async function runPurgeHooks (
+  hooks: PurgeHook[],
+  model: ResourceModel,
+  docs: Document[],
+  log: FastifyBaseLogger
+): Promise<void> {
   if (docs.length === 0) return
   for (const hook of hooks) {
     try {

@@ -5,6 +5,11 @@ import type { RequestContext } from '../identity.js'
  * caller can give up (a cancelled MCP call, a shutdown), its abort signal: the driver then stops
  * the read and frees the connection instead of finishing work nobody will read.
  */
-export function readOptions (target: { maxTimeMS: number }, ctx: RequestContext): { maxTimeMS: number, signal?: AbortSignal } {
-  return ctx.signal === undefined ? { maxTimeMS: target.maxTimeMS } : { maxTimeMS: target.maxTimeMS, signal: ctx.signal }
+export function readOptions (
+  target: { maxTimeMS: number },
+  ctx: RequestContext
+): { maxTimeMS: number; signal?: AbortSignal } {
+  return ctx.signal === undefined
+    ? { maxTimeMS: target.maxTimeMS }
+    : { maxTimeMS: target.maxTimeMS, signal: ctx.signal }
 }

@@ -25,7 +25,11 @@ export interface RelationTarget {
   findPage: (ctx: RequestContext, query: ListQuery, scoped: Document) => Promise<ListResult>
 }
 
-interface CompiledRelation { relation: RelationModel, target: RelationTarget, where: Document }
+interface CompiledRelation {
+  relation: RelationModel
+  target: RelationTarget
+  where: Document
+}
 export type Related = Record<string, RecordJson | RecordJson[] | null>
 
 /** A foreign-key value as a lower-case 24-hex key, whether stored as ObjectId or string. */
@@ -37,7 +41,9 @@ function keyOf (v: unknown): string | undefined {
 /** The value at a (possibly dotted) fk path of a stored document. */
 function valueAt (doc: Document, path: string): unknown {
   let v: unknown = doc
-  for (const part of path.split('.')) v = v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Document)[part] : undefined
+  for (const part of path.split('.')) {
+    v = v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Document)[part] : undefined
+  }
   return v
 }
 
@@ -66,8 +72,17 @@ export class RelationLoader {
     const out = new Map<string, CompiledRelation>()
     const m = this.#model
     for (const relation of Object.values(m.relations)) {
-      const key = m.definition.relations?.[relation.name] === undefined ? `fields.${relation.fk}.reference` : `relations.${relation.name}`
-      if (m.fieldsByPath.has(relation.name)) throw new SchemaError(m.source, key, `relation '${relation.name}' has the name of a field: an include would overwrite it`)
+      const key =
+        m.definition.relations?.[relation.name] === undefined
+          ? `fields.${relation.fk}.reference`
+          : `relations.${relation.name}`
+      if (m.fieldsByPath.has(relation.name)) {
+        throw new SchemaError(
+          m.source,
+          key,
+          `relation '${relation.name}' has the name of a field: an include would overwrite it`
+        )
+      }
       const target = this.#lookup(relation.target)
       let where: Document = {}
       try {
@@ -82,9 +97,12 @@ export class RelationLoader {
   }
 
   /** The relations `names` (already parsed) with their kinds and target models, for pricing an include. */
-  targets (names: string[]): Array<{ kind: RelationModel['kind'], target: ResourceModel }> {
+  targets (names: string[]): Array<{ kind: RelationModel['kind']; target: ResourceModel }> {
     const compiled = this.compile()
-    return names.map((n) => { const c = compiled.get(n)!; return { kind: c.relation.kind, target: c.target.model } })
+    return names.map((n) => {
+      const c = compiled.get(n)!
+      return { kind: c.relation.kind, target: c.target.model }
+    })
   }
 
   /** `a,b` → relation names; empty, dotted (nested) and unknown names are 400 naming them. */
@@ -97,7 +115,9 @@ export class RelationLoader {
     for (const n of names) {
       if (n === '') refuse('__include has an empty relation name')
       if (n.includes('.')) refuse(`nested include '${n}' is not supported: includes go one hop only`, n)
-      if (!Object.hasOwn(this.#model.relations, n)) refuse(`unknown relation '${n}' on ${this.#model.path}${hint(n, known)}`, n)
+      if (!Object.hasOwn(this.#model.relations, n)) {
+        refuse(`unknown relation '${n}' on ${this.#model.path}${hint(n, known)}`, n)
+      }
     }
     return [...new Set(names)]
   }
@@ -110,7 +130,9 @@ export class RelationLoader {
   async list (ctx: RequestContext, parentId: string, name: string, query: ListQuery): Promise<ListResult> {
     const [relation] = this.parse(name)
     const c = this.compile().get(relation)!
-    if (c.relation.kind === 'belongsTo') refuse(`'${relation}' is a belongsTo relation: it is one record, not a list`, relation)
+    if (c.relation.kind === 'belongsTo') {
+      refuse(`'${relation}' is a belongsTo relation: it is one record, not a list`, relation)
+    }
     this.#checkReadable(ctx, c)
     const key = { [c.relation.fk]: { $in: [parentId, new ObjectId(parentId)] } }
     const page: ListQuery = { ...query, include: undefined, includeDeleted: false }
@@ -123,11 +145,13 @@ export class RelationLoader {
     if (docs.length === 0 || names.length === 0) return out
     const compiled = this.compile()
     for (const name of names) this.#checkReadable(ctx, compiled.get(name)!)
-    await Promise.all(names.map(async (name) => {
-      const c = compiled.get(name)!
-      if (c.relation.kind === 'belongsTo') await this.#belongsTo(ctx, c, docs, out)
-      else await this.#hasMany(ctx, c, docs, out)
-    }))
+    await Promise.all(
+      names.map(async (name) => {
+        const c = compiled.get(name)!
+        if (c.relation.kind === 'belongsTo') await this.#belongsTo(ctx, c, docs, out)
+        else await this.#hasMany(ctx, c, docs, out)
+      })
+    )
     return out
   }
 
@@ -138,7 +162,9 @@ export class RelationLoader {
   #checkReadable (ctx: RequestContext, c: CompiledRelation): void {
     const holder = c.relation.kind === 'belongsTo' ? this.#service() : c.target
     const readable = holder.readableFields(ctx)
-    if (readable !== null && !readable.has(c.relation.fk.split('.')[0])) refuse(`include '${c.relation.name}' goes through '${c.relation.fk}', which you cannot read`, c.relation.name)
+    if (readable !== null && !readable.has(c.relation.fk.split('.')[0])) {
+      refuse(`include '${c.relation.name}' goes through '${c.relation.fk}', which you cannot read`, c.relation.name)
+    }
   }
 
   #service (): RelationTarget {
@@ -155,21 +181,38 @@ export class RelationLoader {
   async #find (ctx: RequestContext, c: CompiledRelation, match: Document): Promise<Document[]> {
     const filter = and(match, c.where, this.#targetFilter(ctx, c))
     // batchSize = limit: the whole answer in one round trip (no getMore after the default 101).
-    const found = await collectionOf(c.target).find(filter, { sort: RELATED_SORT, limit: MAX_RELATED + 1, batchSize: MAX_RELATED + 1, ...readOptions(c.target, ctx) }).toArray()
-    if (found.length > MAX_RELATED) refuse(`include '${c.relation.name}' matches more than ${MAX_RELATED} records for this page: use a smaller __perPage`, c.relation.name)
+    const found = await collectionOf(c.target)
+      .find(filter, {
+        sort: RELATED_SORT,
+        limit: MAX_RELATED + 1,
+        batchSize: MAX_RELATED + 1,
+        ...readOptions(c.target, ctx)
+      })
+      .toArray()
+    if (found.length > MAX_RELATED) {
+      refuse(
+        `include '${c.relation.name}' matches more than ${MAX_RELATED} records for this page: use a smaller __perPage`,
+        c.relation.name
+      )
+    }
     return found
   }
 
   async #belongsTo (ctx: RequestContext, c: CompiledRelation, docs: Document[], out: Related[]): Promise<void> {
     const name = c.relation.name
     const keys = new Set<string>()
-    for (const d of docs) { const k = keyOf(valueAt(d, c.relation.fk)); if (k !== undefined) keys.add(k) }
+    for (const d of docs) {
+      const k = keyOf(valueAt(d, c.relation.fk))
+      if (k !== undefined) keys.add(k)
+    }
     const byId = new Map<string, RecordJson>()
     if (keys.size > 0) {
       const found = await this.#find(ctx, c, { _id: { $in: [...keys].map((k) => new ObjectId(k)) } })
       for (const t of found) byId.set(keyOf(t._id)!, c.target.present(ctx, t))
     }
-    docs.forEach((d, i) => { out[i][name] = byId.get(keyOf(valueAt(d, c.relation.fk)) ?? '') ?? null })
+    docs.forEach((d, i) => {
+      out[i][name] = byId.get(keyOf(valueAt(d, c.relation.fk)) ?? '') ?? null
+    })
   }
 
   async #hasMany (ctx: RequestContext, c: CompiledRelation, docs: Document[], out: Related[]): Promise<void> {

@@ -17,7 +17,13 @@ export async function ensureTextIndex (coll: Collection, model: ResourceModel, p
     await coll.createIndex(key, { name: NAME, default_language: 'english' })
     return
   } catch (err) {
-    if (!CONFLICTS.has((err as { code?: number }).code ?? -1)) throw new SchemaError(model.source, 'fields.searchable', `cannot create the text index: ${(err as Error).message}`)
+    if (!CONFLICTS.has((err as { code?: number }).code ?? -1)) {
+      throw new SchemaError(
+        model.source,
+        'fields.searchable',
+        `cannot create the text index: ${(err as Error).message}`
+      )
+    }
   }
   const existing = await coll.listIndexes().toArray()
   for (const ix of existing) {

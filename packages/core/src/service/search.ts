@@ -21,15 +21,27 @@ export function searchablePaths (model: ResourceModel): string[] {
  * is 400. So is `q` by a caller who cannot read every searchable field: a match on a hidden field
  * would tell them what it holds (the one text index cannot leave fields out per caller).
  */
-export function textClause (model: ResourceModel, q: unknown, readable: Set<string> | null = null): Document | undefined {
+export function textClause (
+  model: ResourceModel,
+  q: unknown,
+  readable: Set<string> | null = null
+): Document | undefined {
   if (q === undefined) return undefined
   const paths = searchablePaths(model)
-  if (paths.length === 0) throw new ValidationError(`text search (q) is not available on ${model.path}: no field is searchable`, { field: 'q' })
-  if (readable !== null && paths.some((p) => !readable.has(p.split('.')[0]))) throw new ValidationError(`text search (q) on ${model.path} covers fields you cannot read`, { field: 'q' })
+  if (paths.length === 0) {
+    throw new ValidationError(`text search (q) is not available on ${model.path}: no field is searchable`, {
+      field: 'q'
+    })
+  }
+  if (readable !== null && paths.some((p) => !readable.has(p.split('.')[0]))) {
+    throw new ValidationError(`text search (q) on ${model.path} covers fields you cannot read`, { field: 'q' })
+  }
   if (typeof q !== 'string') throw new ValidationError('q must be a string', { field: 'q' })
   const search = q.trim()
   if (search === '') throw new ValidationError('q must not be empty', { field: 'q' })
-  if (search.length > MAX_Q_LENGTH) throw new ValidationError(`q must be at most ${MAX_Q_LENGTH} characters`, { field: 'q' })
+  if (search.length > MAX_Q_LENGTH) {
+    throw new ValidationError(`q must be at most ${MAX_Q_LENGTH} characters`, { field: 'q' })
+  }
   return { $search: search }
 }
 
@@ -58,7 +70,9 @@ export function searchSort (model: ResourceModel, raw: unknown, searching: boole
   const sort: Record<string, unknown> = {}
   for (const part of parts) {
     if (isScoreToken(part)) {
-      if (Object.hasOwn(sort, 'score')) throw new ValidationError("'score' appears twice in __sort", { field: '__sort' })
+      if (Object.hasOwn(sort, 'score')) {
+        throw new ValidationError("'score' appears twice in __sort", { field: '__sort' })
+      }
       sort.score = SCORE
       continue
     }

@@ -21,12 +21,16 @@ function lowercaseIssues (fields: FieldModel[], value: Record<string, unknown>, 
   for (const f of fields) {
     const v = value[f.name]
     const path = prefix === '' ? f.name : `${prefix}.${f.name}`
-    if (typeof v === 'string' && f.kind === 'string' && f.lowercase && v !== v.toLowerCase()) out.push({ field: path, message: 'is not lowercase' })
+    if (typeof v === 'string' && f.kind === 'string' && f.lowercase && v !== v.toLowerCase()) {
+      out.push({ field: path, message: 'is not lowercase' })
+    }
     if (f.kind === 'object' && isObject(v)) lowercaseIssues(f.fields!, v, path, out)
     if (f.kind === 'array' && Array.isArray(v)) {
       const items = f.items!
       v.forEach((x, i) => {
-        if (typeof x === 'string' && items.kind === 'string' && items.lowercase && x !== x.toLowerCase()) out.push({ field: `${path}.${i}`, message: 'is not lowercase' })
+        if (typeof x === 'string' && items.kind === 'string' && items.lowercase && x !== x.toLowerCase()) {
+          out.push({ field: `${path}.${i}`, message: 'is not lowercase' })
+        }
         if (items.kind === 'object' && isObject(x)) lowercaseIssues(items.fields!, x, `${path}.${i}`, out)
       })
     }
@@ -61,5 +65,8 @@ export function checkStoredRecord (model: ResourceModel, doc: Document): StoredC
 
 /** An issue's field as a declared path: array positions dropped (`lineItems.3.sku` → `lineItems.sku`). */
 export function issuePath (field: string): string {
-  return field.split('.').filter((p) => !/^\d+$/.test(p)).join('.')
+  return field
+    .split('.')
+    .filter((p) => !/^\d+$/.test(p))
+    .join('.')
 }

@@ -5,7 +5,7 @@ export interface DuplicateGroups {
   groups: number
   records: number
   tenants: number
-  example?: { key: Record<string, unknown>, count: number }
+  example?: { key: Record<string, unknown>; count: number }
 }
 
 /** The estimated record count of any collection (a resource's previous collection, one no schema serves). */
@@ -40,7 +40,10 @@ export class StoredRecords {
    * Every record, in batches of `batchSize`, until `deadline` (ms since the epoch): answers how
    * many were read and whether the deadline cut the scan short. One batch in memory at a time.
    */
-  async scan (onBatch: (docs: Document[]) => Promise<void> | void, opts: { batchSize: number, deadline: number }): Promise<{ scanned: number, partial: boolean }> {
+  async scan (
+    onBatch: (docs: Document[]) => Promise<void> | void,
+    opts: { batchSize: number; deadline: number }
+  ): Promise<{ scanned: number; partial: boolean }> {
     const cursor = this.#coll.find({}, { batchSize: opts.batchSize })
     let batch: Document[] = []
     let scanned = 0
@@ -67,12 +70,17 @@ export class StoredRecords {
   }
 
   /** Stored tombstones (`deletedAt` set), and their tenants: live records once soft delete is turned off. */
-  async tombstones (maxTimeMS: number): Promise<{ records: number, tenants: number }> {
-    const [out] = await this.#coll.aggregate([
-      { $match: { deletedAt: { $ne: null } } },
-      { $group: { _id: '$userId', n: { $sum: 1 } } },
-      { $group: { _id: null, records: { $sum: '$n' }, tenants: { $sum: 1 } } }
-    ], { maxTimeMS }).toArray()
+  async tombstones (maxTimeMS: number): Promise<{ records: number; tenants: number }> {
+    const [out] = await this.#coll
+      .aggregate(
+        [
+          { $match: { deletedAt: { $ne: null } } },
+          { $group: { _id: '$userId', n: { $sum: 1 } } },
+          { $group: { _id: null, records: { $sum: '$n' }, tenants: { $sum: 1 } } }
+        ],
+        { maxTimeMS }
+      )
+      .toArray()
     return { records: out?.records ?? 0, tenants: out?.tenants ?? 0 }
   }
 
@@ -84,7 +92,10 @@ export class StoredRecords {
   /** The tenants (`userId`) having records that match `filter`, sorted; `null` for records without one. */
   async tenants (filter: Document): Promise<Array<string | null>> {
     const ids = (await this.#coll.distinct('userId', filter)).filter((v): v is string => typeof v === 'string').sort()
-    const orphans = await this.#coll.countDocuments({ $and: [filter, { userId: { $not: { $type: 'string' } } }] }, { limit: 1 })
+    const orphans = await this.#coll.countDocuments(
+      { $and: [filter, { userId: { $not: { $type: 'string' } } }] },
+      { limit: 1 }
+    )
     return orphans > 0 ? [...ids, null] : ids
   }
 
@@ -103,13 +114,35 @@ export class StoredRecords {
     const keys = Object.keys(spec)
     const id = Object.fromEntries(keys.map((k, i) => [`k${i}`, `$${k}`]))
     const tenant = keys[0] === 'userId' || keys[0] === 'accountId' ? '$_id.k0' : null
-    const [out] = await this.#coll.aggregate([
-      { $group: { _id: id, n: { $sum: 1 } } },
-      { $match: { n: { $gt: 1 } } },
-      // Field paths, not an object literal, under $first: @svc/devdb reads `$first: { … }` as the array operator.
-      { $group: { _id: tenant, groups: { $sum: 1 }, records: { $sum: '$n' }, key: { $first: '$_id' }, count: { $first: '$n' } } },
-      { $group: { _id: null, tenants: { $sum: 1 }, groups: { $sum: '$groups' }, records: { $sum: '$records' }, key: { $first: '$key' }, count: { $first: '$count' } } }
-    ], { maxTimeMS, allowDiskUse: true }).toArray()
+    const [out] = await this.#coll
+      .aggregate(
+        [
+          { $group: { _id: id, n: { $sum: 1 } } },
+          { $match: { n: { $gt: 1 } } },
+          // Field paths, not an object literal, under $first: @svc/devdb reads `$first: { … }` as the array operator.
+          {
+            $group: {
+              _id: tenant,
+              groups: { $sum: 1 },
+              records: { $sum: '$n' },
+              key: { $first: '$_id' },
+              count: { $first: '$n' }
+            }
+          },
+          {
+            $group: {
+              _id: null,
+              tenants: { $sum: 1 },
+              groups: { $sum: '$groups' },
+              records: { $sum: '$records' },
+              key: { $first: '$key' },
+              count: { $first: '$count' }
+            }
+          }
+        ],
+        { maxTimeMS, allowDiskUse: true }
+      )
+      .toArray()
     if (out === undefined) return { groups: 0, records: 0, tenants: 0 }
     const key = Object.fromEntries(keys.map((k, i) => [k, (out.key as Document)[`k${i}`] ?? null]))
     return { groups: out.groups, records: out.records, tenants: out.tenants, example: { key, count: out.count } }

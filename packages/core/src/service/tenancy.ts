@@ -15,7 +15,12 @@ const READS = new Set<Operation>(['list', 'get'])
  * closed to it (403), so forgetting a scope never publishes a collection. System calls
  * (`system: true` without an identity) are unscoped and must be explicit.
  */
-export function tenantFilter (model: ResourceModel, ctx: RequestContext, op: Operation, clientScopes: Map<string, Document>): Document {
+export function tenantFilter (
+  model: ResourceModel,
+  ctx: RequestContext,
+  op: Operation,
+  clientScopes: Map<string, Document>
+): Document {
   const identity = ctx.identity
   if (identity == null) {
     if (ctx.system === true) return {}
@@ -42,23 +47,25 @@ function requireUserId (identity: Identity): string {
  * one outside them stops start-up naming the schema.
  */
 export function compileClientScopes (model: ResourceModel): Map<string, Document> {
-  return new Map(Object.entries(model.acl.scope).map(([role, f]) => {
-    try {
-      return [role, buildFilter(model, f)]
-    } catch (err) {
-      throw new SchemaError(model.source, `acl.scope.${role}`, (err as Error).message)
-    }
-  }))
+  return new Map(
+    Object.entries(model.acl.scope).map(([role, f]) => {
+      try {
+        return [role, buildFilter(model, f)]
+      } catch (err) {
+        throw new SchemaError(model.source, `acl.scope.${role}`, (err as Error).message)
+      }
+    })
+  )
 }
 
 /** Ownership fields written on create; always from the identity, never from the input. */
-export function stamp (ctx: RequestContext): { userId: string, accountId?: string } {
+export function stamp (ctx: RequestContext): { userId: string; accountId?: string } {
   const identity = ctx.identity
   if (identity == null || identity.kind !== 'user') {
     if (identity?.kind === 'client') throw new ForbiddenError('api clients are read-only')
     throw new UnauthenticatedError('creating a record needs a user identity')
   }
-  const out: { userId: string, accountId?: string } = { userId: requireUserId(identity) }
+  const out: { userId: string; accountId?: string } = { userId: requireUserId(identity) }
   if (identity.accountId !== undefined) out.accountId = identity.accountId
   return out
 }

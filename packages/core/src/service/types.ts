@@ -44,7 +44,12 @@ export interface ListResult {
  * Extension point 1 — a scope adds a filter to every read and write of the service
  * (soft delete: `{ deletedAt: null }` unless `options.includeDeleted`). Return undefined to add nothing.
  */
-export type Scope = (args: { ctx: RequestContext, op: Operation, options: ReadOptions, model: ResourceModel }) => Document | undefined
+export type Scope = (args: {
+  ctx: RequestContext
+  op: Operation
+  options: ReadOptions
+  model: ResourceModel
+}) => Document | undefined
 
 /**
  * Extension point 2 — what a delete-by-id does to the stored record: `null` removes it (the
@@ -52,10 +57,17 @@ export type Scope = (args: { ctx: RequestContext, op: Operation, options: ReadOp
  * applies it to the record it read (tenant and every scope already checked) and stamps
  * `updatedAt`, so the delete goes through the same durable write path as every other write.
  */
-export type DeleteStrategy = (args: { ctx: RequestContext, model: ResourceModel, record: Document }) => TombstoneUpdate | null
+export type DeleteStrategy = (args: {
+  ctx: RequestContext
+  model: ResourceModel
+  record: Document
+}) => TombstoneUpdate | null
 
 /** A tombstone: top-level fields to set and to remove. */
-export interface TombstoneUpdate { $set?: Document, $unset?: Record<string, ''> }
+export interface TombstoneUpdate {
+  $set?: Document
+  $unset?: Record<string, ''>
+}
 
 /**
  * What a successful write did; handed to write subscribers and turned into the record event.
@@ -81,13 +93,13 @@ export interface WriteResult {
    * Bulk writes: each changed record's images (bulk updates only when a plugin called
    * `wantBulkRecords()`; bulk deletes always, `after` null for a removal).
    */
-  records?: Array<{ before: RecordJson, after: RecordJson | null }>
+  records?: Array<{ before: RecordJson; after: RecordJson | null }>
   /** Set when the operation is not the event's action: restore publishes `updated` with `operation: 'restore'`. */
   operation?: string
   /** `operation: 'migrate'` results (`svc schema apply`, never published): the migration's name. */
   migration?: string
   /** `transitioned` results (published right after the `updated` of the same PUT): which state field moved. */
-  transition?: { field: string, from: string | null, to: string }
+  transition?: { field: string; from: string | null; to: string }
 }
 
 /**

@@ -28,7 +28,8 @@ export function parseId (id: unknown): ObjectId | null {
 }
 
 /** Strict ISO 8601 date or date-time (a bare number or free text is not a date). */
-export const ISO_DATE_PATTERN = '^\\d{4}-\\d{2}-\\d{2}(?:[T ]\\d{2}:\\d{2}(?::\\d{2}(?:\\.\\d{1,9})?)?(?:Z|[+-]\\d{2}:?\\d{2})?)?$'
+export const ISO_DATE_PATTERN =
+  '^\\d{4}-\\d{2}-\\d{2}(?:[T ]\\d{2}:\\d{2}(?::\\d{2}(?:\\.\\d{1,9})?)?(?:Z|[+-]\\d{2}:?\\d{2})?)?$'
 const ISO_DATE = new RegExp(ISO_DATE_PATTERN)
 
 export function parseDate (v: unknown): Date | null {
@@ -44,7 +45,8 @@ export function parseDate (v: unknown): Date | null {
  */
 export function castScalar (kind: FieldKind | 'objectId', v: unknown): unknown {
   switch (kind) {
-    case 'string': return typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : undefined
+    case 'string':
+      return typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : undefined
     case 'number': {
       if (typeof v === 'number') return Number.isFinite(v) ? v : undefined
       if (typeof v !== 'string' || v.trim() === '') return undefined
@@ -54,8 +56,11 @@ export function castScalar (kind: FieldKind | 'objectId', v: unknown): unknown {
     case 'boolean':
       if (typeof v === 'boolean') return v
       return v === 'true' ? true : v === 'false' ? false : undefined
-    case 'date': return parseDate(v) ?? undefined
-    case 'objectId': return parseId(v) ?? undefined
-    default: return undefined
+    case 'date':
+      return parseDate(v) ?? undefined
+    case 'objectId':
+      return parseId(v) ?? undefined
+    default:
+      return undefined
   }
 }

@@ -42,6 +42,6 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000
 export const HEADERS_TIMEOUT_MS = 10_000
 /** The only filter operators a caller may use; anything else is refused before the database. */
 export const FILTER_OPERATORS = ['$gt', '$gte', '$lt', '$lte', '$ne', '$in', '$regex', '$options'] as const
-export type FilterOperator = typeof FILTER_OPERATORS[number]
+export type FilterOperator = (typeof FILTER_OPERATORS)[number]
 /** Flags `$options` may hold. */
 export const REGEX_OPTIONS = 'imsx'

@@ -8,12 +8,16 @@ import { MAX_REGEX_LENGTH } from './limits.js'
  * is still cut off by the query time bound (`queryTimeoutMs`).
  */
 export function regexProblem (pattern: unknown): string | null {
-  if (typeof pattern !== 'string' || pattern.length > MAX_REGEX_LENGTH) return `needs a string of at most ${MAX_REGEX_LENGTH} characters`
+  if (typeof pattern !== 'string' || pattern.length > MAX_REGEX_LENGTH) {
+    return `needs a string of at most ${MAX_REGEX_LENGTH} characters`
+  }
   try {
     new RegExp(pattern) // eslint-disable-line no-new
   } catch {
     return 'is not a valid regular expression'
   }
-  if (!safeRegex(pattern)) return 'may backtrack catastrophically (nested quantifiers, or more than 25 of them): simplify the pattern'
+  if (!safeRegex(pattern)) {
+    return 'may backtrack catastrophically (nested quantifiers, or more than 25 of them): simplify the pattern'
+  }
   return null
 }

@@ -19,10 +19,20 @@ export interface FieldLookup {
 }
 
 /** What a filter or sort key resolves to: the scalar kind values are cast to. */
-export interface ResolvedField { kind: FieldKind | 'objectId', lowercase: boolean, enum?: readonly unknown[] }
+export interface ResolvedField {
+  kind: FieldKind | 'objectId'
+  lowercase: boolean
+  enum?: readonly unknown[]
+}
 
 // A Map, not an object literal: `constructor` or `toString` must not resolve through a prototype.
-export const SYSTEM_KINDS: ReadonlyMap<string, FieldKind | 'objectId'> = new Map<string, FieldKind | 'objectId'>([['_id', 'objectId'], ['userId', 'string'], ['accountId', 'string'], ['createdAt', 'date'], ['updatedAt', 'date']])
+export const SYSTEM_KINDS: ReadonlyMap<string, FieldKind | 'objectId'> = new Map<string, FieldKind | 'objectId'>([
+  ['_id', 'objectId'],
+  ['userId', 'string'],
+  ['accountId', 'string'],
+  ['createdAt', 'date'],
+  ['updatedAt', 'date']
+])
 const SCALARS = new Set<FieldKind>(['string', 'number', 'boolean', 'date'])
 
 function refuse (field: string, message: string): never {

@@ -29,7 +29,7 @@ export class ApiClientStore {
     return await this.collection.findOne({ _id: id })
   }
 
-  async create (input: { role: string, name?: string, ownerId?: string }): Promise<ApiClientDoc> {
+  async create (input: { role: string; name?: string; ownerId?: string }): Promise<ApiClientDoc> {
     const doc: ApiClientDoc = { _id: generateClientId(), role: input.role, createdAt: new Date() }
     if (input.name !== undefined) doc.name = input.name
     if (input.ownerId !== undefined) doc.ownerId = input.ownerId

@@ -21,8 +21,8 @@ interface RefreshTokenDoc {
 }
 
 export type RotateResult =
-  | { ok: true, userId: string, familyId: string, refreshToken: string }
-  | { ok: false, reason: 'unknown' | 'expired' | 'revoked' | 'reused' | 'concurrent' }
+  | { ok: true; userId: string; familyId: string; refreshToken: string }
+  | { ok: false; reason: 'unknown' | 'expired' | 'revoked' | 'reused' | 'concurrent' }
 
 /** A claimed token whose exchange never completed (crashed mid-way) counts as replaced after this. */
 const STALLED_EXCHANGE_MS = 30_000
@@ -30,7 +30,10 @@ const STALLED_EXCHANGE_MS = 30_000
 export class RefreshTokenStore {
   readonly collection: Collection<RefreshTokenDoc>
 
-  constructor (db: Db, private readonly ttlSeconds: number = DEFAULT_REFRESH_TOKEN_TTL_SECONDS) {
+  constructor (
+    db: Db,
+    private readonly ttlSeconds: number = DEFAULT_REFRESH_TOKEN_TTL_SECONDS
+  ) {
     this.collection = db.collection<RefreshTokenDoc>(REFRESH_TOKENS_COLLECTION)
   }
 
@@ -78,7 +81,9 @@ export class RefreshTokenStore {
       if (existing == null) return { ok: false, reason: 'unknown' }
       if (existing.revokedAt != null) return { ok: false, reason: 'revoked' }
       if (existing.usedAt != null) {
-        const replacedAt = existing.replacedAt ?? (now.getTime() - existing.usedAt.getTime() > STALLED_EXCHANGE_MS ? existing.usedAt : null)
+        const replacedAt =
+          existing.replacedAt ??
+          (now.getTime() - existing.usedAt.getTime() > STALLED_EXCHANGE_MS ? existing.usedAt : null)
         if (replacedAt == null || requestStartedAt < replacedAt) return { ok: false, reason: 'concurrent' }
         await this.revokeFamily(existing.familyId)
         return { ok: false, reason: 'reused' }

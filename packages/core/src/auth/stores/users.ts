@@ -44,7 +44,9 @@ export class UserStore {
       await this.collection.insertOne(doc)
     } catch (err) {
       // No `cause`: the driver error carries the e-mail in keyValue, and error causes get logged.
-      if (err instanceof MongoServerError && err.code === 11000) throw new ConflictError('a user with this e-mail already exists', { keys: ['email'] })
+      if (err instanceof MongoServerError && err.code === 11000) {
+        throw new ConflictError('a user with this e-mail already exists', { keys: ['email'] })
+      }
       throw err
     }
     return doc
@@ -74,7 +76,10 @@ export class UserStore {
 
   /** Returns false when no user has this e-mail. */
   async setRoles (email: string, roles: string[]): Promise<boolean> {
-    const res = await this.collection.updateOne({ email: normalizeEmail(email) }, { $set: { roles, updatedAt: new Date() } })
+    const res = await this.collection.updateOne(
+      { email: normalizeEmail(email) },
+      { $set: { roles, updatedAt: new Date() } }
+    )
     return res.matchedCount === 1
   }
 }

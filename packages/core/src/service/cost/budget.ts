@@ -38,7 +38,10 @@ export class CostBudget {
   check (cost: number): void {
     const limit = this.limits.maxRequestCost
     if (cost > limit) {
-      throw new ValidationError(`request cost ${cost} exceeds the limit of ${limit}: ask for fewer records (a smaller page or limit), fewer relations or fewer fields`, { cost, limit })
+      throw new ValidationError(
+        `request cost ${cost} exceeds the limit of ${limit}: ask for fewer records (a smaller page or limit), fewer relations or fewer fields`,
+        { cost, limit }
+      )
     }
   }
 
@@ -51,7 +54,11 @@ export class CostBudget {
     const { total, resetInMs } = await this.limits.store.add(`cost:${key}`, cost, MINUTE)
     if (total > perMinute) {
       const retryAfterSeconds = Math.max(1, Math.ceil(resetInMs / 1000))
-      throw new RateLimitedError(`cost budget of ${perMinute} per minute used up: retry in ${retryAfterSeconds} s`, { cost, limit: perMinute, retryAfterSeconds })
+      throw new RateLimitedError(`cost budget of ${perMinute} per minute used up: retry in ${retryAfterSeconds} s`, {
+        cost,
+        limit: perMinute,
+        retryAfterSeconds
+      })
     }
   }
 

@@ -33,7 +33,11 @@ export const AGGREGATION_PRICE = MAX_AGGREGATION_ROWS
 export const BULK_WRITE_PRICE = MAX_BULK_RECORDS
 
 /** What a read of `records` records of `model`, relations populated, can return. */
-export function readPrice (model: ResourceModel, records: number, includes: Array<{ kind: RelationModel['kind'], target: ResourceModel }>): number {
+export function readPrice (
+  model: ResourceModel,
+  records: number,
+  includes: Array<{ kind: RelationModel['kind']; target: ResourceModel }>
+): number {
   let price = records * recordValues(model)
   for (const inc of includes) price += relatedRecords(inc.kind, records) * recordValues(inc.target)
   return price

@@ -1,7 +1,10 @@
 import { LRUCache } from 'lru-cache'
 
 /** A counter's state after an `add`: the window's total so far and when the window ends. */
-export interface Usage { total: number, resetInMs: number }
+export interface Usage {
+  total: number
+  resetInMs: number
+}
 
 /**
  * Fixed-window counters shared by every budget over time: request rate limits (per IP, tenant,
@@ -14,13 +17,18 @@ export interface UsageStore {
   add: (key: string, amount: number, windowMs: number) => Promise<Usage>
 }
 
-interface Window { total: number, endsAt: number }
+interface Window {
+  total: number
+  endsAt: number
+}
 
 /**
  * The in-process store: bounded by keys (least recently used go first), so a flood of distinct
  * IPs or e-mails cannot grow memory; an evicted key simply starts a new window.
  */
-export function memoryUsageStore (opts: { maxKeys?: number } = {}): UsageStore & { addSync: (key: string, amount: number, windowMs: number) => Usage } {
+export function memoryUsageStore (
+  opts: { maxKeys?: number } = {}
+): UsageStore & { addSync: (key: string, amount: number, windowMs: number) => Usage } {
   const windows = new LRUCache<string, Window>({ max: opts.maxKeys ?? 100_000 })
   const addSync = (key: string, amount: number, windowMs: number): Usage => {
     const now = Date.now()

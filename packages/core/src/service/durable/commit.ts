@@ -49,12 +49,18 @@ async function attemptWriteAhead (d: DurableContext, plan: PlannedWrite): Promis
   } catch (err) {
     if (!isDuplicateKey(err)) throw err
     await d.store.coll.deleteMany({ group, state: 'pending' })
-    return await contended(d, intents.map((i) => i._id))
+    return await contended(
+      d,
+      intents.map((i) => i._id)
+    )
   }
   // A writer slowed down (event loop, database) near its lease renews it first, so a reconciler
   // never judges an intent whose write is still about to land; if one already did, plan again.
   if (Date.now() > now.getTime() + d.leaseMs / 2 && !(await d.store.renew(group, intents.length, d.leaseMs))) {
-    await d.store.release(group, intents.map((i) => i._id))
+    await d.store.release(
+      group,
+      intents.map((i) => i._id)
+    )
     return MISSED
   }
   let changed: string[]
@@ -62,11 +68,16 @@ async function attemptWriteAhead (d: DurableContext, plan: PlannedWrite): Promis
     changed = await plan.write()
   } catch (err) {
     // Unknown whether it landed: decide from the records now, else the reconciler will.
-    await settleGroup(d.db, d.store, group).catch((e: unknown) => { d.log.error({ err: e, group }, 'write intent left for the reconciler') })
+    await settleGroup(d.db, d.store, group).catch((e: unknown) => {
+      d.log.error({ err: e, group }, 'write intent left for the reconciler')
+    })
     throw err
   }
   if (changed.length === 0) {
-    await d.store.release(group, intents.map((i) => i._id))
+    await d.store.release(
+      group,
+      intents.map((i) => i._id)
+    )
     return MISSED
   }
   const hit = new Set(changed)
@@ -77,8 +88,14 @@ async function attemptWriteAhead (d: DurableContext, plan: PlannedWrite): Promis
     d.log.error({ err, group }, 'effects of a committed write not inserted yet; the reconciler will')
     return { ok: true, changed }
   }
-  await d.store.complete(group, intents.filter((i) => hit.has(i.recordId.toHexString())).map((i) => i._id))
-  await d.store.release(group, intents.filter((i) => !hit.has(i.recordId.toHexString())).map((i) => i._id))
+  await d.store.complete(
+    group,
+    intents.filter((i) => hit.has(i.recordId.toHexString())).map((i) => i._id)
+  )
+  await d.store.release(
+    group,
+    intents.filter((i) => !hit.has(i.recordId.toHexString())).map((i) => i._id)
+  )
   return { ok: true, changed }
 }
 
@@ -87,11 +104,16 @@ async function attemptWriteAhead (d: DurableContext, plan: PlannedWrite): Promis
  * expired), wait for it when it is in flight, re-read at once when it already completed.
  */
 async function contended (d: DurableContext, ids: string[]): Promise<Attempt> {
-  const held = await d.store.coll.find({ _id: { $in: ids } }, { projection: { state: 1, group: 1, leaseUntil: 1 } }).toArray()
+  const held = await d.store.coll
+    .find({ _id: { $in: ids } }, { projection: { state: 1, group: 1, leaseUntil: 1 } })
+    .toArray()
   let wait = false
   let taken = false
   for (const h of held) {
-    if (h.state === 'done') { taken = true; continue }
+    if (h.state === 'done') {
+      taken = true
+      continue
+    }
     if (h.leaseUntil.getTime() < Date.now()) await reconcileGroup(d.db, d.store, h.group, d.leaseMs)
     else wait = true
   }
@@ -108,14 +130,21 @@ async function contended (d: DurableContext, ids: string[]): Promise<Attempt> {
  * `taken` throws when a record's `from` state was already left by a completed write (a
  * create whose id is used; the transaction path gets the duplicate key itself).
  */
-export async function commitDurably (d: DurableContext, plan: (attempt: number) => Promise<PlannedWrite | null>, taken?: () => never): Promise<{ changed: string[] }> {
+export async function commitDurably (
+  d: DurableContext,
+  plan: (attempt: number) => Promise<PlannedWrite | null>,
+  taken?: () => never
+): Promise<{ changed: string[] }> {
   const deadline = Date.now() + CONTENTION_MS
   for (let n = 0, pause = 5; ; n++) {
     const p = await plan(n)
     if (p === null) return { changed: [] }
-    const out: Attempt = d.transactions && (d.effects.length > 0 || p.targets.length > 1)
-      ? await attemptInTransaction(d, p, deadline)
-      : d.effects.length === 0 ? await plain(p) : await attemptWriteAhead(d, p)
+    const out: Attempt =
+      d.transactions && (d.effects.length > 0 || p.targets.length > 1)
+        ? await attemptInTransaction(d, p, deadline)
+        : d.effects.length === 0
+          ? await plain(p)
+          : await attemptWriteAhead(d, p)
     if (out.ok) return { changed: out.changed }
     if (out.taken && taken !== undefined) taken()
     if (Date.now() > deadline) throw new ConflictError('the record is being changed by other requests; retry')

@@ -9,18 +9,28 @@ import type { DurableDoc, NamedEffect, PlannedWrite, Target } from './types.js'
  * write that lands only in part (an insertMany stopped by a duplicate) leaves exactly the
  * documents of the records it wrote.
  */
-export async function buildEffects (effects: readonly NamedEffect[], results: readonly WriteResult[]): Promise<{ own: Map<string, DurableDoc[]>, group: DurableDoc[], all: DurableDoc[] }> {
+export async function buildEffects (
+  effects: readonly NamedEffect[],
+  results: readonly WriteResult[]
+): Promise<{ own: Map<string, DurableDoc[]>; group: DurableDoc[]; all: DurableDoc[] }> {
   const own = new Map<string, DurableDoc[]>()
   const group: DurableDoc[] = []
   const all: DurableDoc[] = []
   for (const result of results) {
     const owner = result.records === undefined && result.filter === undefined ? result.recordId : undefined
-    const out = owner === undefined ? group : own.get(owner) ?? own.set(owner, []).get(owner)!
+    const out = owner === undefined ? group : (own.get(owner) ?? own.set(owner, []).get(owner)!)
     for (const e of effects) {
       const docs = await e.build(result)
-      if (!Array.isArray(docs)) throw new TypeError(`@svc/core: durable effect '${e.name}' must return an array of { collection, document }`)
+      if (!Array.isArray(docs)) {
+        throw new TypeError(`@svc/core: durable effect '${e.name}' must return an array of { collection, document }`)
+      }
       for (const d of docs) {
-        if (typeof d?.collection !== 'string' || d.collection === '' || d.document == null || d.document._id === undefined) {
+        if (
+          typeof d?.collection !== 'string' ||
+          d.collection === '' ||
+          d.document == null ||
+          d.document._id === undefined
+        ) {
           throw new TypeError(`@svc/core: durable effect '${e.name}' returned a document without collection or _id`)
         }
         out.push(d)
@@ -55,7 +65,7 @@ export async function planEffects (effects: readonly NamedEffect[], plan: Planne
 }
 
 export function isDuplicateKey (err: unknown): boolean {
-  const e = err as { code?: number, writeErrors?: unknown }
+  const e = err as { code?: number; writeErrors?: unknown }
   if (e?.code === 11000) return true
   const list = Array.isArray(e?.writeErrors) ? e.writeErrors : e?.writeErrors === undefined ? [] : [e.writeErrors]
   return list.length > 0 && list.every((w: { code?: number }) => w.code === 11000)
@@ -72,8 +82,16 @@ const idKey = (collection: string, id: unknown): string => `${collection}\0${BSO
 
 /** The documents among `docs` whose `_id` is already stored (read outside any transaction). */
 export async function storedDocs (db: Db, docs: readonly DurableDoc[]): Promise<DurableDoc[]> {
-  const found = await Promise.all([...byCollection(docs)].map(async ([name, list]) =>
-    (await db.collection<Document>(name).find({ _id: { $in: list.map((d) => d._id) } }, { projection: { _id: 1 } }).toArray()).map((d) => idKey(name, d._id))))
+  const found = await Promise.all(
+    [...byCollection(docs)].map(async ([name, list]) =>
+      (
+        await db
+          .collection<Document>(name)
+          .find({ _id: { $in: list.map((d) => d._id) } }, { projection: { _id: 1 } })
+          .toArray()
+      ).map((d) => idKey(name, d._id))
+    )
+  )
   const present = new Set(found.flat())
   return docs.filter((d) => present.has(idKey(d.collection, d.document._id)))
 }
@@ -88,15 +106,34 @@ export async function storedDocs (db: Db, docs: readonly DurableDoc[]): Promise<
 export async function insertEffects (db: Db, docs: readonly DurableDoc[], session?: ClientSession): Promise<void> {
   const groups = [...byCollection(docs)]
   if (session !== undefined) {
-    for (const [name, list] of groups) await db.collection<Document>(name).insertMany(list.map((doc) => ({ ...doc })), { ordered: false, session })
+    for (const [name, list] of groups) {
+      await db.collection<Document>(name).insertMany(
+        list.map((doc) => ({ ...doc })),
+        { ordered: false, session }
+      )
+    }
     return
   }
-  await Promise.all(groups.map(async ([name, list]) => {
-    try {
-      await db.collection<Document>(name).insertMany(list.map((doc) => ({ ...doc })), { ordered: false })
-    } catch (err) {
-      if (!isDuplicateKey(err)) throw err
-      if ((await storedDocs(db, docs.filter((d) => d.collection === name))).length < list.length) throw err
-    }
-  }))
+  await Promise.all(
+    groups.map(async ([name, list]) => {
+      try {
+        await db.collection<Document>(name).insertMany(
+          list.map((doc) => ({ ...doc })),
+          { ordered: false }
+        )
+      } catch (err) {
+        if (!isDuplicateKey(err)) throw err
+        if (
+          (
+            await storedDocs(
+              db,
+              docs.filter((d) => d.collection === name)
+            )
+          ).length < list.length
+        ) {
+          throw err
+        }
+      }
+    })
+  )
 }

@@ -75,7 +75,10 @@ export class IntentStore {
   async complete (group: string, ids: string[]): Promise<void> {
     if (ids.length === 0) return
     const expiresAt = new Date(Date.now() + DONE_TTL_SECONDS * 1000)
-    await this.coll.updateMany({ _id: { $in: ids }, group }, { $set: { state: 'done', expiresAt }, $unset: { effects: '', groupEffects: '' } })
+    await this.coll.updateMany(
+      { _id: { $in: ids }, group },
+      { $set: { state: 'done', expiresAt }, $unset: { effects: '', groupEffects: '' } }
+    )
   }
 
   /** Drops pending intents of `group` whose write did not happen (the record is still in their `from` state). */
@@ -86,7 +89,10 @@ export class IntentStore {
 
   /** Extends the lease of a group's pending intents; false when a reconciler took some already. */
   async renew (group: string, count: number, leaseMs: number): Promise<boolean> {
-    const res = await this.coll.updateMany({ group, state: 'pending' }, { $set: { leaseUntil: new Date(Date.now() + leaseMs) } })
+    const res = await this.coll.updateMany(
+      { group, state: 'pending' },
+      { $set: { leaseUntil: new Date(Date.now() + leaseMs) } }
+    )
     return res.matchedCount === count
   }
 

@@ -11,7 +11,7 @@ import { slotKey, stateOf, type Intent, type IntentStore } from './intents.js'
  */
 export async function happened (store: IntentStore, intent: Intent, doc: Document | null): Promise<boolean> {
   if (stateOf(doc) === intent.to) return true
-  return intent.to !== null && await store.exists(slotKey(intent.coll, intent.recordId, intent.to))
+  return intent.to !== null && (await store.exists(slotKey(intent.coll, intent.recordId, intent.to)))
 }
 
 /**
@@ -20,20 +20,32 @@ export async function happened (store: IntentStore, intent: Intent, doc: Documen
  * (idempotent by `_id`); the written records' intents are completed, the others dropped. Safe to run twice or on two replicas:
  * every step depends only on what is stored.
  */
-export async function settleGroup (db: Db, store: IntentStore, group: string): Promise<{ happened: number, dropped: number }> {
+export async function settleGroup (
+  db: Db,
+  store: IntentStore,
+  group: string
+): Promise<{ happened: number; dropped: number }> {
   const intents = await store.coll.find({ group, state: 'pending' }).toArray()
   const done: string[] = []
   const gone: string[] = []
   const byColl = new Map<string, Intent[]>()
   for (const i of intents) byColl.set(i.coll, [...(byColl.get(i.coll) ?? []), i])
   for (const [name, list] of byColl) {
-    const docs = await db.collection(name).find({ _id: { $in: list.map((i) => i.recordId) } }, { projection: { updatedAt: 1 } }).toArray()
+    const docs = await db
+      .collection(name)
+      .find({ _id: { $in: list.map((i) => i.recordId) } }, { projection: { updatedAt: 1 } })
+      .toArray()
     const byId = new Map(docs.map((d) => [String(d._id), d]))
-    for (const i of list) ((await happened(store, i, byId.get(i.recordId.toHexString()) ?? null)) ? done : gone).push(i._id)
+    for (const i of list) {
+      ;((await happened(store, i, byId.get(i.recordId.toHexString()) ?? null)) ? done : gone).push(i._id)
+    }
   }
   if (done.length > 0) {
     const hit = new Set(done)
-    const effects = intents.flatMap((i) => [...(hit.has(i._id) ? i.effects ?? [] : []), ...(i.leader ? i.groupEffects ?? [] : [])])
+    const effects = intents.flatMap((i) => [
+      ...(hit.has(i._id) ? (i.effects ?? []) : []),
+      ...(i.leader ? (i.groupEffects ?? []) : [])
+    ])
     if (effects.length > 0) await insertEffects(db, effects)
     await store.complete(group, done)
   }
@@ -45,9 +57,17 @@ export async function settleGroup (db: Db, store: IntentStore, group: string): P
  * Takes over the expired pending intents of one write (lease bumped, so a second reconciler
  * skips them) and settles them. Answers false when someone else holds them.
  */
-export async function reconcileGroup (db: Db, store: IntentStore, group: string, leaseMs: number): Promise<{ happened: number, dropped: number } | null> {
+export async function reconcileGroup (
+  db: Db,
+  store: IntentStore,
+  group: string,
+  leaseMs: number
+): Promise<{ happened: number; dropped: number } | null> {
   const now = new Date()
-  const claimed = await store.coll.updateMany({ group, state: 'pending', leaseUntil: { $lt: now } }, { $set: { leaseUntil: new Date(now.getTime() + leaseMs) } })
+  const claimed = await store.coll.updateMany(
+    { group, state: 'pending', leaseUntil: { $lt: now } },
+    { $set: { leaseUntil: new Date(now.getTime() + leaseMs) } }
+  )
   if (claimed.modifiedCount === 0) return null
   return await settleGroup(db, store, group)
 }
@@ -56,13 +76,21 @@ export async function reconcileGroup (db: Db, store: IntentStore, group: string,
  * One reconciliation pass (start-up and periodic): every write whose writer vanished (lease
  * expired) gets its effects inserted if it happened, or its intent dropped if it did not.
  */
-export async function reconcilePass (db: Db, store: IntentStore, leaseMs: number, log: FastifyBaseLogger, batch = 200): Promise<{ happened: number, dropped: number }> {
+export async function reconcilePass (
+  db: Db,
+  store: IntentStore,
+  leaseMs: number,
+  log: FastifyBaseLogger,
+  batch = 200
+): Promise<{ happened: number; dropped: number }> {
   const total = { happened: 0, dropped: 0 }
   for (;;) {
-    const stale = await store.coll.find({ state: 'pending', leaseUntil: { $lt: new Date() } }, { projection: { group: 1 }, limit: batch }).toArray()
+    const stale = await store.coll
+      .find({ state: 'pending', leaseUntil: { $lt: new Date() } }, { projection: { group: 1 }, limit: batch })
+      .toArray()
     const groups = [...new Set(stale.map((i) => i.group))]
     for (const group of groups) {
-      let r: { happened: number, dropped: number } | null
+      let r: { happened: number; dropped: number } | null
       try {
         r = await reconcileGroup(db, store, group, leaseMs)
       } catch (err) {

@@ -56,11 +56,16 @@ export async function attemptInTransaction (d: DurableContext, plan: PlannedWrit
         if (!isDuplicateKey(err)) return refused(err)
         const replayed = await storedDocs(d.db, due)
         // Another unique index of an effect collection refused a document: not the client's conflict.
-        if (replayed.length === 0) throw new Error('@svc/core: the database refused a durable effect document (a unique index of its collection)', { cause: err })
+        if (replayed.length === 0) {
+          throw new Error(
+            '@svc/core: the database refused a durable effect document (a unique index of its collection)',
+            { cause: err }
+          )
+        }
         stored.push(...replayed)
         continue
       }
-      return await commit(session, deadline) ? { ok: true, changed } : BUSY
+      return (await commit(session, deadline)) ? { ok: true, changed } : BUSY
     }
   } finally {
     await session.endSession()
@@ -90,7 +95,11 @@ async function commit (session: ClientSession, deadline: number): Promise<boolea
       await session.commitTransaction()
       return true
     } catch (err) {
-      if (hasLabel(err, UNKNOWN_COMMIT) && (err as { code?: number }).code !== MAX_TIME_MS_EXPIRED && Date.now() + pause < deadline) {
+      if (
+        hasLabel(err, UNKNOWN_COMMIT) &&
+        (err as { code?: number }).code !== MAX_TIME_MS_EXPIRED &&
+        Date.now() + pause < deadline
+      ) {
         await sleep(pause)
         continue
       }

@@ -17,10 +17,18 @@ export type DurableEffect = (result: WriteResult) => DurableDoc[] | Promise<Dura
  * `migrations`: the effect also records migrations (`operation: 'migrate'` results of
  * `svc schema apply`, which publish no event): audit rows do, an event outbox does not.
  */
-export interface NamedEffect { name: string, build: DurableEffect, migrations?: boolean }
+export interface NamedEffect {
+  name: string
+  build: DurableEffect
+  migrations?: boolean
+}
 
 /** One record the write moves from one state to the next (`null`: absent). */
-export interface Target { recordId: ObjectId, from: RecordState, to: RecordState }
+export interface Target {
+  recordId: ObjectId
+  from: RecordState
+  to: RecordState
+}
 
 /**
  * A write planned against the records as read: the images in `results` are exactly what
@@ -51,7 +59,7 @@ export interface DurableContext {
  * in flight (back off before planning again), `taken` when a record's `from` state was already
  * left by a completed write.
  */
-export type Attempt = { ok: true, changed: string[] } | { ok: false, wait: boolean, taken: boolean }
+export type Attempt = { ok: true; changed: string[] } | { ok: false; wait: boolean; taken: boolean }
 
 /** The guard no longer matched: plan again at once on the fresh records. */
 export const MISSED: Attempt = Object.freeze({ ok: false, wait: false, taken: false })

@@ -2,7 +2,10 @@ import type { ChangeStream, Collection, Document } from 'mongodb'
 import type { FastifyBaseLogger } from 'fastify'
 
 /** Inserts (new events to stamp) and updates (stamps to read); only the kind travels, not the document. */
-const PIPELINE: Document[] = [{ $match: { operationType: { $in: ['insert', 'update'] } } }, { $project: { operationType: 1 } }]
+const PIPELINE: Document[] = [
+  { $match: { operationType: { $in: ['insert', 'update'] } } },
+  { $project: { operationType: 1 } }
+]
 
 /**
  * Whether the deployment serves change streams on `coll` (replica sets and sharded clusters do,
@@ -46,7 +49,7 @@ export class EventWatch {
   #timer: NodeJS.Timeout | null = null
   #closed = false
 
-  constructor (coll: Collection<any>, on: WatchHandlers, opts: { log: FastifyBaseLogger, retryMs: number }) {
+  constructor (coll: Collection<any>, on: WatchHandlers, opts: { log: FastifyBaseLogger; retryMs: number }) {
     this.#coll = coll
     this.#on = on
     this.#log = opts.log
@@ -67,7 +70,10 @@ export class EventWatch {
       stream.close().catch(() => {})
       this.#on.down()
       if (this.#closed) return
-      this.#timer = setTimeout(() => { this.#timer = null; this.start() }, this.#retryMs)
+      this.#timer = setTimeout(() => {
+        this.#timer = null
+        this.start()
+      }, this.#retryMs)
       this.#timer.unref()
     })
     // The driver opens the stream asynchronously: only once its first answer is in (the first

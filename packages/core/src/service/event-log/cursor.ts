@@ -22,7 +22,9 @@ export class EventCursors {
   }
 
   encode (seq: number): string {
-    if (!Number.isSafeInteger(seq) || seq < 0) throw new TypeError(`@svc/core: an event cursor needs a whole seq >= 0 (got ${String(seq)})`)
+    if (!Number.isSafeInteger(seq) || seq < 0) {
+      throw new TypeError(`@svc/core: an event cursor needs a whole seq >= 0 (got ${String(seq)})`)
+    }
     const head = Buffer.alloc(9)
     head[0] = VERSION
     head.writeBigUInt64BE(BigInt(seq), 1)
@@ -31,7 +33,9 @@ export class EventCursors {
 
   /** The `seq` of a cursor this service issued; anything else is 400 VALIDATION. */
   decode (cursor: unknown): number {
-    const bad = (): never => { throw new ValidationError('the event cursor is not one this service issued', { field: 'cursor' }) }
+    const bad = (): never => {
+      throw new ValidationError('the event cursor is not one this service issued', { field: 'cursor' })
+    }
     if (typeof cursor !== 'string' || !/^[A-Za-z0-9_-]{1,64}$/.test(cursor)) return bad()
     const raw = Buffer.from(cursor, 'base64url')
     if (raw.length !== LENGTH || raw[0] !== VERSION || raw.toString('base64url') !== cursor) return bad()

@@ -59,7 +59,11 @@ export class DurableConsumer {
   async register (): Promise<void> {
     const now = new Date()
     const head = await this.#d.store.lastSeq()
-    await this.#d.store.consumers.updateOne({ _id: this.name }, { $setOnInsert: { seq: head, createdAt: now, updatedAt: now } }, { upsert: true })
+    await this.#d.store.consumers.updateOne(
+      { _id: this.name },
+      { $setOnInsert: { seq: head, createdAt: now, updatedAt: now } },
+      { upsert: true }
+    )
   }
 
   /** Keeps the lease and, while held, one subscription from the checkpoint. */
@@ -71,12 +75,14 @@ export class DurableConsumer {
     }
     if (this.#sub === null || this.#sub.closed) {
       const doc = await this.#d.store.consumers.findOne({ _id: this.name })
-      const from = doc?.seq ?? await this.#d.store.lastSeq()
+      const from = doc?.seq ?? (await this.#d.store.lastSeq())
       this.#sub = await this.#d.follower.follow(from, async (events, position) => await this.#batch(events, position), {
         // Never dropped for being slow: a lagging consumer reads the log instead of queueing.
         maxQueued: 2 * this.#d.follower.pageSize,
         onError: (err) => {
-          if (!(err instanceof LeaseLost)) this.#d.log.error({ err, consumer: this.name }, 'event consumer batch failed; replayed from its checkpoint')
+          if (!(err instanceof LeaseLost)) {
+            this.#d.log.error({ err, consumer: this.name }, 'event consumer batch failed; replayed from its checkpoint')
+          }
           this.pump.nudge()
         }
       })
@@ -88,7 +94,10 @@ export class DurableConsumer {
   async #batch (events: LoggedEvent[], position: number): Promise<void> {
     if (!this.#lease.held()) throw new LeaseLost()
     await this.#handler?.(events)
-    await this.#d.store.consumers.updateOne({ _id: this.name }, { $max: { seq: position }, $set: { updatedAt: new Date() } })
+    await this.#d.store.consumers.updateOne(
+      { _id: this.name },
+      { $max: { seq: position }, $set: { updatedAt: new Date() } }
+    )
   }
 
   #drop (): void {

@@ -19,7 +19,7 @@ export interface EventDoc {
   filter?: Record<string, unknown>
   numAffected?: number
   /** `<path>.transitioned`: the state field and its move. */
-  transition?: { field: string, from: string | null, to: string }
+  transition?: { field: string; from: string | null; to: string }
   at: Date
   /**
    * Present until the sequencer stamps `seq` (a small partial index finds these): the order to
@@ -44,7 +44,7 @@ export interface LoggedEvent {
   record?: RecordJson
   filter?: Record<string, unknown>
   numAffected?: number
-  transition?: { field: string, from: string | null, to: string }
+  transition?: { field: string; from: string | null; to: string }
   at: Date
 }
 
@@ -104,7 +104,7 @@ export function eventDoc (result: WriteResult, at: Date): EventDoc {
     type: `${model.path}.${result.action}`,
     version: model.version,
     path: model.path,
-    userId: typeof owner === 'string' ? owner : result.ctx.identity?.userId ?? null,
+    userId: typeof owner === 'string' ? owner : (result.ctx.identity?.userId ?? null),
     ...(result.recordId !== undefined ? { recordId: result.recordId } : {}),
     ...(record != null && !bulk ? { record } : {}),
     ...(bulk ? { filter: result.filter ?? {}, numAffected: result.numAffected } : {}),

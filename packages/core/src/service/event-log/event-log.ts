@@ -67,19 +67,32 @@ export class EventLog {
       sweepIntervalMs: settings.sweepIntervalMs,
       retainMs: () => this.retentionMs,
       log,
-      stamped: () => { this.#follower.pump.nudge() }
+      stamped: () => {
+        this.#follower.pump.nudge()
+      }
     })
     this.#cursors = new EventCursors(deps.cursorKey)
   }
 
   /** Whether a plugin enabled the log (its writes then cost one more insert each). */
-  get enabled (): boolean { return this.#enabled }
+  get enabled (): boolean {
+    return this.#enabled
+  }
+
   /** How the log follows itself, decided when the app is ready: `'change-stream'` or `'poll'` (null: not running). */
-  get mode (): 'change-stream' | 'poll' | null { return this.#mode }
+  get mode (): 'change-stream' | 'poll' | null {
+    return this.#mode
+  }
+
   /** Whether this process holds the sequencer lease now. */
-  get leading (): boolean { return this.#sequencer.leading }
+  get leading (): boolean {
+    return this.#sequencer.leading
+  }
+
   /** The longest retention any consumer asked for (ms). */
-  get retentionMs (): number { return this.#retainMs ?? DEFAULT_RETENTION_MS }
+  get retentionMs (): number {
+    return this.#retainMs ?? DEFAULT_RETENTION_MS
+  }
 
   /**
    * Turns the log on (idempotent), keeping events at least `retentionMs` (the longest request
@@ -87,18 +100,26 @@ export class EventLog {
    * is logged.
    */
   enable (opts: { retentionMs?: number } = {}): void {
-    if (this.#started) throw new Error('@svc/core: eventLog.enable() must be called while plugins register, before the app is ready')
+    if (this.#started) {
+      throw new Error('@svc/core: eventLog.enable() must be called while plugins register, before the app is ready')
+    }
     const retain = opts.retentionMs
     if (retain !== undefined) {
-      if (!Number.isSafeInteger(retain) || retain < 0) throw new Error('@svc/core: eventLog retentionMs must be a whole number of milliseconds >= 0')
+      if (!Number.isSafeInteger(retain) || retain < 0) {
+        throw new Error('@svc/core: eventLog retentionMs must be a whole number of milliseconds >= 0')
+      }
       this.#retainMs = Math.max(this.#retainMs ?? 0, retain)
     }
     if (this.#enabled) return
     this.#enabled = true
     for (const s of this.#d.services()) {
-      s.addDurableEffect('svc-events', (result) => [{ collection: EVENTS_COLLECTION, document: eventDoc(result, new Date()) }])
+      s.addDurableEffect('svc-events', (result) => [
+        { collection: EVENTS_COLLECTION, document: eventDoc(result, new Date()) }
+      ])
       // A local write wakes the sequencer at once (if this process leads; others find it by polling or the stream).
-      s.onWrite(() => { this.#sequencer.pump.nudge() })
+      s.onWrite(() => {
+        this.#sequencer.pump.nudge()
+      })
     }
   }
 
@@ -110,10 +131,22 @@ export class EventLog {
    * from the first start on, so events written before a worker starts are kept for it.
    */
   consume (name: string, handler: DurableHandler | null, opts: { retentionMs?: number } = {}): void {
-    if (typeof name !== 'string' || !/^[A-Za-z0-9_.-]{1,64}$/.test(name)) throw new Error('@svc/core: a durable event consumer needs a name of letters, digits, _ . -')
+    if (typeof name !== 'string' || !/^[A-Za-z0-9_.-]{1,64}$/.test(name)) {
+      throw new Error('@svc/core: a durable event consumer needs a name of letters, digits, _ . -')
+    }
     if (this.#consumers.has(name)) throw new Error(`@svc/core: event consumer '${name}' is already registered`)
     this.enable(opts)
-    this.#consumers.set(name, new DurableConsumer(name, handler, { db: this.#d.db, store: this.#store, follower: this.#follower, holder: this.#holder, leaseMs: this.#d.settings.leaseMs, log: this.#d.log }))
+    this.#consumers.set(
+      name,
+      new DurableConsumer(name, handler, {
+        db: this.#d.db,
+        store: this.#store,
+        follower: this.#follower,
+        holder: this.#holder,
+        leaseMs: this.#d.settings.leaseMs,
+        log: this.#d.log
+      })
+    )
   }
 
   /**
@@ -123,14 +156,20 @@ export class EventLog {
    * serves every subscription of the process.
    */
   async follow (afterSeq: number | null, handler: BatchHandler, opts: FollowOptions = {}): Promise<EventSubscription> {
-    if (!this.#enabled || !this.#started) throw new Error('@svc/core: eventLog.follow() needs the log enabled at registration and the app ready')
-    if (afterSeq !== null && (!Number.isSafeInteger(afterSeq) || afterSeq < 0)) throw new TypeError('@svc/core: afterSeq must be a whole number >= 0 or null')
+    if (!this.#enabled || !this.#started) {
+      throw new Error('@svc/core: eventLog.follow() needs the log enabled at registration and the app ready')
+    }
+    if (afterSeq !== null && (!Number.isSafeInteger(afterSeq) || afterSeq < 0)) {
+      throw new TypeError('@svc/core: afterSeq must be a whole number >= 0 or null')
+    }
     return await this.#follower.follow(afterSeq, handler, opts)
   }
 
   /** Stamped events after `afterSeq`, in order (a replay page). */
   async read (afterSeq: number, limit = 100): Promise<LoggedEvent[]> {
-    if (!Number.isSafeInteger(limit) || limit < 1 || limit > 1000) throw new TypeError('@svc/core: limit must be between 1 and 1000')
+    if (!Number.isSafeInteger(limit) || limit < 1 || limit > 1000) {
+      throw new TypeError('@svc/core: limit must be between 1 and 1000')
+    }
     return await this.#store.read(afterSeq, limit)
   }
 
@@ -172,22 +211,41 @@ export class EventLog {
     const { settings, log } = this.#d
     await this.#store.ensureIndexes()
     for (const c of this.#consumers.values()) await c.register()
-    const streams = settings.changeStreams !== false && await changeStreamsSupported(this.#store.coll)
+    const streams = settings.changeStreams !== false && (await changeStreamsSupported(this.#store.coll))
     this.#mode = streams ? 'change-stream' : 'poll'
     this.#sequencer.pump.start()
     this.#follower.pump.start()
     for (const c of this.#consumers.values()) c.start()
     if (streams) {
       const relaxed = Math.max(settings.pollMs, Math.min(1000, settings.leaseMs / 3))
-      this.#watch = new EventWatch(this.#store.coll, {
-        inserted: () => { this.#sequencer.pump.nudge() },
-        stamped: () => { this.#follower.pump.nudge() },
-        up: () => { this.#pace(relaxed) },
-        down: () => { this.#pace(settings.pollMs) }
-      }, { log, retryMs: settings.leaseMs / 3 })
+      this.#watch = new EventWatch(
+        this.#store.coll,
+        {
+          inserted: () => {
+            this.#sequencer.pump.nudge()
+          },
+          stamped: () => {
+            this.#follower.pump.nudge()
+          },
+          up: () => {
+            this.#pace(relaxed)
+          },
+          down: () => {
+            this.#pace(settings.pollMs)
+          }
+        },
+        { log, retryMs: settings.leaseMs / 3 }
+      )
       this.#watch.start()
     }
-    log.info({ mode: this.#mode, consumers: [...this.#consumers.values()].filter((c) => c.runs).map((c) => c.name), retentionMs: this.retentionMs }, 'event log running')
+    log.info(
+      {
+        mode: this.#mode,
+        consumers: [...this.#consumers.values()].filter((c) => c.runs).map((c) => c.name),
+        retentionMs: this.retentionMs
+      },
+      'event log running'
+    )
   }
 
   #pace (ms: number): void {
@@ -201,7 +259,9 @@ export class EventLog {
     for (const c of this.#consumers.values()) await c.close()
     await this.#follower.close()
     await this.#sequencer.pump.stop()
-    await this.#sequencer.close().catch((err: unknown) => { this.#d.log.warn({ err }, 'event sequencer lease not released') })
+    await this.#sequencer.close().catch((err: unknown) => {
+      this.#d.log.warn({ err }, 'event sequencer lease not released')
+    })
     this.#mode = null
   }
 }

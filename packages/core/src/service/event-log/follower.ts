@@ -17,7 +17,7 @@ export class Follower implements FollowerSource {
   readonly pageSize: number
   #last: number | null = null
 
-  constructor (store: EventStore, opts: { pageSize: number, pollMs: number, log: FastifyBaseLogger }) {
+  constructor (store: EventStore, opts: { pageSize: number; pollMs: number; log: FastifyBaseLogger }) {
     this.#store = store
     this.pageSize = opts.pageSize
     this.pump = new Pump('event log follower', async () => await this.#step(), opts.pollMs, opts.log, BURST_GAP_MS)
@@ -58,7 +58,7 @@ export class Follower implements FollowerSource {
       this.#last = null
       return false
     }
-    const from = this.#last ?? await this.#store.lastSeq()
+    const from = this.#last ?? (await this.#store.lastSeq())
     const batch = await this.#store.read(from, this.pageSize)
     if (batch.length === 0) {
       this.#last ??= from

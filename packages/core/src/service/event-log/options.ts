@@ -23,14 +23,18 @@ export interface EventLogSettings {
 
 function wholeMs (name: string, v: unknown, dflt: number, min: number): number {
   const n = v ?? dflt
-  if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < min) throw new Error(`@svc/core: option \`eventLog.${name}\` must be a whole number of milliseconds (at least ${min})`)
+  if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < min) {
+    throw new Error(`@svc/core: option \`eventLog.${name}\` must be a whole number of milliseconds (at least ${min})`)
+  }
   return n
 }
 
 export function eventLogSettings (opts: EventLogOptions = {}): EventLogSettings {
   if (opts === null || typeof opts !== 'object') throw new Error('@svc/core: option `eventLog` must be an object')
   const changeStreams = opts.changeStreams ?? 'auto'
-  if (changeStreams !== 'auto' && changeStreams !== false) throw new Error("@svc/core: option `eventLog.changeStreams` must be 'auto' or false")
+  if (changeStreams !== 'auto' && changeStreams !== false) {
+    throw new Error("@svc/core: option `eventLog.changeStreams` must be 'auto' or false")
+  }
   return {
     pollMs: wholeMs('pollMs', opts.pollMs, 100, 1),
     leaseMs: wholeMs('leaseMs', opts.leaseMs, 10_000, 300),

@@ -13,7 +13,10 @@ export function checkEventPatterns (patterns: readonly string[], field = 'events
   const bad = patterns.filter((e) => typeof e !== 'string' || !PATTERN.test(e))
   if (bad.length > 0) {
     const shown = bad.map((b) => `'${String(b)}'`).join(', ')
-    throw new ValidationError(`${field} must be '*', '<path>.*' or '<path>.<action>' (got ${shown})`, { field, invalid: bad })
+    throw new ValidationError(`${field} must be '*', '<path>.*' or '<path>.<action>' (got ${shown})`, {
+      field,
+      invalid: bad
+    })
   }
 }
 
@@ -29,7 +32,11 @@ export function eventTypeMatches (patterns: readonly string[], type: string): bo
  * (`paths`) and one of its record events — `webhook.test` or `ordrs.*` is 400, not a feed that
  * stays silent. Answers the paths the patterns reach (every path for `*`).
  */
-export function checkFeedPatterns (patterns: readonly string[], paths: ReadonlySet<string>, field = 'types'): Set<string> {
+export function checkFeedPatterns (
+  patterns: readonly string[],
+  paths: ReadonlySet<string>,
+  field = 'types'
+): Set<string> {
   checkEventPatterns(patterns, field)
   const reached = new Set<string>()
   for (const p of patterns) {
@@ -42,7 +49,10 @@ export function checkFeedPatterns (patterns: readonly string[], paths: ReadonlyS
     const action = p.slice(dot + 1)
     if (!paths.has(path)) throw new ValidationError(`${field}: '${p}' names no loaded schema`, { field, invalid: [p] })
     if (action !== '*' && !(EVENT_ACTIONS as readonly string[]).includes(action)) {
-      throw new ValidationError(`${field}: '${p}' is not a record event (${EVENT_ACTIONS.join(', ')})`, { field, invalid: [p] })
+      throw new ValidationError(`${field}: '${p}' is not a record event (${EVENT_ACTIONS.join(', ')})`, {
+        field,
+        invalid: [p]
+      })
     }
     reached.add(path)
   }

@@ -71,8 +71,16 @@ export class Pump {
     await new Promise<void>((resolve) => {
       const timer = setTimeout(done, ms)
       timer.unref()
-      function done (): void { clearTimeout(timer); resolve() }
-      if (wakeable || this.#closed) this.#wake = () => { this.#wake = null; done() }
+      function done (): void {
+        clearTimeout(timer)
+        resolve()
+      }
+      if (wakeable || this.#closed) {
+        this.#wake = () => {
+          this.#wake = null
+          done()
+        }
+      }
     })
   }
 }

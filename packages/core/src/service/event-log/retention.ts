@@ -5,7 +5,12 @@ import type { EventStore } from './event-store.js'
  * durable consumer's checkpoint, and never the newest stamped one (the sequencer recovers its
  * counter from it after a crash). Answers the highest `seq` removed, or null when none was.
  */
-export async function sweepEvents (store: EventStore, retainMs: number, counter: number, now = Date.now()): Promise<number | null> {
+export async function sweepEvents (
+  store: EventStore,
+  retainMs: number,
+  counter: number,
+  now = Date.now()
+): Promise<number | null> {
   const lowest = await store.lowestCheckpoint()
   const bound = Math.min(lowest ?? Number.MAX_SAFE_INTEGER, counter - 1)
   if (bound < 1) return null

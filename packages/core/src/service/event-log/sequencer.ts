@@ -68,14 +68,16 @@ export class Sequencer {
     if (!(await this.#lead())) return false
     const n = this.#d.transactions ? await this.#stampInTransaction() : await this.#stampPlain()
     if (n > 0) this.#d.stamped()
-    if (n < this.#d.batchSize && Date.now() >= this.#nextSweep && this.#counter !== null) await this.#sweep(this.#counter)
+    if (n < this.#d.batchSize && Date.now() >= this.#nextSweep && this.#counter !== null) {
+      await this.#sweep(this.#counter)
+    }
     return n === this.#d.batchSize
   }
 
   /** Renews once a third of the lease has passed; a follower asks for it at that pace too. */
   async #lead (): Promise<boolean> {
     const { lease } = this
-    if (this.#counter !== null && lease.held(lease.ttlMs * 2 / 3)) return true
+    if (this.#counter !== null && lease.held((lease.ttlMs * 2) / 3)) return true
     if (this.#counter === null && performance.now() < this.#nextTry) return false
     this.#nextTry = performance.now() + lease.ttlMs / 3
     if (!(await lease.acquire())) return this.#resign('lost the event sequencer lease')
@@ -98,18 +100,33 @@ export class Sequencer {
   /** The counter as stored, or the highest stamp if a crash came between stamping and storing it. */
   async #recover (): Promise<number | null> {
     const coll = this.lease.coll
-    const doc = await coll.findOne({ _id: SEQUENCER_LEASE }) as SequencerDoc | null
+    const doc = (await coll.findOne({ _id: SEQUENCER_LEASE })) as SequencerDoc | null
     const counter = Math.max(doc?.seq ?? 0, await this.#d.store.lastSeq())
     const res = await coll.updateOne({ _id: SEQUENCER_LEASE, holder: this.lease.holder }, { $set: { seq: counter } })
     return res.matchedCount === 1 ? counter : null
   }
 
   async #pending (session?: ClientSession): Promise<Array<{ _id: string }>> {
-    return await this.#d.store.coll.find({ pending: { $exists: true } }, { sort: { pending: 1 }, limit: this.#d.batchSize, projection: { _id: 1 }, ...(session !== undefined ? { session } : {}) }).toArray()
+    return await this.#d.store.coll
+      .find(
+        { pending: { $exists: true } },
+        {
+          sort: { pending: 1 },
+          limit: this.#d.batchSize,
+          projection: { _id: 1 },
+          ...(session !== undefined ? { session } : {})
+        }
+      )
+      .toArray()
   }
 
   #stamps (pending: Array<{ _id: string }>, from: number): Array<AnyBulkWriteOperation<EventDoc>> {
-    return pending.map((e, i) => ({ updateOne: { filter: { _id: e._id, pending: { $exists: true } }, update: { $set: { seq: from + i + 1 }, $unset: { pending: '' } } } }))
+    return pending.map((e, i) => ({
+      updateOne: {
+        filter: { _id: e._id, pending: { $exists: true } },
+        update: { $set: { seq: from + i + 1 }, $unset: { pending: '' } }
+      }
+    }))
   }
 
   /** Standalone: ordered updates, so readers see a prefix of the batch at any time, then the counter. */
@@ -120,7 +137,12 @@ export class Sequencer {
     const from = this.#counter as number
     try {
       const res = await this.#d.store.coll.bulkWrite(this.#stamps(pending, from), { ordered: true })
-      if (res.matchedCount < pending.length) this.#d.log.error({ from, missed: pending.length - res.matchedCount }, 'events stamped by another sequencer meanwhile; their numbers stay unused')
+      if (res.matchedCount < pending.length) {
+        this.#d.log.error(
+          { from, missed: pending.length - res.matchedCount },
+          'events stamped by another sequencer meanwhile; their numbers stay unused'
+        )
+      }
     } catch (err) {
       if (!isDuplicateKey(err)) throw err
       this.#d.log.error({ err, from }, 'another sequencer used these numbers (its lease took over ours)')
@@ -128,7 +150,10 @@ export class Sequencer {
       return 0
     }
     this.#counter = from + pending.length
-    const res = await this.lease.coll.updateOne({ _id: SEQUENCER_LEASE, holder: this.lease.holder }, { $set: { seq: this.#counter } })
+    const res = await this.lease.coll.updateOne(
+      { _id: SEQUENCER_LEASE, holder: this.lease.holder },
+      { $set: { seq: this.#counter } }
+    )
     if (res.matchedCount === 0) this.#resign('lost the event sequencer lease while stamping')
     return pending.length
   }
@@ -145,7 +170,11 @@ export class Sequencer {
       }
       const from = this.#counter as number
       await this.#d.store.coll.bulkWrite(this.#stamps(pending, from), { ordered: true, session })
-      const res = await this.lease.coll.updateOne({ _id: SEQUENCER_LEASE, holder: this.lease.holder, seq: from }, { $set: { seq: from + pending.length } }, { session })
+      const res = await this.lease.coll.updateOne(
+        { _id: SEQUENCER_LEASE, holder: this.lease.holder, seq: from },
+        { $set: { seq: from + pending.length } },
+        { session }
+      )
       if (res.matchedCount !== 1) {
         await session.abortTransaction()
         this.#resign('the event sequencer lease was taken over')

@@ -46,7 +46,7 @@ export class Subscription implements EventSubscription {
   readonly #handler: BatchHandler
   readonly #opts: FollowOptions
   readonly #maxQueued: number
-  #queue: Array<{ events: LoggedEvent[], upTo: number }> = []
+  #queue: Array<{ events: LoggedEvent[]; upTo: number }> = []
   #queued = 0
   /** Last `seq` queued (live) or read (catching up). */
   #pos: number
@@ -68,8 +68,13 @@ export class Subscription implements EventSubscription {
     this.#done = after
   }
 
-  get position (): number { return this.#done }
-  get closed (): boolean { return this.#closed }
+  get position (): number {
+    return this.#done
+  }
+
+  get closed (): boolean {
+    return this.#closed
+  }
 
   close (): void {
     if (this.#closed) return
@@ -102,10 +107,14 @@ export class Subscription implements EventSubscription {
   run (): void {
     if (this.#running || this.#closed) return
     this.#running = true
-    this.#work$ = this.#work().catch((err: unknown) => {
-      this.close()
-      this.#opts.onError?.(err)
-    }).finally(() => { this.#running = false })
+    this.#work$ = this.#work()
+      .catch((err: unknown) => {
+        this.close()
+        this.#opts.onError?.(err)
+      })
+      .finally(() => {
+        this.#running = false
+      })
   }
 
   /** Resolves when no batch of this subscription is running (after `close()`: none will start). */
