@@ -92,6 +92,12 @@ t.test('global retention (option, then SOFT_DELETE_RETENTION_DAYS) and restored 
   await t.rejects(buildApp(t), /SOFT_DELETE_RETENTION_DAYS must be a positive number/)
 })
 
+t.test('a sweep interval that is not a non-negative integer fails the boot', async (t) => {
+  for (const sweepIntervalMs of [-1, 1.5]) {
+    await t.rejects(buildApp(t, { softDelete: { sweepIntervalMs } }), /sweepIntervalMs must be a non-negative integer/)
+  }
+})
+
 t.test('several replicas sweeping at once purge each tombstone exactly once', async (t) => {
   const clock = fakeClock()
   const hookIds: string[] = []
