@@ -27,10 +27,12 @@ async function measure (fn: (i: number) => Promise<unknown>): Promise<number> {
 async function load (coll: Collection<Document>, size: number): Promise<void> {
   const batch = 10_000
   for (let i = 0; i < size; i += batch) {
-    await coll.insertMany(Array.from({ length: Math.min(batch, size - i) }, (_, j) => {
-      const k = i + j
-      return { _id: k, email: `user${k}@example.com`, age: k % 90, city: `c${k % 50}`, score: (k * 7919) % 100_000 }
-    }) as never[])
+    await coll.insertMany(
+      Array.from({ length: Math.min(batch, size - i) }, (_, j) => {
+        const k = i + j
+        return { _id: k, email: `user${k}@example.com`, age: k % 90, city: `c${k % 50}`, score: (k * 7919) % 100_000 }
+      }) as never[]
+    )
   }
 }
 
@@ -44,7 +46,14 @@ async function main (): Promise<void> {
     const warm = client.db('bench').collection('warmup')
     await load(warm, 2000)
     await measure(async () => await warm.findOne({ _id: Math.floor(Math.random() * 2000) as never }))
-    await measure(async () => await warm.find({ city: 'c1', age: { $gte: 30 } }).sort({ score: -1 }).limit(10).toArray())
+    await measure(
+      async () =>
+        await warm
+          .find({ city: 'c1', age: { $gte: 30 } })
+          .sort({ score: -1 })
+          .limit(10)
+          .toArray()
+    )
     await warm.drop()
     await tenantWorkload(server.uri, 2000, measure)
     for (const size of SIZES) {
@@ -56,11 +65,27 @@ async function main (): Promise<void> {
       const rand = (): number => Math.floor(Math.random() * size)
       const findById = await measure(async () => await coll.findOne({ _id: rand() as never }))
       const findByEmail = await measure(async () => await coll.findOne({ email: `user${rand()}@example.com` }))
-      const sortLimit = await measure(async () => await coll.find({ city: `c${rand() % 50}`, age: { $gte: 30 } }).sort({ score: -1 }).limit(10).toArray())
-      const insertOne = await measure(async (i) => await coll.insertOne({ email: `new${i}-${Math.random()}@example.com`, age: i % 90 }))
-      rows.push({ docs: size, 'load docs/s': Math.round(size / loadSecs), 'insertOne ops/s': insertOne, 'find _id ops/s': findById, 'find unique email ops/s': findByEmail, 'filter+sort+limit ops/s': sortLimit })
+      const sortLimit = await measure(
+        async () =>
+          await coll
+            .find({ city: `c${rand() % 50}`, age: { $gte: 30 } })
+            .sort({ score: -1 })
+            .limit(10)
+            .toArray()
+      )
+      const insertOne = await measure(
+        async (i) => await coll.insertOne({ email: `new${i}-${Math.random()}@example.com`, age: i % 90 })
+      )
+      rows.push({
+        docs: size,
+        'load docs/s': Math.round(size / loadSecs),
+        'insertOne ops/s': insertOne,
+        'find _id ops/s': findById,
+        'find unique email ops/s': findByEmail,
+        'filter+sort+limit ops/s': sortLimit
+      })
       await coll.drop()
-      tenantRows.push({ docs: size, ...await tenantWorkload(server.uri, size, measure) })
+      tenantRows.push({ docs: size, ...(await tenantWorkload(server.uri, size, measure)) })
     }
   } finally {
     await client.close()
@@ -69,14 +94,18 @@ async function main (): Promise<void> {
   console.table(rows)
   const [small, large] = rows
   const ratio = (k: string): string => (Number(large[k]) / Number(small[k])).toFixed(2)
-  console.log(`100k/10k throughput ratio — find _id: ${ratio('find _id ops/s')}, find unique email: ${ratio('find unique email ops/s')}, filter+sort+limit: ${ratio('filter+sort+limit ops/s')} (≈1 means flat)`)
+  console.log(
+    `100k/10k throughput ratio — find _id: ${ratio('find _id ops/s')}, find unique email: ${ratio('find unique email ops/s')}, filter+sort+limit: ${ratio('filter+sort+limit ops/s')} (≈1 means flat)`
+  )
   console.table(tenantRows)
   const [ts, tl] = tenantRows
   const tr = (k: string): string => (Number(ts[k]) / Number(tl[k])).toFixed(2)
   const engine = []
-  for (const size of SIZES) engine.push({ docs: size, ...await engineTime(size) })
+  for (const size of SIZES) engine.push({ docs: size, ...(await engineTime(size)) })
   console.table(engine)
-  console.log(`tenant workload, 10k/100k slowdown — list-20: ${tr('list-20 ops/s')}×, count/tenant: ${tr('count/tenant ops/s')}×, $in 200: ${tr('$in 200 ops/s')}× (goal ≤ 1.3×)`)
+  console.log(
+    `tenant workload, 10k/100k slowdown — list-20: ${tr('list-20 ops/s')}×, count/tenant: ${tr('count/tenant ops/s')}×, $in 200: ${tr('$in 200 ops/s')}× (goal ≤ 1.3×)`
+  )
 }
 
 await main()

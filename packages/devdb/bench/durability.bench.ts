@@ -26,19 +26,23 @@ async function writes (dbPath: string | undefined): Promise<Record<string, numbe
     const db = client.db('bench')
     const records = db.collection('records')
     const audit = db.collection('audit')
-    const plain = await rate(async i => {
+    const plain = await rate(async (i) => {
       const { insertedId } = await records.insertOne({ i, kind: 'plain' })
       await audit.insertOne({ of: insertedId, op: 'create' })
     })
     const session = client.startSession()
-    const txn = await rate(async i => {
+    const txn = await rate(async (i) => {
       await session.withTransaction(async () => {
         const { insertedId } = await records.insertOne({ i, kind: 'txn' }, { session })
         await audit.insertOne({ of: insertedId, op: 'create' }, { session })
       })
     })
     await session.endSession()
-    return { storage: dbPath === undefined ? 'memory' : 'dbPath', 'record+audit ops/s': plain, 'same in a transaction ops/s': txn }
+    return {
+      storage: dbPath === undefined ? 'memory' : 'dbPath',
+      'record+audit ops/s': plain,
+      'same in a transaction ops/s': txn
+    }
   } finally {
     await client.close()
     await server.stop()
@@ -50,14 +54,16 @@ async function regex (): Promise<Record<string, number>> {
   const a = await new MongoClient(server.uri).connect()
   const b = await new MongoClient(server.uri).connect()
   try {
-    const values = a.db('bench').collection<{ _id: number, v: string }>('values')
-    await values.insertMany(Array.from({ length: 10_000 }, (_, i) => ({ _id: i, v: 'a'.repeat(39) + (i % 1000 === 0 ? 'a' : 'b') })))
+    const values = a.db('bench').collection<{ _id: number; v: string }>('values')
+    await values.insertMany(
+      Array.from({ length: 10_000 }, (_, i) => ({ _id: i, v: 'a'.repeat(39) + (i % 1000 === 0 ? 'a' : 'b') }))
+    )
     const other = b.db('bench').collection<{ _id: number }>('values')
     await other.findOne({ _id: 1 })
-    let running = true
+    const stop = new AbortController()
     const lat: number[] = []
     const probe = (async () => {
-      while (running) {
+      while (!stop.signal.aborted) {
         const s = performance.now()
         await other.findOne({ _id: 7 })
         lat.push(performance.now() - s)
@@ -66,10 +72,15 @@ async function regex (): Promise<Record<string, number>> {
     const s = performance.now()
     await values.find({ v: { $regex: '^(a+)+$' } }).toArray()
     const scan = performance.now() - s
-    running = false
+    stop.abort()
     await probe
     lat.sort((x, y) => x - y)
-    return { 'regex scan ms': Math.round(scan), 'concurrent _id reads': lat.length, 'median ms': Math.round(lat[Math.floor(lat.length / 2)]), 'p95 ms': Math.round(lat[Math.floor(lat.length * 0.95)]) }
+    return {
+      'regex scan ms': Math.round(scan),
+      'concurrent _id reads': lat.length,
+      'median ms': Math.round(lat[Math.floor(lat.length / 2)]),
+      'p95 ms': Math.round(lat[Math.floor(lat.length * 0.95)])
+    }
   } finally {
     await a.close()
     await b.close()

@@ -31,23 +31,49 @@ export async function engineTime (size: number): Promise<Record<string, number>>
     sessions: new Sessions(catalog),
     clock: new ClusterClock()
   }
-  const run = async (body: Document): Promise<Document> => await runCommand({ ...body, $db: 'bench' }, state, 1, { committer })
+  const run = async (body: Document): Promise<Document> =>
+    await runCommand({ ...body, $db: 'bench' }, state, 1, { committer })
   try {
-    await run({ createIndexes: 'e', indexes: [{ key: { userId: 1, createdAt: -1 }, name: 'a' }, { key: { userId: 1, ref: 1 }, name: 'b' }] })
+    await run({
+      createIndexes: 'e',
+      indexes: [
+        { key: { userId: 1, createdAt: -1 }, name: 'a' },
+        { key: { userId: 1, ref: 1 }, name: 'b' }
+      ]
+    })
     for (let i = 0; i < size; i += 10_000) {
-      await run({ insert: 'e', documents: Array.from({ length: Math.min(10_000, size - i) }, (_, j) => ({ userId: `u${(i + j) % TENANTS}`, createdAt: new Date(Date.UTC(2024, 0, 1) + (i + j) * 1000), ref: i + j })) })
+      await run({
+        insert: 'e',
+        documents: Array.from({ length: Math.min(10_000, size - i) }, (_, j) => ({
+          userId: `u${(i + j) % TENANTS}`,
+          createdAt: new Date(Date.UTC(2024, 0, 1) + (i + j) * 1000),
+          ref: i + j
+        }))
+      })
     }
     const tenant = (): string => `u${Math.floor(Math.random() * TENANTS)}`
     const time = async (body: () => Document): Promise<number> => {
       for (let i = 0; i < 200; i++) await run(body())
       const start = performance.now()
       let n = 0
-      while (performance.now() - start < WINDOW_MS) { await run(body()); n++ }
-      return Math.round((performance.now() - start) / n * 1000)
+      while (performance.now() - start < WINDOW_MS) {
+        await run(body())
+        n++
+      }
+      return Math.round(((performance.now() - start) / n) * 1000)
     }
     return {
-      'list-20 µs/op': await time(() => ({ find: 'e', filter: { userId: tenant() }, sort: { createdAt: -1 }, limit: 20 })),
-      'count µs/op': await time(() => ({ aggregate: 'e', pipeline: [{ $match: { userId: tenant() } }, { $group: { _id: 1, n: { $sum: 1 } } }], cursor: {} }))
+      'list-20 µs/op': await time(() => ({
+        find: 'e',
+        filter: { userId: tenant() },
+        sort: { createdAt: -1 },
+        limit: 20
+      })),
+      'count µs/op': await time(() => ({
+        aggregate: 'e',
+        pipeline: [{ $match: { userId: tenant() } }, { $group: { _id: 1, n: { $sum: 1 } } }],
+        cursor: {}
+      }))
     }
   } finally {
     state.cursors.close()

@@ -15,10 +15,18 @@ export type Measure = (fn: (i: number) => Promise<unknown>) => Promise<number>
 async function load (coll: Collection<Document>, size: number): Promise<void> {
   const batch = 10_000
   for (let i = 0; i < size; i += batch) {
-    await coll.insertMany(Array.from({ length: Math.min(batch, size - i) }, (_, j) => {
-      const k = i + j
-      return { userId: `u${k % TENANTS}`, createdAt: new Date(BASE + k * 1000), ref: k, title: `event ${k}`, status: k % 3 === 0 ? 'open' : 'done' }
-    }))
+    await coll.insertMany(
+      Array.from({ length: Math.min(batch, size - i) }, (_, j) => {
+        const k = i + j
+        return {
+          userId: `u${k % TENANTS}`,
+          createdAt: new Date(BASE + k * 1000),
+          ref: k,
+          title: `event ${k}`,
+          status: k % 3 === 0 ? 'open' : 'done'
+        }
+      })
+    )
   }
 }
 
@@ -37,13 +45,20 @@ export async function tenantWorkload (uri: string, size: number, measure: Measur
     await coll.createIndex({ userId: 1, ref: 1 })
     await load(coll, size)
     const tenant = (): number => Math.floor(Math.random() * TENANTS)
-    const list20 = await measure(async () => await coll.find({ userId: `u${tenant()}` }).sort({ createdAt: -1 }).limit(20).toArray())
+    const list20 = await measure(
+      async () =>
+        await coll
+          .find({ userId: `u${tenant()}` })
+          .sort({ createdAt: -1 })
+          .limit(20)
+          .toArray()
+    )
     const count = await measure(async () => await coll.countDocuments({ userId: `u${tenant()}` }))
     const in200 = await measure(async () => {
       const t = tenant()
       const refs = refsOf(t, size)
       const docs = await coll.find({ userId: `u${t}`, ref: { $in: refs } }).toArray()
-      const expected = refs.filter(r => r < size).length
+      const expected = refs.filter((r) => r < size).length
       if (docs.length !== expected) throw new Error(`$in returned ${docs.length} documents, expected ${expected}`)
     })
     await coll.drop()

@@ -19,12 +19,22 @@ if (existsSync(built)) {
 } else {
   // Resolve tsx from this package's location so the CLI works from any working directory.
   const tsx = import.meta.resolve('tsx')
-  const child = spawn(process.execPath, ['--conditions=@svc/source', '--import', tsx, fileURLToPath(import.meta.url), ...args], {
-    stdio: 'inherit',
-    cwd: process.cwd(),
-    env: { ...process.env, SVC_DEVDB_SOURCE: '1' }
-  })
+  const child = spawn(
+    process.execPath,
+    ['--conditions=@svc/source', '--import', tsx, fileURLToPath(import.meta.url), ...args],
+    {
+      stdio: 'inherit',
+      cwd: process.cwd(),
+      env: { ...process.env, SVC_DEVDB_SOURCE: '1' }
+    }
+  )
   // Forward termination signals so the server can stop cleanly.
-  for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => { child.kill(sig) })
-  child.on('exit', (code, signal) => { process.exit(code ?? (signal !== null ? 1 : 0)) })
+  for (const sig of ['SIGINT', 'SIGTERM']) {
+    process.on(sig, () => {
+      child.kill(sig)
+    })
+  }
+  child.on('exit', (code, signal) => {
+    process.exit(code ?? (signal !== null ? 1 : 0))
+  })
 }

@@ -1,7 +1,8 @@
 /** `svc-devdb --dbpath DIR --port N --host H [--replSet NAME | --standalone] [--enableTestCommands]`: prints the URI, stops cleanly on SIGINT/SIGTERM. */
 import { startDevDb, type DevDbOptions } from './server.js'
 
-const USAGE = 'usage: svc-devdb [--dbpath DIR] [--port N] [--host H] [--replSet NAME | --standalone] [--enableTestCommands | --setParameter enableTestCommands=1]'
+const USAGE =
+  'usage: svc-devdb [--dbpath DIR] [--port N] [--host H] [--replSet NAME | --standalone] [--enableTestCommands | --setParameter enableTestCommands=1]'
 
 export function parseArgs (argv: string[]): DevDbOptions {
   const opts: DevDbOptions = { port: 27017 }
@@ -13,26 +14,44 @@ export function parseArgs (argv: string[]): DevDbOptions {
       return v
     }
     switch (flag) {
-      case '--dbpath': opts.dbPath = value(); break
+      case '--dbpath':
+        opts.dbPath = value()
+        break
       case '--port': {
         const p = Number(value())
         if (!Number.isInteger(p) || p < 0 || p > 65535) throw new Error(`invalid --port\n${USAGE}`)
         opts.port = p
         break
       }
-      case '--host': case '--bind_ip': opts.host = value(); break
-      case '--enableTestCommands': opts.enableTestCommands = true; break
+      case '--host':
+      case '--bind_ip':
+        opts.host = value()
+        break
+      case '--enableTestCommands':
+        opts.enableTestCommands = true
+        break
       case '--setParameter': {
         // mongod's spelling of the same switch; devdb has no other startup parameter
         const v = value()
-        if (v !== 'enableTestCommands=1' && v !== 'enableTestCommands=true') throw new Error(`unsupported --setParameter ${v}\n${USAGE}`)
+        if (v !== 'enableTestCommands=1' && v !== 'enableTestCommands=true') {
+          throw new Error(`unsupported --setParameter ${v}\n${USAGE}`)
+        }
         opts.enableTestCommands = true
         break
       }
-      case '--replSet': opts.replSet = value(); break
-      case '--standalone': opts.replSet = false; break
-      case '--help': case '-h': process.stdout.write(USAGE + '\n'); process.exit(0); break
-      default: throw new Error(`unknown option ${flag}\n${USAGE}`)
+      case '--replSet':
+        opts.replSet = value()
+        break
+      case '--standalone':
+        opts.replSet = false
+        break
+      case '--help':
+      case '-h':
+        process.stdout.write(USAGE + '\n')
+        process.exit(0)
+        break
+      default:
+        throw new Error(`unknown option ${flag}\n${USAGE}`)
     }
   }
   return opts
@@ -52,10 +71,15 @@ export async function main (argv = process.argv.slice(2)): Promise<void> {
   const stop = (): void => {
     if (stopping) return
     stopping = true
-    db.stop().then(() => { process.exit(0) }, (e) => {
-      process.stderr.write(`svc-devdb: error while stopping: ${String(e)}\n`)
-      process.exit(1)
-    })
+    db.stop().then(
+      () => {
+        process.exit(0)
+      },
+      (e) => {
+        process.stderr.write(`svc-devdb: error while stopping: ${String(e)}\n`)
+        process.exit(1)
+      }
+    )
   }
   process.on('SIGINT', stop)
   process.on('SIGTERM', stop)

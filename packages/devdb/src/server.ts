@@ -61,7 +61,10 @@ export async function startDevDb (options: DevDbOptions = {}): Promise<DevDb> {
   const catalog = new Catalog(options.freezeDocuments === true)
   let store: DurableStore | undefined
   if (options.dbPath !== undefined) {
-    const opened = await openDurableStore(options.dbPath, { compactEveryBytes: options.compactEveryBytes ?? 64 * 1024 * 1024, diskFree: options.diskFree })
+    const opened = await openDurableStore(options.dbPath, {
+      compactEveryBytes: options.compactEveryBytes ?? 64 * 1024 * 1024,
+      diskFree: options.diskFree
+    })
     store = opened.store
     catalog.load(opened.state)
   }
@@ -88,10 +91,16 @@ export async function startDevDb (options: DevDbOptions = {}): Promise<DevDb> {
     state.changes = history
     const capture = new ChangeCapture(catalog, state.clock, history)
     committer.observer = {
-      begin: body => { capture.begin(body) },
+      begin: (body) => {
+        capture.begin(body)
+      },
       end: (journal, body, pending) => capture.end(journal, body, pending),
-      durable: mark => { history.settleThrough(mark) },
-      undone: () => { history.dropPending() }
+      durable: (mark) => {
+        history.settleThrough(mark)
+      },
+      undone: () => {
+        history.dropPending()
+      }
     }
   }
   const sockets = new Set<Socket>()
@@ -113,16 +122,27 @@ export async function startDevDb (options: DevDbOptions = {}): Promise<DevDb> {
     sockets.add(socket)
     state.connections.current++
     state.connections.totalCreated++
-    const client = state.admin.connected(connectionId, `${socket.remoteAddress ?? ''}:${socket.remotePort ?? 0}`, state.connections.current)
-    serveConnection(socket, async (req) => await handle(req, client), () => {
-      sockets.delete(socket)
-      state.connections.current--
-      state.admin.disconnected(connectionId, state.connections.current)
-    })
+    const client = state.admin.connected(
+      connectionId,
+      `${socket.remoteAddress ?? ''}:${socket.remotePort ?? 0}`,
+      state.connections.current
+    )
+    serveConnection(
+      socket,
+      async (req) => await handle(req, client),
+      () => {
+        sockets.delete(socket)
+        state.connections.current--
+        state.admin.disconnected(connectionId, state.connections.current)
+      }
+    )
   })
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
-    server.listen(options.port ?? 0, host, () => { server.off('error', reject); resolve() })
+    server.listen(options.port ?? 0, host, () => {
+      server.off('error', reject)
+      resolve()
+    })
   })
   const address = server.address()
   const port = typeof address === 'object' && address !== null ? address.port : 0
@@ -135,7 +155,9 @@ export async function startDevDb (options: DevDbOptions = {}): Promise<DevDb> {
     if (store !== undefined) await store.snapshot((): StoredState => catalog.toState())
   }
   if (store !== undefined) {
-    snapshotTimer = setInterval(() => { snapshot().catch(() => {}) }, options.snapshotIntervalMs ?? 60_000)
+    snapshotTimer = setInterval(() => {
+      snapshot().catch(() => {})
+    }, options.snapshotIntervalMs ?? 60_000)
     snapshotTimer.unref()
   }
   let stopped: Promise<void> | undefined
@@ -148,7 +170,11 @@ export async function startDevDb (options: DevDbOptions = {}): Promise<DevDb> {
         if (snapshotTimer !== undefined) clearInterval(snapshotTimer)
         state.cursors.close()
         state.changes?.close()
-        const closing = new Promise<void>(resolve => server.close(() => { resolve() }))
+        const closing = new Promise<void>((resolve) =>
+          server.close(() => {
+            resolve()
+          })
+        )
         for (const s of sockets) s.destroy()
         await closing
         await ttl.idle()

@@ -4,7 +4,7 @@ import { rankBelow } from '../src/engine/btree-rank.js'
 
 // rankBelow reads sorted-btree's node layout: check it against forRange on trees of one, two and
 // three levels, after deletions and on both sides of a copy-on-write clone.
-t.test('rank differences equal forRange counts', async t => {
+t.test('rank differences equal forRange counts', async (t) => {
   for (const size of [50, 5_000, 40_000]) {
     const tree = new BTree<number, undefined>(undefined, (a, b) => a - b, 128)
     for (let i = 0; i < size; i++) tree.set(i * 2, undefined)

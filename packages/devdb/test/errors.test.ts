@@ -6,38 +6,50 @@ const h = await setup(t, { replSet: false }) // a standalone: no transactions
 const c = h.db.collection('e')
 await c.insertOne({ _id: 1 as never, a: 1 })
 
-t.test('unknown command', async t => {
+t.test('unknown command', async (t) => {
   const e = await mongoError(async () => await h.db.command({ frobnicate: 1 }))
   t.equal(e.code, 59)
   t.equal(e.codeName, 'CommandNotFound')
   t.equal(e.message, "no such command: 'frobnicate'")
 })
 
-t.test('transactions are refused like a standalone mongod', async t => {
+t.test('transactions are refused like a standalone mongod', async (t) => {
   const session = h.client.startSession()
   try {
     session.startTransaction()
     const e = await mongoError(async () => await c.insertOne({ a: 2 }, { session }))
     // The driver rewrites mongod's code-20 reply into this message, exactly as against a real standalone.
-    t.equal(e.message, 'This MongoDB deployment does not support retryable writes. Please add retryWrites=false to your connection string.')
+    t.equal(
+      e.message,
+      'This MongoDB deployment does not support retryable writes. Please add retryWrites=false to your connection string.'
+    )
   } finally {
     await session.abortTransaction().catch(() => {})
     await session.endSession()
   }
   t.equal(await c.countDocuments({ a: 2 }), 0)
-  const raw = await mongoError(async () => await h.db.command({ find: 'e', filter: {}, txnNumber: Long.fromNumber(1), autocommit: false, startTransaction: true }))
+  const raw = await mongoError(
+    async () =>
+      await h.db.command({
+        find: 'e',
+        filter: {},
+        txnNumber: Long.fromNumber(1),
+        autocommit: false,
+        startTransaction: true
+      })
+  )
   t.equal(raw.code, 20)
   t.equal(raw.codeName, 'IllegalOperation')
 })
 
-t.test('sessions without transactions work', async t => {
+t.test('sessions without transactions work', async (t) => {
   const session = h.client.startSession()
   await c.insertOne({ a: 3 }, { session })
   t.equal(await c.countDocuments({ a: 3 }, { session }), 1)
   await session.endSession()
 })
 
-t.test('invalid documents', async t => {
+t.test('invalid documents', async (t) => {
   const e1 = await mongoError(async () => await c.insertOne({ _id: [1, 2] } as never))
   t.equal(e1.code, 53)
   t.equal(e1.message, "The '_id' value cannot be of type array")
@@ -49,7 +61,7 @@ t.test('invalid documents', async t => {
   t.equal(r2.writeErrors[0].errmsg, "_id fields may not contain '$'-prefixed fields: $bad is not valid for storage.")
 })
 
-t.test('bad arguments', async t => {
+t.test('bad arguments', async (t) => {
   const e1 = await mongoError(async () => await h.db.command({ find: 'e', filter: 5 }))
   t.equal(e1.code, 14)
   const e2 = await mongoError(async () => await h.db.command({ find: 'e', limit: -1 }))
@@ -66,19 +78,28 @@ t.test('bad arguments', async t => {
   t.equal(e7.code, 2)
 })
 
-t.test('create / drop / listCollections / listDatabases / dropDatabase', async t => {
+t.test('create / drop / listCollections / listDatabases / dropDatabase', async (t) => {
   const db = h.client.db('other')
   await db.createCollection('x')
   const e = await mongoError(async () => await db.createCollection('x'))
   t.equal(e.code, 48)
-  t.same((await db.listCollections().toArray()).map(c => c.name), ['x'])
-  const full = (await db.listCollections({ name: 'x' }).toArray())[0] as { type: string, idIndex?: unknown }
+  t.same(
+    (await db.listCollections().toArray()).map((c) => c.name),
+    ['x']
+  )
+  const full = (await db.listCollections({ name: 'x' }).toArray())[0] as { type: string; idIndex?: unknown }
   t.equal(full.type, 'collection')
   t.same(full.idIndex, { v: 2, key: { _id: 1 }, name: '_id_' })
   const dbs = await h.client.db('admin').admin().listDatabases()
-  t.ok(dbs.databases.some(d => d.name === 'other'))
+  t.ok(dbs.databases.some((d) => d.name === 'other'))
   t.equal(await db.collection('x').drop(), true)
-  t.equal(await db.collection('never').drop().catch(() => false), true)
+  t.equal(
+    await db
+      .collection('never')
+      .drop()
+      .catch(() => false),
+    true
+  )
   await db.collection('y').insertOne({})
   await db.dropDatabase()
   t.same(await db.listCollections().toArray(), [])
@@ -86,7 +107,7 @@ t.test('create / drop / listCollections / listDatabases / dropDatabase', async t
   t.equal(capped.code, 238)
 })
 
-t.test('handshake answers', async t => {
+t.test('handshake answers', async (t) => {
   const hello = await h.db.admin().command({ hello: 1 })
   t.equal(hello.isWritablePrimary, true)
   t.equal(hello.maxWireVersion, 21)
@@ -101,12 +122,18 @@ t.test('handshake answers', async t => {
   t.same((await h.db.admin().command({ ping: 1 })).ok, 1)
 })
 
-t.test('renameCollection', async t => {
+t.test('renameCollection', async (t) => {
   const db = h.client.db('ren')
-  await db.collection('a').insertMany([{ _id: 1, k: 'x' }, { _id: 2, k: 'y' }] as never)
+  await db.collection('a').insertMany([
+    { _id: 1, k: 'x' },
+    { _id: 2, k: 'y' }
+  ] as never)
   await db.collection('a').createIndex({ k: 1 }, { unique: true })
   await db.collection('a').rename('b')
-  t.same((await db.listCollections().toArray()).map(c => c.name), ['b'])
+  t.same(
+    (await db.listCollections().toArray()).map((c) => c.name),
+    ['b']
+  )
   t.equal(await db.collection('b').countDocuments(), 2)
   await t.rejects(db.collection('b').insertOne({ k: 'x' }), { code: 11000 }, 'indexes move with the collection')
   await db.collection('c').insertOne({})
@@ -118,8 +145,15 @@ t.test('renameCollection', async t => {
   t.equal(e2.code, 26)
 })
 
-t.test('change streams are refused like a standalone; dbStats answers', async t => {
-  const e = await mongoError(async () => { const cs = c.watch(); try { await cs.tryNext() } finally { await cs.close() } })
+t.test('change streams are refused like a standalone; dbStats answers', async (t) => {
+  const e = await mongoError(async () => {
+    const cs = c.watch()
+    try {
+      await cs.tryNext()
+    } finally {
+      await cs.close()
+    }
+  })
   t.equal(e.code, 40573)
   const stats = await h.db.stats()
   t.equal(stats.db, 'test')

@@ -3,7 +3,7 @@ import { setup, mongoError } from './fixtures/devdb-harness.js'
 
 const h = await setup(t)
 
-t.test('sparse unique ignores documents without the field', async t => {
+t.test('sparse unique ignores documents without the field', async (t) => {
   const c = h.db.collection('sp')
   await c.createIndex({ u: 1 }, { unique: true, sparse: true })
   await c.insertMany([{ x: 1 }, { x: 2 }, { u: 'a' }])
@@ -16,7 +16,7 @@ t.test('sparse unique ignores documents without the field', async t => {
   t.same(list[1], { v: 2, key: { u: 1 }, name: 'u_1', unique: true, sparse: true })
 })
 
-t.test('compound sparse indexes a document if any key field exists', async t => {
+t.test('compound sparse indexes a document if any key field exists', async (t) => {
   const c = h.db.collection('sp2')
   await c.createIndex({ a: 1, b: 1 }, { unique: true, sparse: true })
   await c.insertMany([{ z: 1 }, { z: 2 }, { a: 1 }])
@@ -24,10 +24,14 @@ t.test('compound sparse indexes a document if any key field exists', async t => 
   t.equal(e.code, 11000)
 })
 
-t.test('partial unique applies only to matching documents', async t => {
+t.test('partial unique applies only to matching documents', async (t) => {
   const c = h.db.collection('pf')
   await c.createIndex({ email: 1 }, { unique: true, partialFilterExpression: { active: true } })
-  await c.insertMany([{ email: 'a', active: false }, { email: 'a', active: false }, { email: 'a', active: true }])
+  await c.insertMany([
+    { email: 'a', active: false },
+    { email: 'a', active: false },
+    { email: 'a', active: true }
+  ])
   const e = await mongoError(async () => await c.insertOne({ email: 'a', active: true }))
   t.equal(e.code, 11000)
   const e2 = await mongoError(async () => await c.updateOne({ active: false }, { $set: { active: true } }))
@@ -37,13 +41,15 @@ t.test('partial unique applies only to matching documents', async t => {
   t.equal(await c.countDocuments({ email: 'a' }), 3)
 })
 
-t.test('partial filter and sparse cannot be combined', async t => {
+t.test('partial filter and sparse cannot be combined', async (t) => {
   const c = h.db.collection('pf2')
-  const e = await mongoError(async () => await c.createIndex({ a: 1 }, { sparse: true, partialFilterExpression: { a: { $exists: true } } }))
+  const e = await mongoError(
+    async () => await c.createIndex({ a: 1 }, { sparse: true, partialFilterExpression: { a: { $exists: true } } })
+  )
   t.equal(e.code, 67)
 })
 
-t.test('queries on sparse/partial-indexed fields still see every document', async t => {
+t.test('queries on sparse/partial-indexed fields still see every document', async (t) => {
   const c = h.db.collection('pf3')
   await c.createIndex({ v: 1 }, { sparse: true })
   await c.insertMany([{ v: 1 }, {}, { v: null }])

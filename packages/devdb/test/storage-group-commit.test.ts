@@ -5,7 +5,7 @@ import { openDurableStore } from '../src/storage/durable-store.js'
 import { scanRecords } from '../src/storage/record-codec.js'
 import { docsOf, put, tempDir } from './fixtures/durability/store-helpers.js'
 
-t.test('concurrent commits share fsyncs', async t => {
+t.test('concurrent commits share fsyncs', async (t) => {
   const dir = await tempDir(t)
   const { store } = await openDurableStore(dir)
   const n = 500
@@ -16,7 +16,7 @@ t.test('concurrent commits share fsyncs', async t => {
   // Commits arriving while a flush is in flight all ride on the next single flush.
   const before = store.stats.fsyncs
   const first = store.commit([put('c', { _id: 'a' })])
-  await new Promise(resolve => setImmediate(resolve)) // the first flush is now in flight
+  await new Promise((resolve) => setImmediate(resolve)) // the first flush is now in flight
   const more = Array.from({ length: 50 }, (_, i) => store.commit([put('c', { _id: `b${i}` })]))
   await Promise.all([first, ...more])
   t.ok(store.stats.fsyncs - before <= 2, `in-flight + 50 queued commits took ${store.stats.fsyncs - before} fsyncs`)
@@ -26,28 +26,30 @@ t.test('concurrent commits share fsyncs', async t => {
   t.equal(docsOf(state, 'c')?.length, n + 51)
 })
 
-t.test('a commit resolves only once its record is on disk', async t => {
+t.test('a commit resolves only once its record is on disk', async (t) => {
   const dir = await tempDir(t)
   const { store } = await openDurableStore(dir)
   t.teardown(() => store.close())
   const seen: number[] = []
   const journal = path.join(dir, 'journal-00000000.log')
-  await Promise.all(Array.from({ length: 20 }, async (_, i) => {
-    await store.commit([put('c', { _id: i, pad: 'x'.repeat(i * 100) })])
-    // At resolution time the file must already hold this record.
-    const ids = scanRecords(await fsp.readFile(journal)).records.flatMap(r => r.docs.map(d => d.doc._id))
-    if (ids.includes(i)) seen.push(i)
-  }))
+  await Promise.all(
+    Array.from({ length: 20 }, async (_, i) => {
+      await store.commit([put('c', { _id: i, pad: 'x'.repeat(i * 100) })])
+      // At resolution time the file must already hold this record.
+      const ids = scanRecords(await fsp.readFile(journal)).records.flatMap((r) => r.docs.map((d) => d.doc._id))
+      if (ids.includes(i)) seen.push(i)
+    })
+  )
   t.equal(seen.length, 20, 'every resolved commit was found in the journal file')
 })
 
-t.test('commits are written in call order', async t => {
+t.test('commits are written in call order', async (t) => {
   const dir = await tempDir(t)
   const { store } = await openDurableStore(dir)
   const ps: Array<Promise<void>> = []
   for (let i = 0; i < 100; i++) {
     ps.push(store.commit([put('c', { _id: 1, v: i })]))
-    if (i % 7 === 0) await new Promise(resolve => setImmediate(resolve))
+    if (i % 7 === 0) await new Promise((resolve) => setImmediate(resolve))
   }
   await Promise.all(ps)
   await store.close()
@@ -56,7 +58,7 @@ t.test('commits are written in call order', async t => {
   t.same(docsOf(state, 'c'), [{ _id: 1, v: 99 }], 'the last write wins after replay')
 })
 
-t.test('group commit throughput (benchmark)', async t => {
+t.test('group commit throughput (benchmark)', async (t) => {
   const dir = await tempDir(t)
   const { store } = await openDurableStore(dir)
   t.teardown(() => store.close())
@@ -65,13 +67,19 @@ t.test('group commit throughput (benchmark)', async t => {
   const writers = 64
   const perWriter = 60
   const start = process.hrtime.bigint()
-  await Promise.all(Array.from({ length: writers }, async (_, w) => {
-    for (let i = 0; i < perWriter; i++) await store.commit([put('bench', { _id: `${w}-${i}`, payload: 'x'.repeat(200) })])
-  }))
+  await Promise.all(
+    Array.from({ length: writers }, async (_, w) => {
+      for (let i = 0; i < perWriter; i++) {
+        await store.commit([put('bench', { _id: `${w}-${i}`, payload: 'x'.repeat(200) })])
+      }
+    })
+  )
   const secs = Number(process.hrtime.bigint() - start) / 1e9
   const total = writers * perWriter
   const rate = Math.round(total / secs)
-  t.comment(`group commit: ${total} acknowledged commits in ${secs.toFixed(2)}s = ${rate} commits/s with ${store.stats.fsyncs} fsyncs (${(total / store.stats.fsyncs).toFixed(1)} commits per fsync)`)
+  t.comment(
+    `group commit: ${total} acknowledged commits in ${secs.toFixed(2)}s = ${rate} commits/s with ${store.stats.fsyncs} fsyncs (${(total / store.stats.fsyncs).toFixed(1)} commits per fsync)`
+  )
   t.ok(store.stats.fsyncs < total / 4, 'batching actually happened')
 
   // One writer alone pays one fsync per commit: the baseline that group commit beats.

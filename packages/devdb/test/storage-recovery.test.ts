@@ -17,16 +17,20 @@ async function filled (t: Parameters<typeof tempDir>[0], n: number): Promise<str
 }
 
 async function recordOffsets (file: string): Promise<number[]> {
-  return scanRecords(await fsp.readFile(file)).records.map(r => r.end)
+  return scanRecords(await fsp.readFile(file)).records.map((r) => r.end)
 }
 
-t.test('a torn last record is truncated away', async t => {
+t.test('a torn last record is truncated away', async (t) => {
   const dir = await filled(t, 5)
   const file = path.join(dir, JOURNAL)
   const size = (await fsp.stat(file)).size
   await fsp.truncate(file, size - 3) // the last write was cut short by a crash
   const { store, state } = await openDurableStore(dir)
-  t.same(docsOf(state, 'c')?.map(d => d._id), [0, 1, 2, 3], 'every complete record kept, the torn one dropped')
+  t.same(
+    docsOf(state, 'c')?.map((d) => d._id),
+    [0, 1, 2, 3],
+    'every complete record kept, the torn one dropped'
+  )
   t.equal(store.recovery.truncatedBytes, size - 3 - (await recordOffsets(file)).at(-1)!, 'report says how much was cut')
   t.equal((await fsp.stat(file)).size, (await recordOffsets(file)).at(-1), 'file truncated to the valid prefix')
   // New commits append after the valid prefix and survive the next restart.
@@ -34,22 +38,33 @@ t.test('a torn last record is truncated away', async t => {
   await store.close()
   const again = await openDurableStore(dir)
   t.teardown(() => again.store.close())
-  t.same(docsOf(again.state, 'c')?.map(d => d._id), [0, 1, 2, 3, 'after'])
+  t.same(
+    docsOf(again.state, 'c')?.map((d) => d._id),
+    [0, 1, 2, 3, 'after']
+  )
   t.equal(again.store.recovery.truncatedBytes, 0)
 })
 
-t.test('a header-only fragment and appended garbage are tolerated', async t => {
-  for (const garbage of [Buffer.from([0xde, 0xc0, 0xd0, 0xdb, 1, 2]), Buffer.alloc(4096, 0), Buffer.from('garbage that is not a record at all')]) {
+t.test('a header-only fragment and appended garbage are tolerated', async (t) => {
+  for (const garbage of [
+    Buffer.from([0xde, 0xc0, 0xd0, 0xdb, 1, 2]),
+    Buffer.alloc(4096, 0),
+    Buffer.from('garbage that is not a record at all')
+  ]) {
     const dir = await filled(t, 3)
     await fsp.appendFile(path.join(dir, JOURNAL), garbage)
     const { store, state } = await openDurableStore(dir)
-    t.same(docsOf(state, 'c')?.map(d => d._id), [0, 1, 2], `garbage of ${garbage.length} bytes dropped`)
+    t.same(
+      docsOf(state, 'c')?.map((d) => d._id),
+      [0, 1, 2],
+      `garbage of ${garbage.length} bytes dropped`
+    )
     t.equal(store.recovery.truncatedBytes, garbage.length)
     await store.close()
   }
 })
 
-t.test('corruption in the middle of the journal refuses to start', async t => {
+t.test('corruption in the middle of the journal refuses to start', async (t) => {
   const dir = await filled(t, 5)
   const file = path.join(dir, JOURNAL)
   const ends = await recordOffsets(file)
@@ -66,7 +81,7 @@ t.test('corruption in the middle of the journal refuses to start', async t => {
   t.equal(docsOf(state, 'c')?.length, 5)
 })
 
-t.test('a damaged length field in the middle is refused too', async t => {
+t.test('a damaged length field in the middle is refused too', async (t) => {
   const dir = await filled(t, 4)
   const file = path.join(dir, JOURNAL)
   const ends = await recordOffsets(file)
@@ -76,7 +91,7 @@ t.test('a damaged length field in the middle is refused too', async t => {
   await t.rejects(openDurableStore(dir), /corrupt .* followed by intact records/)
 })
 
-t.test('damage at the end of an older journal is refused (newer journals follow it)', async t => {
+t.test('damage at the end of an older journal is refused (newer journals follow it)', async (t) => {
   const dir = await filled(t, 3)
   // A second generation as a compaction would leave it before its snapshot exists.
   await fsp.copyFile(path.join(dir, JOURNAL), path.join(dir, 'journal-00000001.log'))
@@ -84,10 +99,12 @@ t.test('damage at the end of an older journal is refused (newer journals follow 
   await t.rejects(openDurableStore(dir), /newer journals follow it/)
 })
 
-t.test('a corrupt snapshot refuses to start', async t => {
+t.test('a corrupt snapshot refuses to start', async (t) => {
   const dir = await filled(t, 3)
   const { store } = await openDurableStore(dir)
-  await store.snapshot(() => ({ collections: [{ db: 'app', name: 'c', options: {}, indexes: [], docs: [{ _id: 0 }, { _id: 1 }, { _id: 2 }] }] }))
+  await store.snapshot(() => ({
+    collections: [{ db: 'app', name: 'c', options: {}, indexes: [], docs: [{ _id: 0 }, { _id: 1 }, { _id: 2 }] }]
+  }))
   await store.close()
   const snap = path.join(dir, 'snapshot-00000001.bson')
   const buf = await fsp.readFile(snap)

@@ -5,7 +5,7 @@ const spec = normalizeTextIndex({ subject: 'text' }, {})
 const score = (subject: unknown, search: string, extra: Record<string, unknown> = {}, s = spec): number =>
   textScore({ subject }, s, parseTextQuery({ $search: search, ...extra }, s))
 
-t.test("MongoDB's scores (values as a real server reports them)", async t => {
+t.test("MongoDB's scores (values as a real server reports them)", async (t) => {
   t.equal(score('He waits', 'wait'), 1, 'stop words do not count as tokens')
   t.equal(score("I'm still waiting", 'wait'), 0.75)
   t.equal(score('I waited for hours', 'wait'), 0.75)
@@ -15,7 +15,7 @@ t.test("MongoDB's scores (values as a real server reports them)", async t => {
   t.equal(score('coffee and cream', 'coffee cream'), 1.5, 'scores of several terms add up')
 })
 
-t.test('OR of terms, stemming, stop words', async t => {
+t.test('OR of terms, stemming, stop words', async (t) => {
   t.ok(score('I was running', 'runs') > 0, '"runs" matches "running"')
   t.ok(score('she runs daily', 'run') > 0)
   t.equal(score('walking', 'run'), 0)
@@ -25,7 +25,7 @@ t.test('OR of terms, stemming, stop words', async t => {
   t.equal(score(42, 'answer'), 0, 'non-strings are not indexed')
 })
 
-t.test('phrases and negation', async t => {
+t.test('phrases and negation', async (t) => {
   t.ok(score('Coffee Shopping today', '"coffee shop"') > 0, 'phrase as substring, case-insensitive')
   t.equal(score('shop for coffee', '"coffee shop"'), 0, 'words present but not the phrase')
   t.equal(score('coffee and cake', 'coffee -cake'), 0, 'negated term excludes')
@@ -38,7 +38,7 @@ t.test('phrases and negation', async t => {
   t.equal(score('big cake', '"big cake" "cake sale"'), 0, 'phrases are ANDed')
 })
 
-t.test('case and diacritic sensitivity', async t => {
+t.test('case and diacritic sensitivity', async (t) => {
   t.ok(score('Café com Leite', 'cafe') > 0, 'diacritic-insensitive by default')
   t.ok(score('cafe com leite', 'Café') > 0)
   t.equal(score('cafe com leite', 'café', { $diacriticSensitive: true }), 0)
@@ -49,7 +49,7 @@ t.test('case and diacritic sensitivity', async t => {
   t.ok(score('COFFEE shop', '"coffee shop"') > 0)
 })
 
-t.test('weights order the results', async t => {
+t.test('weights order the results', async (t) => {
   const weighted = normalizeTextIndex({ title: 'text', body: 'text' }, { weights: { title: 10, body: 2 } })
   const q = parseTextQuery({ $search: 'mongodb' }, weighted)
   const inTitle = textScore({ title: 'mongodb', body: 'other words here' }, weighted, q)
@@ -61,7 +61,7 @@ t.test('weights order the results', async t => {
   t.equal(textScore({ other: 'mongodb' }, weighted, q), 0, 'unindexed field')
 })
 
-t.test('arrays, nested paths and wildcard', async t => {
+t.test('arrays, nested paths and wildcard', async (t) => {
   const nested = normalizeTextIndex({ 'a.b': 'text' }, {})
   const q = parseTextQuery({ $search: 'hello' }, nested)
   t.ok(textScore({ a: { b: 'hello world' } }, nested, q) > 0)
@@ -76,12 +76,29 @@ t.test('arrays, nested paths and wildcard', async t => {
   t.ok(textScore({ language: 'none', x: 'none' }, all, qNone) > 0)
 })
 
-t.test('language override per document', async t => {
+t.test('language override per document', async (t) => {
   t.equal(score('the running', 'the', { $language: 'none' }), 0, 'English document: "the" was never indexed')
-  t.ok(textScore({ subject: 'the running', language: 'none' }, spec, parseTextQuery({ $search: 'the', $language: 'none' }, spec)) > 0, "document in 'none' keeps stop words")
-  t.equal(textScore({ subject: 'running', language: 'none' }, spec, parseTextQuery({ $search: 'run' }, spec)), 0, "'none' document is not stemmed")
-  t.throws(() => validateTextDocument({ subject: 'x', language: 'xx' }, spec), { code: 17262, message: 'language override unsupported: xx' })
+  t.ok(
+    textScore(
+      { subject: 'the running', language: 'none' },
+      spec,
+      parseTextQuery({ $search: 'the', $language: 'none' }, spec)
+    ) > 0,
+    "document in 'none' keeps stop words"
+  )
+  t.equal(
+    textScore({ subject: 'running', language: 'none' }, spec, parseTextQuery({ $search: 'run' }, spec)),
+    0,
+    "'none' document is not stemmed"
+  )
+  t.throws(() => validateTextDocument({ subject: 'x', language: 'xx' }, spec), {
+    code: 17262,
+    message: 'language override unsupported: xx'
+  })
   t.throws(() => validateTextDocument({ subject: 'x', language: 5 }, spec), { code: 17261 })
   const custom = normalizeTextIndex({ subject: 'text' }, { language_override: 'lang' })
-  t.doesNotThrow(() => validateTextDocument({ subject: 'x', language: 'xx' }, custom), 'only the configured override field counts')
+  t.doesNotThrow(
+    () => validateTextDocument({ subject: 'x', language: 'xx' }, custom),
+    'only the configured override field counts'
+  )
 })

@@ -13,7 +13,7 @@ async function after (doc: object, update: object, opts: object = {}): Promise<R
   return rest
 }
 
-t.test('field operators', async t => {
+t.test('field operators', async (t) => {
   t.same(await after({ a: 1 }, { $set: { 'b.c': 2 } }), { a: 1, b: { c: 2 } })
   t.same(await after({ a: 1, b: 2 }, { $unset: { a: '' } }), { b: 2 })
   t.same(await after({ a: 1 }, { $inc: { a: 2, z: -1 } }), { a: 3, z: -1 })
@@ -25,12 +25,14 @@ t.test('field operators', async t => {
   t.ok(d.ts instanceof Timestamp)
 })
 
-t.test('array operators', async t => {
+t.test('array operators', async (t) => {
   t.same(await after({ a: [1] }, { $push: { a: 2 } }), { a: [1, 2] })
   t.same(await after({}, { $push: { a: 2 } }), { a: [2] })
   t.same(await after({ a: [5, 1] }, { $push: { a: { $each: [3, 9], $sort: 1, $slice: 3 } } }), { a: [1, 3, 5] })
   t.same(await after({ a: [1, 2] }, { $push: { a: { $each: [0], $position: 0 } } }), { a: [0, 1, 2] })
-  t.same(await after({ a: [{ s: 2 }, { s: 1 }] }, { $push: { a: { $each: [], $sort: { s: 1 } } } }), { a: [{ s: 1 }, { s: 2 }] })
+  t.same(await after({ a: [{ s: 2 }, { s: 1 }] }, { $push: { a: { $each: [], $sort: { s: 1 } } } }), {
+    a: [{ s: 1 }, { s: 2 }]
+  })
   t.same(await after({ a: [1, 2] }, { $addToSet: { a: { $each: [2, 3, 3] } } }), { a: [1, 2, 3] })
   t.same(await after({ a: [1, 2, 3] }, { $pop: { a: 1 } }), { a: [1, 2] })
   t.same(await after({ a: [1, 2, 3] }, { $pop: { a: -1 } }), { a: [2, 3] })
@@ -40,17 +42,35 @@ t.test('array operators', async t => {
   t.same(await after({ a: [1, 2, 3] }, { $pullAll: { a: [1, 3] } }), { a: [2] })
 })
 
-t.test('positional updates', async t => {
+t.test('positional updates', async (t) => {
   const c = h.db.collection('pos')
-  await c.insertOne({ _id: 1 as never, grades: [80, 85, 90], items: [{ k: 'a', q: 1 }, { k: 'b', q: 2 }] })
+  await c.insertOne({
+    _id: 1 as never,
+    grades: [80, 85, 90],
+    items: [
+      { k: 'a', q: 1 },
+      { k: 'b', q: 2 }
+    ]
+  })
   await c.updateOne({ _id: 1 as never, grades: 85 }, { $set: { 'grades.$': 86 } })
   await c.updateOne({ _id: 1 as never, 'items.k': 'b' }, { $inc: { 'items.$.q': 10 } })
   await c.updateOne({ _id: 1 as never }, { $inc: { 'grades.$[]': 1 } })
-  await c.updateOne({ _id: 1 as never }, { $set: { 'items.$[it].flag': true } }, { arrayFilters: [{ 'it.q': { $gt: 5 } }] })
-  t.same(await c.findOne({ _id: 1 as never }), { _id: 1, grades: [81, 87, 91], items: [{ k: 'a', q: 1 }, { k: 'b', q: 12, flag: true }] })
+  await c.updateOne(
+    { _id: 1 as never },
+    { $set: { 'items.$[it].flag': true } },
+    { arrayFilters: [{ 'it.q': { $gt: 5 } }] }
+  )
+  t.same(await c.findOne({ _id: 1 as never }), {
+    _id: 1,
+    grades: [81, 87, 91],
+    items: [
+      { k: 'a', q: 1 },
+      { k: 'b', q: 12, flag: true }
+    ]
+  })
 })
 
-t.test('replacement and pipeline updates', async t => {
+t.test('replacement and pipeline updates', async (t) => {
   const c = h.db.collection('rep')
   await c.insertOne({ _id: 1 as never, a: 1, b: 2 })
   const r = await c.replaceOne({ _id: 1 as never }, { z: 9 })
@@ -60,9 +80,13 @@ t.test('replacement and pipeline updates', async t => {
   t.same(await c.findOne({ _id: 1 as never }), { _id: 1, y: 10 })
 })
 
-t.test('matched and modified counts', async t => {
+t.test('matched and modified counts', async (t) => {
   const c = h.db.collection('counts')
-  await c.insertMany([{ g: 1, v: 1 }, { g: 1, v: 2 }, { g: 1, v: 1 }])
+  await c.insertMany([
+    { g: 1, v: 1 },
+    { g: 1, v: 2 },
+    { g: 1, v: 1 }
+  ])
   const r = await c.updateMany({ g: 1 }, { $set: { v: 1 } })
   t.equal(r.matchedCount, 3)
   t.equal(r.modifiedCount, 1)
@@ -72,7 +96,7 @@ t.test('matched and modified counts', async t => {
   t.equal(none.upsertedId, null)
 })
 
-t.test('update errors', async t => {
+t.test('update errors', async (t) => {
   const c = h.db.collection('errs')
   await c.insertOne({ _id: 1 as never, s: 'x', n: 1, arr: [1] })
   const e1 = await mongoError(async () => await c.updateOne({ _id: 1 as never }, { $set: { _id: 2 } }))
@@ -86,7 +110,10 @@ t.test('update errors', async t => {
   t.match(e3.message, /^Unknown modifier: \$foo/)
   const e4 = await mongoError(async () => await c.updateOne({}, { $inc: { s: 1 } }))
   t.equal(e4.code, 14)
-  t.equal(e4.message, "Cannot apply $inc to a value of non-numeric type. {_id: 1} has the field 's' of non-numeric type string")
+  t.equal(
+    e4.message,
+    "Cannot apply $inc to a value of non-numeric type. {_id: 1} has the field 's' of non-numeric type string"
+  )
   const e5 = await mongoError(async () => await c.updateOne({}, { $push: { n: 1 } } as never))
   t.equal(e5.code, 2)
   const e6 = await mongoError(async () => await c.updateOne({}, { $set: { 'n.x': 1 } }))
@@ -100,13 +127,16 @@ t.test('update errors', async t => {
   t.same(await c.findOne({ _id: 1 as never }), { _id: 1, s: 'x', n: 1, arr: [1] }, 'failed updates change nothing')
 })
 
-t.test('array update errors and field-order-sensitive $set', async t => {
+t.test('array update errors and field-order-sensitive $set', async (t) => {
   const c = h.db.collection('arrerrs')
   await c.insertOne({ _id: 1 as never, a: [1, 2], s: 1, o: { b: 1, c: 2 } })
   const e1 = await mongoError(async () => await c.updateOne({ _id: 1 as never }, { $set: { 'a.$[x]': 0 } }))
   t.equal(e1.code, 2)
   t.equal(e1.message, "No array filter found for identifier 'x' in path 'a.$[x]'")
-  const e2 = await mongoError(async () => await c.updateOne({ _id: 1 as never }, { $set: { 'a.$[x]': 0 } }, { arrayFilters: [{ x: 1 }, { y: 2 }] }))
+  const e2 = await mongoError(
+    async () =>
+      await c.updateOne({ _id: 1 as never }, { $set: { 'a.$[x]': 0 } }, { arrayFilters: [{ x: 1 }, { y: 2 }] })
+  )
   t.equal(e2.code, 9)
   t.match(e2.message, /The array filter for identifier 'y' was not used in the update/)
   const e3 = await mongoError(async () => await c.updateOne({ _id: 1 as never }, { $set: { 's.$[]': 0 } }))
@@ -120,19 +150,29 @@ t.test('array update errors and field-order-sensitive $set', async t => {
   t.same(Object.keys((await c.findOne({ _id: 1 as never }))?.o ?? {}), ['c', 'b'])
 })
 
-t.test('arithmetic on Decimal128 is exact decimal arithmetic', async t => {
+t.test('arithmetic on Decimal128 is exact decimal arithmetic', async (t) => {
   const c = h.db.collection('dec')
-  await c.insertOne({ _id: 1 as never, d: Decimal128.fromString('1.10'), big: Decimal128.fromString('12345678901234567890.123') })
-  await c.updateOne({ _id: 1 as never }, { $inc: { d: 1, big: Decimal128.fromString('0.001'), n: Decimal128.fromString('2') }, $mul: { m: Decimal128.fromString('3') } })
+  await c.insertOne({
+    _id: 1 as never,
+    d: Decimal128.fromString('1.10'),
+    big: Decimal128.fromString('12345678901234567890.123')
+  })
+  await c.updateOne(
+    { _id: 1 as never },
+    {
+      $inc: { d: 1, big: Decimal128.fromString('0.001'), n: Decimal128.fromString('2') },
+      $mul: { m: Decimal128.fromString('3') }
+    }
+  )
   const got = await c.findOne({ _id: 1 as never })
   t.equal(String(got?.d), '2.10', 'the ideal exponent of decimal addition')
   t.equal(String(got?.big), '12345678901234567890.124', 'no binary rounding')
   t.equal(String(got?.n), '2')
-  t.equal(String(got?.m), '0', '$mul of a missing field: a zero of the multiplier\'s type')
+  t.equal(String(got?.m), '0', "$mul of a missing field: a zero of the multiplier's type")
   t.ok(got?.m instanceof Decimal128)
 })
 
-t.test('$set of _id to its own value is a no-op; $rename refuses array elements', async t => {
+t.test('$set of _id to its own value is a no-op; $rename refuses array elements', async (t) => {
   const c = h.db.collection('idsame')
   await c.insertOne({ _id: 1 as never, a: [1, 2], s: 1 })
   const r = await c.updateOne({ _id: 1 as never }, { $set: { _id: 1, s: 1 } } as never)
@@ -140,60 +180,93 @@ t.test('$set of _id to its own value is a no-op; $rename refuses array elements'
   t.equal(r.modifiedCount, 0)
   const e = await mongoError(async () => await c.updateOne({ _id: 1 as never }, { $rename: { 'a.0': 'b' } }))
   t.equal(e.code, 2)
-  t.equal(e.message, "The source field cannot be an array element, 'a.0' in doc with _id: 1 has an array field called 'a'")
+  t.equal(
+    e.message,
+    "The source field cannot be an array element, 'a.0' in doc with _id: 1 has an array field called 'a'"
+  )
   const up = await c.updateOne({ k: 'new' }, { $set: { _id: 'chosen' } } as never, { upsert: true })
   t.equal(up.upsertedId, 'chosen')
 })
 
-t.test('several positional paths into one array in one update (mongoose timestamps on subdocuments)', async t => {
+t.test('several positional paths into one array in one update (mongoose timestamps on subdocuments)', async (t) => {
   const c = h.db.collection('pos2')
   await c.insertOne({ _id: 1 as never, children: [{ name: 'a' }, { name: 'b' }] })
   await c.updateOne({ 'children.name': 'b' }, { $set: { 'children.$.name': 'B', 'children.$.at': 1 } })
-  await c.updateOne({ _id: 1 as never }, { $set: { 'children.$[x].seen': true, 'children.$[x].by': 'me' } }, { arrayFilters: [{ 'x.name': 'a' }] })
+  await c.updateOne(
+    { _id: 1 as never },
+    { $set: { 'children.$[x].seen': true, 'children.$[x].by': 'me' } },
+    { arrayFilters: [{ 'x.name': 'a' }] }
+  )
   await c.updateOne({ _id: 1 as never }, { $inc: { 'children.$[].n': 1 }, $set: { 'children.$[].ok': 1 } })
-  t.same(await c.findOne({ _id: 1 as never }), { _id: 1, children: [{ name: 'a', seen: true, by: 'me', n: 1, ok: 1 }, { name: 'B', at: 1, n: 1, ok: 1 }] })
-  const e = await mongoError(async () => await c.updateOne({ 'children.name': 'B' }, { $set: { 'children.$': {}, 'children.$.x': 1 } }))
+  t.same(await c.findOne({ _id: 1 as never }), {
+    _id: 1,
+    children: [
+      { name: 'a', seen: true, by: 'me', n: 1, ok: 1 },
+      { name: 'B', at: 1, n: 1, ok: 1 }
+    ]
+  })
+  const e = await mongoError(
+    async () => await c.updateOne({ 'children.name': 'B' }, { $set: { 'children.$': {}, 'children.$.x': 1 } })
+  )
   t.equal(e.code, 40, 'a real conflict is still refused')
 })
 
-t.test('$pull conditions as mongod matches them', async t => {
-  t.same(await after({ a: [{ x: 1 }, { x: 2 }, { x: 3 }] }, { $pull: { a: { $or: [{ x: 1 }, { x: 3 }] } } }), { a: [{ x: 2 }] }, 'a query on each element document')
+t.test('$pull conditions as mongod matches them', async (t) => {
+  t.same(
+    await after({ a: [{ x: 1 }, { x: 2 }, { x: 3 }] }, { $pull: { a: { $or: [{ x: 1 }, { x: 3 }] } } }),
+    { a: [{ x: 2 }] },
+    'a query on each element document'
+  )
   t.same(await after({ a: [{ x: 1, y: 1 }, { x: 1 }, 5] }, { $pull: { a: { x: 1, y: 1 } } }), { a: [{ x: 1 }, 5] })
   t.same(await after({ a: [{ x: 1 }, 5, 'k'] }, { $pull: { a: {} } }), { a: [5, 'k'] }, '{} removes every document')
-  t.same(await after({ a: [1, 6, 7, 2] }, { $pull: { a: { $gte: 6 } } }), { a: [1, 2] }, 'an operator condition applies to the element')
+  t.same(
+    await after({ a: [1, 6, 7, 2] }, { $pull: { a: { $gte: 6 } } }),
+    { a: [1, 2] },
+    'an operator condition applies to the element'
+  )
   t.same(await after({ a: ['apple', 'kiwi', 'avocado'] }, { $pull: { a: /^a/ } }), { a: ['kiwi'] })
   t.same(await after({ a: [1, 2.0, 3] }, { $pull: { a: 2 } }), { a: [1, 3] }, 'equality across number types')
   t.same(await after({ a: [[1, 2], [3]] }, { $pull: { a: [1, 2] } }), { a: [[3]] })
-  t.same(await after({ a: ['A', 'a', 'b'] }, { $pull: { a: 'a' } }, { collation: { locale: 'en', strength: 2 } }), { a: ['b'] }, 'under the collation')
-  t.same(await after({ a: [{ b: [1, 2] }, { b: [3] }] }, { $pull: { a: { b: { $elemMatch: { $gt: 2 } } } } }), { a: [{ b: [1, 2] }] })
+  t.same(
+    await after({ a: ['A', 'a', 'b'] }, { $pull: { a: 'a' } }, { collation: { locale: 'en', strength: 2 } }),
+    { a: ['b'] },
+    'under the collation'
+  )
+  t.same(await after({ a: [{ b: [1, 2] }, { b: [3] }] }, { $pull: { a: { b: { $elemMatch: { $gt: 2 } } } } }), {
+    a: [{ b: [1, 2] }]
+  })
 })
 
-t.test('$-prefixed field names in update paths (MongoDB 5.0+)', async t => {
+t.test('$-prefixed field names in update paths (MongoDB 5.0+)', async (t) => {
   t.same(await after({ p: { a: 1 } }, { $set: { 'p.$each': 42 } }), { p: { a: 1, $each: 42 } }, 'nested: written')
   t.same(await after({ a: [{ b: 1 }] }, { $set: { 'a.$[].$c': 2 } }), { a: [{ b: 1, $c: 2 }] })
   const c = h.db.collection('dollarUpsert')
   const r = await c.updateOne({ _id: 1 as never }, { $set: { $myKey: 'k' }, $setOnInsert: { v: 0 } }, { upsert: true })
   t.equal(r.upsertedCount, 1)
-  t.same(await c.findOne({ _id: 1 as never }), { _id: 1, $myKey: 'k', v: 0 }, 'an upsert inserts a top-level $-prefixed field')
+  t.same(
+    await c.findOne({ _id: 1 as never }),
+    { _id: 1, $myKey: 'k', v: 0 },
+    'an upsert inserts a top-level $-prefixed field'
+  )
   const e = await mongoError(async () => await c.updateOne({ _id: 1 as never }, { $set: { $myKey: 'again' } }))
   t.equal(e.code, 52, 'an existing document cannot get one')
   t.equal(e.message, "The dollar ($) prefixed field '$myKey' in '$myKey' is not valid for storage.")
   t.equal((await mongoError(async () => await c.updateOne({ _id: 1 as never }, { $inc: { $n: 1 } }))).code, 52)
 })
 
-t.test('an operator that creates its field through an array by name is PathNotViable (28)', async t => {
+t.test('an operator that creates its field through an array by name is PathNotViable (28)', async (t) => {
   const c = h.db.collection('pnv')
   await c.insertOne({ _id: 1 as never, comments: [{ body: 'a' }, { body: 'b' }], nums: [1, 2] })
   const e = await mongoError(async () => await c.updateOne({ _id: 1 as never }, { $set: { 'comments.body': 'fail' } }))
   t.equal(e.code, 28)
-  t.equal(e.message, "Cannot create field 'body' in element {comments: [ { body: \"a\" }, { body: \"b\" } ]}")
+  t.equal(e.message, 'Cannot create field \'body\' in element {comments: [ { body: "a" }, { body: "b" } ]}')
   t.equal((await mongoError(async () => await c.updateOne({ _id: 1 as never }, { $inc: { 'nums.x': 1 } }))).code, 28)
   const u = await c.updateOne({ _id: 1 as never }, { $unset: { 'comments.body': 1 } })
   t.equal(u.modifiedCount, 0, '$unset of such a path does nothing, as in mongod')
   t.same(await after({ a: [{ b: 1 }] }, { $set: { 'a.0.b': 2 } }), { a: [{ b: 2 }] }, 'by index it is a path')
 })
 
-t.test('a field named __proto__ is stored like any other (mongod keeps it)', async t => {
+t.test('a field named __proto__ is stored like any other (mongod keeps it)', async (t) => {
   const c = h.db.collection('proto')
   await c.insertOne({ _id: 1 as never })
   await c.updateOne({ _id: 1 as never }, { $set: JSON.parse('{ "p": { "__proto__": "abcd", "x": 1 } }') })

@@ -31,15 +31,32 @@ function opQuery (doc: object): Buffer {
   return Buffer.concat([fixed, ns, skipReturn, body])
 }
 
-interface Conn { socket: Socket, reply: () => Promise<Buffer>, closed: Promise<void> }
+interface Conn {
+  socket: Socket
+  reply: () => Promise<Buffer>
+  closed: Promise<void>
+}
 async function open (): Promise<Conn> {
   const socket = connect(port, '127.0.0.1')
-  await new Promise<void>(resolve => socket.once('connect', () => { resolve() }))
+  await new Promise<void>((resolve) =>
+    socket.once('connect', () => {
+      resolve()
+    })
+  )
   let buf = Buffer.alloc(0)
   const waiters: Array<() => void> = []
-  socket.on('data', d => { buf = Buffer.concat([buf, d]); waiters.splice(0).forEach(w => { w() }) })
+  socket.on('data', (d) => {
+    buf = Buffer.concat([buf, d])
+    waiters.splice(0).forEach((w) => {
+      w()
+    })
+  })
   socket.on('error', () => {})
-  const closed = new Promise<void>(resolve => socket.once('close', () => { resolve() }))
+  const closed = new Promise<void>((resolve) =>
+    socket.once('close', () => {
+      resolve()
+    })
+  )
   const reply = async (): Promise<Buffer> => {
     for (;;) {
       if (buf.length >= 4 && buf.length >= buf.readInt32LE(0)) {
@@ -48,7 +65,12 @@ async function open (): Promise<Conn> {
         buf = buf.subarray(len)
         return msg
       }
-      await Promise.race([new Promise<void>(resolve => waiters.push(resolve)), closed.then(() => { throw new Error('closed') })])
+      await Promise.race([
+        new Promise<void>((resolve) => waiters.push(resolve)),
+        closed.then(() => {
+          throw new Error('closed')
+        })
+      ])
     }
   }
   return { socket, reply, closed }
@@ -59,11 +81,11 @@ const msgBody = (m: Buffer): Record<string, any> => {
   return body
 }
 
-t.test('a valid OP_MSG split across writes is answered', async t => {
+t.test('a valid OP_MSG split across writes is answered', async (t) => {
   const c = await open()
   const m = opMsg({ ping: 1, $db: 'admin' }, 42)
   c.socket.write(m.subarray(0, 7))
-  await new Promise(resolve => setTimeout(resolve, 20))
+  await new Promise((resolve) => setTimeout(resolve, 20))
   c.socket.write(m.subarray(7))
   const r = await c.reply()
   t.equal(r.readInt32LE(8), 42, 'responseTo matches requestID')
@@ -71,7 +93,7 @@ t.test('a valid OP_MSG split across writes is answered', async t => {
   c.socket.destroy()
 })
 
-t.test('legacy OP_QUERY handshake gets OP_REPLY', async t => {
+t.test('legacy OP_QUERY handshake gets OP_REPLY', async (t) => {
   const c = await open()
   c.socket.write(opQuery({ isMaster: 1 }))
   const r = await c.reply()
@@ -82,7 +104,7 @@ t.test('legacy OP_QUERY handshake gets OP_REPLY', async t => {
   c.socket.destroy()
 })
 
-t.test('unparseable BSON gets an error reply and the connection keeps working', async t => {
+t.test('unparseable BSON gets an error reply and the connection keeps working', async (t) => {
   const c = await open()
   const m = opMsg({ ping: 1, $db: 'admin' })
   m.writeUInt8(0x55, 25) // corrupt the element type of the first field
@@ -96,7 +118,7 @@ t.test('unparseable BSON gets an error reply and the connection keeps working', 
   c.socket.destroy()
 })
 
-t.test('oversize, undersize and unknown-opcode messages close only that connection', async t => {
+t.test('oversize, undersize and unknown-opcode messages close only that connection', async (t) => {
   const big = await open()
   const header = Buffer.alloc(16)
   header.writeInt32LE(48_000_001, 0)
@@ -126,7 +148,7 @@ t.test('oversize, undersize and unknown-opcode messages close only that connecti
   t.equal(await h.db.collection('still').countDocuments(), 1)
 })
 
-t.test('OP_MSG without $db and with an unknown section kind', async t => {
+t.test('OP_MSG without $db and with an unknown section kind', async (t) => {
   const c = await open()
   c.socket.write(opMsg({ ping: 1 }))
   const body = msgBody(await c.reply())
@@ -140,7 +162,7 @@ t.test('OP_MSG without $db and with an unknown section kind', async t => {
   c.socket.destroy()
 })
 
-t.test('checksum flag is tolerated', async t => {
+t.test('checksum flag is tolerated', async (t) => {
   const c = await open()
   const base = opMsg({ ping: 1, $db: 'admin' }, 5, 1)
   const withSum = Buffer.concat([base, Buffer.alloc(4)])

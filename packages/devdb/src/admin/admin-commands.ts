@@ -17,16 +17,26 @@ import { withAliases } from './command-aliases.js'
 const killOp: Handler = (cmd, ctx) => {
   if (ctx.db !== 'admin') throw adminError(Codes.Unauthorized, 'killOp may only be run against the admin database.')
   if (cmd.op === undefined) throw adminError(Codes.NoSuchKey, 'Missing expected field "op"')
-  if (!isNumeric(cmd.op)) throw adminError(Codes.TypeMismatch, `Expected field "op" to have numeric type, but found ${typeLabel(cmd.op)}`)
+  if (!isNumeric(cmd.op)) {
+    throw adminError(Codes.TypeMismatch, `Expected field "op" to have numeric type, but found ${typeLabel(cmd.op)}`)
+  }
   const opId = Math.trunc(toNumber(cmd.op))
-  ctx.server.admin.log.write({ id: 20482, c: 'COMMAND', ctx: `conn${ctx.connectionId}`, msg: 'Going to kill op', attr: { opId } })
+  ctx.server.admin.log.write({
+    id: 20482,
+    c: 'COMMAND',
+    ctx: `conn${ctx.connectionId}`,
+    msg: 'Going to kill op',
+    attr: { opId }
+  })
   ctx.server.admin.ops.kill(opId)
   return { info: 'attempting to kill op', ok: 1 }
 }
 
 /** Every session's transaction is aborted and its operations in flight are interrupted. */
 const killAllSessions: Handler = (cmd, ctx) => {
-  if (!Array.isArray(cmd.killAllSessions)) throw adminError(Codes.TypeMismatch, "BSON field 'killAllSessions' is the wrong type, expected type 'array'")
+  if (!Array.isArray(cmd.killAllSessions)) {
+    throw adminError(Codes.TypeMismatch, "BSON field 'killAllSessions' is the wrong type, expected type 'array'")
+  }
   ctx.server.sessions.abortAll()
   const ops = ctx.server.admin.ops
   for (const op of ops.list()) if (op.command.lsid !== undefined && op.command !== cmd) ops.kill(op.opid)

@@ -25,18 +25,43 @@ export class AdminState {
 
   /** mongod's start lines: the warnings that apply to devdb, then where it listens. */
   started (port: number): void {
-    this.log.write({ id: 22120, s: 'W', c: 'CONTROL', ctx: 'initandlisten', msg: 'Access control is not enabled for the database. Read and write access to data and configuration is unrestricted', tags: ['startupWarnings'] })
-    this.log.write({ id: 23016, c: 'NETWORK', ctx: 'listener', msg: 'Waiting for connections', attr: { port, ssl: 'off' } })
+    this.log.write({
+      id: 22120,
+      s: 'W',
+      c: 'CONTROL',
+      ctx: 'initandlisten',
+      msg: 'Access control is not enabled for the database. Read and write access to data and configuration is unrestricted',
+      tags: ['startupWarnings']
+    })
+    this.log.write({
+      id: 23016,
+      c: 'NETWORK',
+      ctx: 'listener',
+      msg: 'Waiting for connections',
+      attr: { port, ssl: 'off' }
+    })
   }
 
   connected (connectionId: number, remote: string, connectionCount: number): ClientInfo {
-    this.log.write({ id: 22943, c: 'NETWORK', ctx: 'listener', msg: 'Connection accepted', attr: { remote, connectionId, connectionCount } })
+    this.log.write({
+      id: 22943,
+      c: 'NETWORK',
+      ctx: 'listener',
+      msg: 'Connection accepted',
+      attr: { remote, connectionId, connectionCount }
+    })
     return this.ops.connect(connectionId, remote)
   }
 
   disconnected (connectionId: number, connectionCount: number): void {
     const remote = this.ops.clients.get(connectionId)?.remote
     this.ops.disconnect(connectionId)
-    this.log.write({ id: 22944, c: 'NETWORK', ctx: `conn${connectionId}`, msg: 'Connection ended', attr: { remote, connectionId, connectionCount } })
+    this.log.write({
+      id: 22944,
+      c: 'NETWORK',
+      ctx: `conn${connectionId}`,
+      msg: 'Connection ended',
+      attr: { remote, connectionId, connectionCount }
+    })
   }
 }

@@ -16,20 +16,38 @@ import { NO_AUTH_UID } from '../txn/sessions.js'
 import type { Transaction } from '../txn/transaction.js'
 import { elapsedMicros, opNamespace, opType, type ClientInfo, type Operation } from './operations.js'
 
-export interface CurrentOpSpec { idleConnections: boolean, idleSessions: boolean, truncateOps: boolean }
+export interface CurrentOpSpec {
+  idleConnections: boolean
+  idleSessions: boolean
+  truncateOps: boolean
+}
 
 const OPTIONS = ['allUsers', 'idleConnections', 'idleSessions', 'localOps', 'truncateOps', 'idleCursors', 'backtrace']
 /** mongod truncates a command document over this size to a `$truncated` string */
 const TRUNCATE_BYTES = 1000
 
 export function parseCurrentOpSpec (spec: unknown, ctx: CommandContext, target: unknown): CurrentOpSpec {
-  if (!isPlainDoc(spec)) throw adminError(Codes.FailedToParse, `$currentOp options must be specified in an object, but found: ${typeLabel(spec)}`)
-  if (ctx.db !== 'admin' || target !== 1) throw adminError(Codes.InvalidNamespace, "$currentOp must be run against the 'admin' database with {aggregate: 1}")
+  if (!isPlainDoc(spec)) {
+    throw adminError(
+      Codes.FailedToParse,
+      `$currentOp options must be specified in an object, but found: ${typeLabel(spec)}`
+    )
+  }
+  if (ctx.db !== 'admin' || target !== 1) {
+    throw adminError(Codes.InvalidNamespace, "$currentOp must be run against the 'admin' database with {aggregate: 1}")
+  }
   for (const [k, v] of Object.entries(spec)) {
     if (!OPTIONS.includes(k)) throw adminError(40415, `BSON field '$currentOp.${k}' is an unknown field.`)
-    if (typeof v !== 'boolean') throw adminError(Codes.TypeMismatch, `BSON field '$currentOp.${k}' is the wrong type '${typeLabel(v)}', expected type 'bool'`)
+    if (typeof v !== 'boolean') {
+      throw adminError(
+        Codes.TypeMismatch,
+        `BSON field '$currentOp.${k}' is the wrong type '${typeLabel(v)}', expected type 'bool'`
+      )
+    }
   }
-  if (spec.idleCursors === true) throw adminError(Codes.NotImplemented, 'devdb does not list idle cursors in $currentOp')
+  if (spec.idleCursors === true) {
+    throw adminError(Codes.NotImplemented, 'devdb does not list idle cursors in $currentOp')
+  }
   return {
     idleConnections: spec.idleConnections === true,
     idleSessions: spec.idleSessions !== false,
@@ -41,15 +59,28 @@ export function currentOps (server: ServerState, spec: CurrentOpSpec): Document[
   const host = `${server.host}:${server.port}`
   const now = new Date()
   const ops = server.admin.ops.list().sort((a, b) => a.opid - b.opid)
-  const out = ops.map(op => activeOp(op, host, now, spec.truncateOps, server))
+  const out = ops.map((op) => activeOp(op, host, now, spec.truncateOps, server))
   if (spec.idleConnections) {
-    for (const c of server.admin.ops.idleClients()) out.push({ type: 'op', host, ...clientFields(c), active: false, currentOpTime: isoTime(now) })
+    for (const c of server.admin.ops.idleClients()) {
+      out.push({ type: 'op', host, ...clientFields(c), active: false, currentOpTime: isoTime(now) })
+    }
   }
   if (spec.idleSessions) {
-    const running = new Set(ops.map(op => lsidHex(op.command.lsid)))
+    const running = new Set(ops.map((op) => lsidHex(op.command.lsid)))
     for (const txn of server.sessions.inProgress()) {
       if (running.has(txn.session)) continue
-      out.push({ type: 'idleSession', host, desc: 'inactive transaction', lsid: lsidOf(txn.session), transaction: transactionFields(txn, now, server), waitingForLock: false, active: false, locks: {}, lockStats: {}, currentOpTime: isoTime(now) })
+      out.push({
+        type: 'idleSession',
+        host,
+        desc: 'inactive transaction',
+        lsid: lsidOf(txn.session),
+        transaction: transactionFields(txn, now, server),
+        waitingForLock: false,
+        active: false,
+        locks: {},
+        lockStats: {},
+        currentOpTime: isoTime(now)
+      })
     }
   }
   return out
@@ -57,12 +88,20 @@ export function currentOps (server: ServerState, spec: CurrentOpSpec): Document[
 
 function activeOp (op: Operation, host: string, now: Date, truncate: boolean, server: ServerState): Document {
   const micros = elapsedMicros(op)
-  const doc: Document = { type: 'op', host, ...clientFields(op.client), active: true, currentOpTime: isoTime(now), threaded: true, opid: op.opid }
+  const doc: Document = {
+    type: 'op',
+    host,
+    ...clientFields(op.client),
+    active: true,
+    currentOpTime: isoTime(now),
+    threaded: true,
+    opid: op.opid
+  }
   const lsid = lsidHex(op.command.lsid)
   if (lsid !== undefined) {
     doc.lsid = lsidOf(lsid)
     const inTransaction = op.command.autocommit !== undefined
-    const txn = inTransaction ? server.sessions.inProgress().find(t => t.session === lsid) : undefined
+    const txn = inTransaction ? server.sessions.inProgress().find((t) => t.session === lsid) : undefined
     if (txn !== undefined) doc.transaction = transactionFields(txn, now, server)
   }
   Object.assign(doc, {
@@ -131,11 +170,27 @@ export const currentOpCommand: Handler = (cmd, ctx) => {
   // as mongod: only with test commands may $truncateOps turn truncation off
   const truncateOps = ctx.server.admin.failPoints === undefined || cmd.$truncateOps !== false
   const match = compileFilter(filter)
-  const inprog = currentOps(ctx.server, { idleConnections: all, idleSessions: true, truncateOps }).filter(d => match(d))
+  const inprog = currentOps(ctx.server, { idleConnections: all, idleSessions: true, truncateOps }).filter((d) =>
+    match(d)
+  )
   return { inprog, ok: 1 }
 }
 
 const CURRENT_OP_PARAMS = new Set(['$all', '$ownOps', '$truncateOps'])
 /** mongod's generic command arguments: not part of the filter */
-const GENERIC = new Set(['$db', '$readPreference', '$clusterTime', 'lsid', 'txnNumber', 'autocommit', 'startTransaction', 'comment',
-  'maxTimeMS', 'readConcern', 'writeConcern', 'apiVersion', 'apiStrict', 'apiDeprecationErrors'])
+const GENERIC = new Set([
+  '$db',
+  '$readPreference',
+  '$clusterTime',
+  'lsid',
+  'txnNumber',
+  'autocommit',
+  'startTransaction',
+  'comment',
+  'maxTimeMS',
+  'readConcern',
+  'writeConcern',
+  'apiVersion',
+  'apiStrict',
+  'apiDeprecationErrors'
+])

@@ -33,7 +33,9 @@ export function errorLabelsFor (cmd: Document, name: string, code?: number, wcCo
   }
   const retryableWrite = hasTxnNumber && cmd.autocommit === undefined
   if (retryableWrite || (inTransaction && commitOrAbort)) {
-    if ((code !== undefined && isRetriableError(code)) || (wcCode !== undefined && isRetriableError(wcCode))) return ['RetryableWriteError']
+    if ((code !== undefined && isRetriableError(code)) || (wcCode !== undefined && isRetriableError(wcCode))) {
+      return ['RetryableWriteError']
+    }
   }
   return []
 }

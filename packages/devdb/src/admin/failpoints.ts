@@ -13,7 +13,7 @@ import { isPlainDoc } from '../engine/paths.js'
 import type { ClientInfo } from './operations.js'
 import { sameCommand } from './command-aliases.js'
 
-type Mode = { kind: 'off' | 'alwaysOn' } | { kind: 'times' | 'skip', n: number } | { kind: 'probability', p: number }
+type Mode = { kind: 'off' | 'alwaysOn' } | { kind: 'times' | 'skip'; n: number } | { kind: 'probability'; p: number }
 
 /** One fail point: its mode, its data and how often it fired (mongod's FailPoint). */
 class FailPoint {
@@ -45,7 +45,11 @@ export interface FailAction {
   errorLabels?: unknown[]
 }
 
-export interface CommandTarget { name: string, ns: string, client: ClientInfo }
+export interface CommandTarget {
+  name: string
+  ns: string
+  client: ClientInfo
+}
 
 /** What `onPrimaryTransactionalWrite` does to a retryable write. */
 export interface TransactionalWriteAction {
@@ -64,9 +68,13 @@ export class FailPoints {
 
   /** `configureFailPoint`; of the command's context it reads the database only (so no import of it). */
   readonly configure = (cmd: Document, ctx: { db: string }): Document => {
-    if (ctx.db !== 'admin') throw adminError(Codes.Unauthorized, 'configureFailPoint may only be run against the admin database.')
+    if (ctx.db !== 'admin') {
+      throw adminError(Codes.Unauthorized, 'configureFailPoint may only be run against the admin database.')
+    }
     const name: unknown = cmd.configureFailPoint
-    if (typeof name !== 'string') throw adminError(Codes.TypeMismatch, "BSON field 'configureFailPoint' is the wrong type, expected type 'string'")
+    if (typeof name !== 'string') {
+      throw adminError(Codes.TypeMismatch, "BSON field 'configureFailPoint' is the wrong type, expected type 'string'")
+    }
     const points: Record<string, FailPoint> = {
       failCommand: this.failCommand,
       onPrimaryTransactionalWrite: this.onPrimaryTransactionalWrite,
@@ -76,7 +84,9 @@ export class FailPoints {
     // mongod's answer for a fail point it does not have
     if (point === undefined) throw adminError(266, `${name} not found`)
     const mode = parseMode(cmd.mode)
-    if (cmd.data !== undefined && !isPlainDoc(cmd.data)) throw adminError(Codes.TypeMismatch, "the 'data' field must be a JSON object")
+    if (cmd.data !== undefined && !isPlainDoc(cmd.data)) {
+      throw adminError(Codes.TypeMismatch, "the 'data' field must be a JSON object")
+    }
     const count = point.timesEntered
     point.mode = mode
     point.data = cmd.data ?? {}
@@ -87,11 +97,13 @@ export class FailPoints {
   beforeCommand (t: CommandTarget): FailAction | undefined {
     const acts = (d: Document): boolean =>
       d.closeConnection === true || d.blockConnection === true || isNumeric(d.errorCode)
-    const data = this.failCommand.fire(d => matches(d, t) && acts(d))
+    const data = this.failCommand.fire((d) => matches(d, t) && acts(d))
     if (data === undefined) return undefined
     const action: FailAction = { closeConnection: data.closeConnection === true }
     if (data.blockConnection === true) {
-      if (!isNumeric(data.blockTimeMS)) throw adminError(Codes.InvalidOptions, "must specify 'blockTimeMS' when 'blockConnection' is true")
+      if (!isNumeric(data.blockTimeMS)) {
+        throw adminError(Codes.InvalidOptions, "must specify 'blockTimeMS' when 'blockConnection' is true")
+      }
       const ms = toNumber(data.blockTimeMS)
       if (ms < 0) throw adminError(Codes.InvalidOptions, "'blockTimeMS' must be non-negative")
       action.blockTimeMS = ms
@@ -103,7 +115,7 @@ export class FailPoints {
 
   /** The error code a getMore fails with, if failGetMoreAfterCursorCheckout fires. */
   getMoreFailure (): number | undefined {
-    const data = this.failGetMoreAfterCursorCheckout.fire(d => isNumeric(d.errorCode))
+    const data = this.failGetMoreAfterCursorCheckout.fire((d) => isNumeric(d.errorCode))
     return data !== undefined ? Math.trunc(toNumber(data.errorCode)) : undefined
   }
 
@@ -118,8 +130,8 @@ export class FailPoints {
   }
 
   /** The write concern error `failCommand` adds to a command that ran (and takes a write concern). */
-  afterCommand (t: CommandTarget): { writeConcernError: unknown, errorLabels?: unknown[] } | undefined {
-    const data = this.failCommand.fire(d => matches(d, t) && d.writeConcernError !== undefined)
+  afterCommand (t: CommandTarget): { writeConcernError: unknown; errorLabels?: unknown[] } | undefined {
+    const data = this.failCommand.fire((d) => matches(d, t) && d.writeConcernError !== undefined)
     if (data === undefined) return undefined
     const labels = Array.isArray(data.errorLabels) ? { errorLabels: data.errorLabels } : {}
     return { writeConcernError: data.writeConcernError, ...labels }
@@ -132,7 +144,10 @@ export class FailPoints {
  * nothing, so the fail point does not fire for it.
  */
 export function transactionalWrite (
-  points: FailPoints, name: string, cmd: Document, isRetry: (cmd: Document) => boolean
+  points: FailPoints,
+  name: string,
+  cmd: Document,
+  isRetry: (cmd: Document) => boolean
 ): TransactionalWriteAction | undefined {
   const retryable = RETRYABLE_WRITES.has(name) && cmd.txnNumber !== undefined && cmd.autocommit === undefined
   if (!retryable || isRetry(cmd)) return undefined
@@ -147,7 +162,7 @@ function matches (data: Document, t: CommandTarget): boolean {
   if (data.namespace !== undefined && data.namespace !== t.ns) return false
   if (data.failAllCommands !== undefined) return true
   const names: unknown = data.failCommands
-  return Array.isArray(names) && names.some(n => typeof n === 'string' && sameCommand(n, t.name))
+  return Array.isArray(names) && names.some((n) => typeof n === 'string' && sameCommand(n, t.name))
 }
 
 function parseMode (mode: unknown): Mode {

@@ -5,7 +5,10 @@
 import { Long, type Document } from 'bson'
 
 type Kind = 'reads' | 'writes' | 'commands' | 'transactions'
-interface Totals { latency: bigint, ops: bigint }
+interface Totals {
+  latency: bigint
+  ops: bigint
+}
 
 const READS = new Set(['find', 'getMore', 'aggregate', 'count', 'distinct'])
 const WRITES = new Set(['insert', 'update', 'delete', 'findAndModify', 'findandmodify'])
@@ -20,7 +23,13 @@ export class LatencyStats {
       t = { reads: zero(), writes: zero(), commands: zero(), transactions: zero() }
       this.byNs.set(ns, t)
     }
-    const kind: Kind = inTransaction ? 'transactions' : READS.has(name) ? 'reads' : WRITES.has(name) ? 'writes' : 'commands'
+    const kind: Kind = inTransaction
+      ? 'transactions'
+      : READS.has(name)
+        ? 'reads'
+        : WRITES.has(name)
+          ? 'writes'
+          : 'commands'
     t[kind].latency += micros
     t[kind].ops++
   }

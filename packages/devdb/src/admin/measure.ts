@@ -12,8 +12,15 @@ import { BATCH_SLICE_MS } from '../engine/cursors.js'
 import { isPlainDoc } from '../engine/paths.js'
 import { sameCommand } from './command-aliases.js'
 
-export interface Sizes { count: number, size: number, indexSizes: Record<string, number>, totalIndexSize: number }
+export interface Sizes {
+  count: number
+  size: number
+  indexSizes: Record<string, number>
+  totalIndexSize: number
+}
 
+/** Drops what a measurement recorded for a command that then failed. */
+type Forget = () => void
 /** measured ahead for the command about to run, taken by `sizesOf` */
 const prepared = new WeakMap<Collection, Sizes>()
 
@@ -30,10 +37,12 @@ export function sizesOf (c: Collection): Sizes {
  * Measures ahead the collections a stats command will report (none for other commands); the
  * returned function forgets what the command did not take (it failed before reporting).
  */
-export async function prepareSizes (server: ServerState, name: string, body: Document, db: string): Promise<() => void> {
+export async function prepareSizes (server: ServerState, name: string, body: Document, db: string): Promise<Forget> {
   const colls = reported(server, name, body, db)
   for (const c of colls) prepared.set(c, await sliced(measuring(c.snapshot())))
-  return () => { for (const c of colls) prepared.delete(c) }
+  return () => {
+    for (const c of colls) prepared.delete(c)
+  }
 }
 
 function reported (server: ServerState, name: string, body: Document, db: string): Collection[] {
@@ -42,7 +51,11 @@ function reported (server: ServerState, name: string, body: Document, db: string
   const target: unknown = body[name]
   if (typeof target !== 'string') return []
   const first: unknown = Array.isArray(body.pipeline) ? body.pipeline[0] : undefined
-  const collStatsStage = name === 'aggregate' && isPlainDoc(first) && isPlainDoc(first.$collStats) && first.$collStats.storageStats !== undefined
+  const collStatsStage =
+    name === 'aggregate' &&
+    isPlainDoc(first) &&
+    isPlainDoc(first.$collStats) &&
+    first.$collStats.storageStats !== undefined
   const c = sameCommand(name, 'collStats') || collStatsStage ? catalog.get(db, target) : undefined
   return c !== undefined ? [c] : []
 }
@@ -83,6 +96,6 @@ async function sliced (steps: Generator<undefined, Sizes>): Promise<Sizes> {
       if (r.done === true) return r.value
       if ((i & 255) === 255 && performance.now() > until) break
     }
-    await new Promise<void>(resolve => setImmediate(resolve))
+    await new Promise<void>((resolve) => setImmediate(resolve))
   }
 }

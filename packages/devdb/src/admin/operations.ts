@@ -29,7 +29,13 @@ export interface Operation {
 }
 
 /** mongod's logical op type of a command (currentOp's `op`). */
-const OP_TYPES: Record<string, string> = { find: 'query', getMore: 'getmore', insert: 'insert', update: 'update', delete: 'remove' }
+const OP_TYPES: Record<string, string> = {
+  find: 'query',
+  getMore: 'getmore',
+  insert: 'insert',
+  update: 'update',
+  delete: 'remove'
+}
 
 export class Operations {
   readonly clients = new Map<number, ClientInfo>()
@@ -48,8 +54,14 @@ export class Operations {
 
   begin (client: ClientInfo, db: string, name: string, command: Document): Operation {
     const op: Operation = {
-      opid: this.nextOpId++, client, db, name, command,
-      started: process.hrtime.bigint(), killed: false, abort: new AbortController()
+      opid: this.nextOpId++,
+      client,
+      db,
+      name,
+      command,
+      started: process.hrtime.bigint(),
+      killed: false,
+      abort: new AbortController()
     }
     this.inflight.set(op.opid, op)
     return op
@@ -74,8 +86,8 @@ export class Operations {
 
   /** Connections with no operation in flight (currentOp's idle connections). */
   idleClients (): ClientInfo[] {
-    const busy = new Set([...this.inflight.values()].map(op => op.client.connectionId))
-    return [...this.clients.values()].filter(c => !busy.has(c.connectionId))
+    const busy = new Set([...this.inflight.values()].map((op) => op.client.connectionId))
+    return [...this.clients.values()].filter((c) => !busy.has(c.connectionId))
   }
 }
 
@@ -87,8 +99,14 @@ export function interrupted (): CommandError {
 export async function interruptibleSleep (op: Operation, ms: number): Promise<void> {
   if (op.killed) throw interrupted()
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => { op.abort.signal.removeEventListener('abort', onAbort); resolve() }, ms)
-    const onAbort = (): void => { clearTimeout(timer); reject(interrupted()) }
+    const timer = setTimeout(() => {
+      op.abort.signal.removeEventListener('abort', onAbort)
+      resolve()
+    }, ms)
+    const onAbort = (): void => {
+      clearTimeout(timer)
+      reject(interrupted())
+    }
     op.abort.signal.addEventListener('abort', onAbort, { once: true })
   })
 }

@@ -4,7 +4,7 @@
  * last write — every write is applied and, with a dbPath, journaled before it is acknowledged —
  * and a majority is this one member. A standalone answers as a standalone mongod.
  */
-import { Long, Timestamp, type Document } from 'bson'
+import { Long, Timestamp } from 'bson'
 import type { Handler } from '../commands/context.js'
 import { Codes } from '../errors.js'
 import { adminError } from './error-codes.js'
@@ -15,7 +15,9 @@ const TERM = Long.fromNumber(1)
 export const replSetGetStatus: Handler = (_cmd, ctx) => {
   const s = ctx.server
   if (s.replSetName === undefined) throw adminError(76, 'not running with --replSet')
-  if (ctx.db !== 'admin') throw adminError(Codes.Unauthorized, 'replSetGetStatus may only be run against the admin database.')
+  if (ctx.db !== 'admin') {
+    throw adminError(Codes.Unauthorized, 'replSetGetStatus may only be run against the admin database.')
+  }
   const last = s.clock.last
   const lastDate = new Date(last.t * 1000)
   const opTime = { ts: last, t: TERM }
@@ -56,27 +58,29 @@ export const replSetGetStatus: Handler = (_cmd, ctx) => {
       newTermStartDate: started,
       wMajorityWriteAvailabilityDate: started
     },
-    members: [{
-      _id: 0,
-      name: host,
-      health: 1,
-      state: 1,
-      stateStr: 'PRIMARY',
-      uptime: Math.floor((Date.now() - started.getTime()) / 1000),
-      optime: opTime,
-      optimeDate: lastDate,
-      lastAppliedWallTime: lastDate,
-      lastDurableWallTime: lastDate,
-      syncSourceHost: '',
-      syncSourceId: -1,
-      infoMessage: '',
-      electionTime: startTs,
-      electionDate: started,
-      configVersion: 1,
-      configTerm: 1,
-      self: true,
-      lastHeartbeatMessage: ''
-    }],
+    members: [
+      {
+        _id: 0,
+        name: host,
+        health: 1,
+        state: 1,
+        stateStr: 'PRIMARY',
+        uptime: Math.floor((Date.now() - started.getTime()) / 1000),
+        optime: opTime,
+        optimeDate: lastDate,
+        lastAppliedWallTime: lastDate,
+        lastDurableWallTime: lastDate,
+        syncSourceHost: '',
+        syncSourceId: -1,
+        infoMessage: '',
+        electionTime: startTs,
+        electionDate: started,
+        configVersion: 1,
+        configTerm: 1,
+        self: true,
+        lastHeartbeatMessage: ''
+      }
+    ],
     ok: 1
   }
 }

@@ -38,7 +38,14 @@ export class ServerLog {
   private readonly logs = { global: new RamLog(), startupWarnings: new RamLog() }
 
   write (e: LogEntry): void {
-    const line: Document = { t: { $date: new Date().toISOString() }, s: e.s ?? 'I', c: e.c, id: e.id, ctx: e.ctx, msg: e.msg }
+    const line: Document = {
+      t: { $date: new Date().toISOString() },
+      s: e.s ?? 'I',
+      c: e.c,
+      id: e.id,
+      ctx: e.ctx,
+      msg: e.msg
+    }
     if (e.attr !== undefined) line.attr = e.attr
     if (e.tags !== undefined) line.tags = e.tags
     const text = EJSON.stringify(line, { relaxed: true })
@@ -51,10 +58,15 @@ export class ServerLog {
     if (ctx.db !== 'admin') throw adminError(Codes.Unauthorized, 'getLog may only be run against the admin database.')
     const name: unknown = cmd.getLog
     if (typeof name !== 'string') {
-      throw adminError(Codes.TypeMismatch, `BSON field 'getLog' is the wrong type '${typeLabel(name)}', expected type 'string'`)
+      throw adminError(
+        Codes.TypeMismatch,
+        `BSON field 'getLog' is the wrong type '${typeLabel(name)}', expected type 'string'`
+      )
     }
     if (name === '*') return { names: Object.keys(this.logs), ok: 1 }
-    const log = Object.prototype.hasOwnProperty.call(this.logs, name) ? this.logs[name as keyof ServerLog['logs']] : undefined
+    const log = Object.prototype.hasOwnProperty.call(this.logs, name)
+      ? this.logs[name as keyof ServerLog['logs']]
+      : undefined
     if (log === undefined) throw adminError(96, `No log named '${name}'`)
     return { totalLinesWritten: log.written, log: [...log.lines], ok: 1 }
   }

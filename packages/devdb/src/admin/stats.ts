@@ -18,7 +18,12 @@ import { sizesOf } from './measure.js'
 /** A `scale` argument: a positive number, 1 by default (IDL's `gte: 1`). */
 export function parseScale (v: unknown, field = 'scale'): number {
   if (v === undefined) return 1
-  if (!isNumeric(v)) throw adminError(Codes.TypeMismatch, `BSON field '${field}' is the wrong type '${typeLabel(v)}', expected types '[long, int, decimal, double]'`)
+  if (!isNumeric(v)) {
+    throw adminError(
+      Codes.TypeMismatch,
+      `BSON field '${field}' is the wrong type '${typeLabel(v)}', expected types '[long, int, decimal, double]'`
+    )
+  }
   const n = Math.trunc(toNumber(v))
   if (n < 1) throw adminError(51024, `BSON field '${field}' value must be >= 1, actual value '${n}'`)
   return n

@@ -24,7 +24,11 @@ const MAX_LOG_BYTES = 10 * 1024
 const FAILPOINT_MESSAGE = "Failing command via 'failCommand' failpoint"
 
 export async function supervise (
-  server: ServerState, body: Document, client: ClientInfo, db: string | undefined, run: () => Promise<Document>
+  server: ServerState,
+  body: Document,
+  client: ClientInfo,
+  db: string | undefined,
+  run: () => Promise<Document>
 ): Promise<Document> {
   const admin = server.admin
   const name = Object.keys(body)[0] ?? ''
@@ -47,9 +51,12 @@ export async function supervise (
     if (txnWrite !== undefined && code !== undefined) {
       // mongod fails the statement before its commit, so nothing is written
       if (txnWrite.closeConnection) throw new CloseConnection()
-      throw adminError(code, `Failing write for ${name}:${String(body.txnNumber)} due to failpoint. The write must not be reflected.`)
+      throw adminError(
+        code,
+        `Failing write for ${name}:${String(body.txnNumber)} due to failpoint. The write must not be reflected.`
+      )
     }
-    reply = failed ?? await run()
+    reply = failed ?? (await run())
     // the write is done and recorded for a retry; its reply is lost with the connection
     if (txnWrite?.closeConnection === true) throw new CloseConnection()
     if (failed === undefined && admin.failPoints !== undefined && takesWriteConcern(name)) {
@@ -73,7 +80,13 @@ export async function supervise (
 /** Blocks, closes the connection or answers the fail point's error; undefined: the command runs. */
 async function applyFailAction (server: ServerState, op: Operation, action: FailAction): Promise<Document | undefined> {
   const log = (id: number, msg: string, attr: Document = {}): void => {
-    server.admin.log.write({ id, c: 'COMMAND', ctx: `conn${op.client.connectionId}`, msg, attr: { command: op.name, ...attr } })
+    server.admin.log.write({
+      id,
+      c: 'COMMAND',
+      ctx: `conn${op.client.connectionId}`,
+      msg,
+      attr: { command: op.name, ...attr }
+    })
   }
   if (action.blockTimeMS !== undefined) {
     log(20432, "Blocking command via 'failCommand' failpoint", { blockTime: `${action.blockTimeMS} ms` })
@@ -107,7 +120,13 @@ function noteClientMetadata (server: ServerState, client: ClientInfo, body: Docu
   client.metadata = body.client
   const app: unknown = isPlainDoc(body.client.application) ? body.client.application.name : undefined
   if (typeof app === 'string') client.appName = app
-  server.admin.log.write({ id: 51800, c: 'NETWORK', ctx: `conn${client.connectionId}`, msg: 'client metadata', attr: { remote: client.remote, client: `conn${client.connectionId}`, doc: body.client } })
+  server.admin.log.write({
+    id: 51800,
+    c: 'NETWORK',
+    ctx: `conn${client.connectionId}`,
+    msg: 'client metadata',
+    attr: { remote: client.remote, client: `conn${client.connectionId}`, doc: body.client }
+  })
 }
 
 function finished (server: ServerState, op: Operation): void {

@@ -22,7 +22,11 @@ export class ChangeCapture {
   /** collections of the database a dropDatabase removes (each gets a `drop` event first) */
   private droppedCollections: string[] = []
 
-  constructor (private readonly catalog: Catalog, private readonly clock: ClusterClock, readonly history: ChangeHistory) {
+  constructor (
+    private readonly catalog: Catalog,
+    private readonly clock: ClusterClock,
+    readonly history: ChangeHistory
+  ) {
     catalog.preImageSink = (ns, id, doc) => {
       const key = docKey(ns, id)
       if (this.pre !== undefined && !this.pre.has(key)) this.pre.set(key, doc ?? null)
@@ -31,9 +35,10 @@ export class ChangeCapture {
 
   begin (body?: Document): void {
     this.pre = new Map()
-    this.droppedCollections = body !== undefined && Object.keys(body)[0] === 'dropDatabase' && typeof body.$db === 'string'
-      ? this.catalog.collections(body.$db).map(c => c.name)
-      : []
+    this.droppedCollections =
+      body !== undefined && Object.keys(body)[0] === 'dropDatabase' && typeof body.$db === 'string'
+        ? this.catalog.collections(body.$db).map((c) => c.name)
+        : []
   }
 
   /** Appends the write's events; returns the newest history seq (to settle once durable). */
@@ -70,14 +75,31 @@ export class ChangeCapture {
           const before = current.get(key) ?? undefined
           current.set(key, e.doc)
           const op = before === undefined ? 'insert' : isReplacement(e.doc) ? 'replace' : 'update'
-          out.push({ ...base, op, db: e.db, coll: e.coll, id: e.doc._id, pre: before, post: e.doc, images: this.images(e.db, e.coll) })
+          out.push({
+            ...base,
+            op,
+            db: e.db,
+            coll: e.coll,
+            id: e.doc._id,
+            pre: before,
+            post: e.doc,
+            images: this.images(e.db, e.coll)
+          })
           break
         }
         case 'del': {
           const key = docKey(`${e.db}.${e.coll}`, e.id)
           const before = current.get(key) ?? undefined
           current.set(key, null)
-          out.push({ ...base, op: 'delete', db: e.db, coll: e.coll, id: e.id, pre: before, images: this.images(e.db, e.coll) })
+          out.push({
+            ...base,
+            op: 'delete',
+            db: e.db,
+            coll: e.coll,
+            id: e.id,
+            pre: before,
+            images: this.images(e.db, e.coll)
+          })
           break
         }
         case 'dropCollection':
@@ -88,7 +110,7 @@ export class ChangeCapture {
           out.push({ ...base, op: 'dropDatabase', db: e.db, images: false })
           break
         default:
-          // createCollection, createIndex, dropIndex: mongod shows them only with showExpandedEvents
+        // createCollection, createIndex, dropIndex: mongod shows them only with showExpandedEvents
       }
     }
     return out
@@ -99,9 +121,11 @@ export class ChangeCapture {
     const [fromDb, fromColl] = splitNs(body.renameCollection as string)
     const [toDb, toColl] = splitNs(body.to as string)
     const out: NewChange[] = []
-    const droppedTarget = journal.findIndex(e => e.t === 'dropCollection' && e.db === toDb && e.coll === toColl)
-    const created = journal.findIndex(e => e.t === 'createCollection' && e.db === toDb && e.coll === toColl)
-    if (droppedTarget >= 0 && droppedTarget < created) out.push({ ...base, op: 'drop', db: toDb, coll: toColl, images: false })
+    const droppedTarget = journal.findIndex((e) => e.t === 'dropCollection' && e.db === toDb && e.coll === toColl)
+    const created = journal.findIndex((e) => e.t === 'createCollection' && e.db === toDb && e.coll === toColl)
+    if (droppedTarget >= 0 && droppedTarget < created) {
+      out.push({ ...base, op: 'drop', db: toDb, coll: toColl, images: false })
+    }
     out.push({ ...base, op: 'rename', db: fromDb, coll: fromColl, to: { db: toDb, coll: toColl }, images: false })
     return out
   }

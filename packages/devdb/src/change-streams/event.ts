@@ -16,12 +16,14 @@ export interface EventOptions {
 export function changeEvent (e: ChangeEntry, token: Document, opts: EventOptions, catalog: Catalog): Document {
   const ev: Document = { _id: token, operationType: e.op, clusterTime: e.time, wallTime: e.wallTime }
   switch (e.op) {
-    case 'insert': case 'replace':
+    case 'insert':
+    case 'replace':
       ev.fullDocument = e.post
       break
     case 'update':
-      if (opts.fullDocument === 'updateLookup') ev.fullDocument = catalog.get(e.db, e.coll as string)?.getById(e.id) ?? null
-      else if (opts.fullDocument !== 'default') ev.fullDocument = postImage(e, opts.fullDocument)
+      if (opts.fullDocument === 'updateLookup') {
+        ev.fullDocument = catalog.get(e.db, e.coll as string)?.getById(e.id) ?? null
+      } else if (opts.fullDocument !== 'default') ev.fullDocument = postImage(e, opts.fullDocument)
       break
     default:
   }
@@ -42,7 +44,11 @@ export function changeEvent (e: ChangeEntry, token: Document, opts: EventOptions
 function postImage (e: ChangeEntry, mode: FullDocumentMode): Document | null {
   if (e.images && e.post !== undefined) return e.post
   if (mode === 'required') {
-    throw new CommandError(47, 'NoMatchingDocument', `Change stream was configured to require a post-image for all update, delete and replace events, but the post-image was not found for event: ${e.db}.${e.coll ?? ''}`)
+    throw new CommandError(
+      47,
+      'NoMatchingDocument',
+      `Change stream was configured to require a post-image for all update, delete and replace events, but the post-image was not found for event: ${e.db}.${e.coll ?? ''}`
+    )
   }
   return null
 }
@@ -50,7 +56,11 @@ function postImage (e: ChangeEntry, mode: FullDocumentMode): Document | null {
 function preImage (e: ChangeEntry, mode: BeforeChangeMode): Document | null {
   if (e.images && e.pre !== undefined) return e.pre
   if (mode === 'required') {
-    throw new CommandError(47, 'NoMatchingDocument', `Change stream was configured to require a pre-image for all update, delete and replace events, but the pre-image was not found for event: ${e.db}.${e.coll ?? ''}`)
+    throw new CommandError(
+      47,
+      'NoMatchingDocument',
+      `Change stream was configured to require a pre-image for all update, delete and replace events, but the pre-image was not found for event: ${e.db}.${e.coll ?? ''}`
+    )
   }
   return null
 }

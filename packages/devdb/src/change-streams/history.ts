@@ -26,9 +26,9 @@ export interface ChangeEntry {
   /** the collection had `changeStreamPreAndPostImages` enabled when the change was written */
   images: boolean
   /** rename: the new namespace */
-  to?: { db: string, coll: string }
+  to?: { db: string; coll: string }
   /** a transaction's changes carry its session and number, as mongod's events do */
-  txn?: { lsid: unknown, txnNumber: unknown }
+  txn?: { lsid: unknown; txnNumber: unknown }
   bytes: number
   /** written in memory, journal record not yet on disk: invisible to streams until then */
   pending: boolean
@@ -54,13 +54,20 @@ export class ChangeHistory {
   constructor (readonly maxBytes: number) {}
 
   /** seq of the newest entry, pending ones included */
-  get latestSeq (): number { return this.seq }
+  get latestSeq (): number {
+    return this.seq
+  }
 
-  get size (): number { return this.entries.length - this.head }
+  get size (): number {
+    return this.entries.length - this.head
+  }
 
   append (changes: NewChange[], pending: boolean): number {
     for (const c of changes) {
-      const bytes = ENTRY_OVERHEAD + (c.pre !== undefined ? calculateObjectSize(c.pre) : 0) + (c.post !== undefined ? calculateObjectSize(c.post) : 0)
+      const bytes =
+        ENTRY_OVERHEAD +
+        (c.pre !== undefined ? calculateObjectSize(c.pre) : 0) +
+        (c.post !== undefined ? calculateObjectSize(c.post) : 0)
       this.entries.push({ ...c, seq: ++this.seq, bytes, pending })
       this.bytes += bytes
     }
@@ -118,15 +125,21 @@ export class ChangeHistory {
 
   /** Resolves at the next visible change, or after `ms`. */
   async wait (ms: number): Promise<void> {
-    await new Promise<void>(resolve => {
-      const done = (): void => { clearTimeout(timer); this.waiters.delete(done); resolve() }
+    await new Promise<void>((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer)
+        this.waiters.delete(done)
+        resolve()
+      }
       const timer = setTimeout(done, ms)
       this.waiters.add(done)
     })
   }
 
   /** Ends every wait (server shutdown). */
-  close (): void { this.wake() }
+  close (): void {
+    this.wake()
+  }
 
   private wake (): void {
     for (const w of [...this.waiters]) w()

@@ -7,6 +7,10 @@ import type { Document } from 'bson'
 
 const replacements = new WeakSet<Document>()
 
-export function markReplacement (doc: Document): void { replacements.add(doc) }
+export function markReplacement (doc: Document): void {
+  replacements.add(doc)
+}
 
-export function isReplacement (doc: Document): boolean { return replacements.has(doc) }
+export function isReplacement (doc: Document): boolean {
+  return replacements.has(doc)
+}

@@ -35,8 +35,12 @@ export class ChangeStreamSource implements ResultSource {
     this.pos = o.start
     this.tail = {
       ended: () => this.ended,
-      cursorFields: (batch, held) => ({ postBatchResumeToken: held ? (batch[batch.length - 1]._id as Document) : this.highWaterMark() }),
-      awaitData: async ms => { await this.awaitData(ms) }
+      cursorFields: (batch, held) => ({
+        postBatchResumeToken: held ? (batch[batch.length - 1]._id as Document) : this.highWaterMark()
+      }),
+      awaitData: async (ms) => {
+        await this.awaitData(ms)
+      }
     }
   }
 
@@ -45,7 +49,10 @@ export class ChangeStreamSource implements ResultSource {
       if (this.invalidatedBy !== undefined) {
         const e = this.invalidatedBy
         this.ended = true
-        return this.emit({ _id: this.token(e, true), operationType: 'invalidate', clusterTime: e.time, wallTime: e.wallTime }, true)
+        return this.emit(
+          { _id: this.token(e, true), operationType: 'invalidate', clusterTime: e.time, wallTime: e.wallTime },
+          true
+        )
       }
       const e = this.o.history.after(this.pos)
       if (e === undefined) return undefined
@@ -75,7 +82,12 @@ export class ChangeStreamSource implements ResultSource {
     const out = this.o.transform(event)
     if (out === undefined) return always ? event : undefined
     if (!sameValue(out._id, event._id)) {
-      throw new CommandError(280, 'ChangeStreamFatalError', 'Encountered an event whose _id field, which contains the resume token, was modified by the pipeline. Modifying the _id field of an event makes it impossible to resume the stream from that point. Only transformations that retain the unmodified _id field are allowed.', { errorLabels: ['NonResumableChangeStreamError'] })
+      throw new CommandError(
+        280,
+        'ChangeStreamFatalError',
+        'Encountered an event whose _id field, which contains the resume token, was modified by the pipeline. Modifying the _id field of an event makes it impossible to resume the stream from that point. Only transformations that retain the unmodified _id field are allowed.',
+        { errorLabels: ['NonResumableChangeStreamError'] }
+      )
     }
     return out
   }

@@ -13,15 +13,30 @@ export interface ChangeStreamSpec {
   allChangesForCluster: boolean
 }
 
-const FIELDS = new Set(['fullDocument', 'fullDocumentBeforeChange', 'resumeAfter', 'startAfter', 'startAtOperationTime',
-  'allChangesForCluster', 'showExpandedEvents', 'showMigrationEvents', 'showSystemEvents', 'allowToRunOnConfigDB', 'allowToRunOnSystemNS'])
+const FIELDS = new Set([
+  'fullDocument',
+  'fullDocumentBeforeChange',
+  'resumeAfter',
+  'startAfter',
+  'startAtOperationTime',
+  'allChangesForCluster',
+  'showExpandedEvents',
+  'showMigrationEvents',
+  'showSystemEvents',
+  'allowToRunOnConfigDB',
+  'allowToRunOnSystemNS'
+])
 const FULL_DOCUMENT = ['default', 'updateLookup', 'whenAvailable', 'required']
 const BEFORE_CHANGE = ['off', 'whenAvailable', 'required']
 
 export function parseChangeStreamSpec (raw: unknown): ChangeStreamSpec {
-  if (!isPlainDoc(raw)) throw new CommandError(50808, 'Location50808', '$changeStream stage expects a document as argument')
+  if (!isPlainDoc(raw)) {
+    throw new CommandError(50808, 'Location50808', '$changeStream stage expects a document as argument')
+  }
   for (const k of Object.keys(raw)) {
-    if (!FIELDS.has(k)) throw new CommandError(40415, 'Location40415', `BSON field '$changeStream.${k}' is an unknown field.`)
+    if (!FIELDS.has(k)) {
+      throw new CommandError(40415, 'Location40415', `BSON field '$changeStream.${k}' is an unknown field.`)
+    }
   }
   const spec: ChangeStreamSpec = {
     fullDocument: enumField(raw, 'fullDocument', FULL_DOCUMENT, 'default') as FullDocumentMode,
@@ -32,15 +47,27 @@ export function parseChangeStreamSpec (raw: unknown): ChangeStreamSpec {
   if (raw.startAfter !== undefined) spec.startAfter = raw.startAfter
   if (raw.startAtOperationTime !== undefined) {
     if (!(raw.startAtOperationTime instanceof Timestamp)) {
-      throw new CommandError(Codes.TypeMismatch, 'TypeMismatch', "BSON field '$changeStream.startAtOperationTime' is the wrong type, expected type 'timestamp'")
+      throw new CommandError(
+        Codes.TypeMismatch,
+        'TypeMismatch',
+        "BSON field '$changeStream.startAtOperationTime' is the wrong type, expected type 'timestamp'"
+      )
     }
     spec.startAtOperationTime = raw.startAtOperationTime
   }
   if (spec.resumeAfter !== undefined && spec.startAfter !== undefined) {
-    throw new CommandError(50865, 'Location50865', "Do not specify both 'startAfter' and 'resumeAfter' as resume options")
+    throw new CommandError(
+      50865,
+      'Location50865',
+      "Do not specify both 'startAfter' and 'resumeAfter' as resume options"
+    )
   }
   if (spec.startAtOperationTime !== undefined && (spec.resumeAfter !== undefined || spec.startAfter !== undefined)) {
-    throw new CommandError(40674, 'Location40674', 'Only one type of resume option is allowed, but multiple were found.')
+    throw new CommandError(
+      40674,
+      'Location40674',
+      'Only one type of resume option is allowed, but multiple were found.'
+    )
   }
   return spec
 }
@@ -48,7 +75,15 @@ export function parseChangeStreamSpec (raw: unknown): ChangeStreamSpec {
 function enumField (raw: Document, field: string, values: string[], dflt: string): string {
   const v: unknown = raw[field]
   if (v === undefined) return dflt
-  if (typeof v !== 'string') throw new CommandError(Codes.TypeMismatch, 'TypeMismatch', `BSON field '$changeStream.${field}' is the wrong type, expected type 'string'`)
-  if (!values.includes(v)) throw badValue(`Enumeration value '${v}' for field '$changeStream.${field}' is not a valid value.`)
+  if (typeof v !== 'string') {
+    throw new CommandError(
+      Codes.TypeMismatch,
+      'TypeMismatch',
+      `BSON field '$changeStream.${field}' is the wrong type, expected type 'string'`
+    )
+  }
+  if (!values.includes(v)) {
+    throw badValue(`Enumeration value '${v}' for field '$changeStream.${field}' is not a valid value.`)
+  }
   return v
 }

@@ -23,7 +23,16 @@ import { decodeToken } from './token.js'
 import { ChangeStreamSource } from './source.js'
 
 /** Stages mongod accepts after $changeStream */
-const ALLOWED = new Set(['$match', '$project', '$addFields', '$set', '$unset', '$replaceRoot', '$replaceWith', '$redact'])
+const ALLOWED = new Set([
+  '$match',
+  '$project',
+  '$addFields',
+  '$set',
+  '$unset',
+  '$replaceRoot',
+  '$replaceWith',
+  '$redact'
+])
 
 export function isChangeStream (pipeline: unknown): boolean {
   return Array.isArray(pipeline) && isPlainDoc(pipeline[0]) && Object.keys(pipeline[0])[0] === '$changeStream'
@@ -34,26 +43,57 @@ export function openChangeStream (cmd: Document, ctx: CommandContext): Document 
   if (ctx.server.replSetName === undefined || history === undefined) {
     throw new CommandError(40573, 'Location40573', 'The $changeStream stage is only supported on replica sets')
   }
-  if (cmd.explain === true) throw new CommandError(Codes.NotImplemented, 'NotImplemented', 'devdb does not explain $changeStream')
-  if (cmd.startTransaction !== undefined || cmd.autocommit !== undefined) {
-    throw new CommandError(Codes.OperationNotSupportedInTransaction, 'OperationNotSupportedInTransaction', 'Operation not permitted in transaction :: caused by :: $changeStream cannot run in a multi-document transaction')
+  if (cmd.explain === true) {
+    throw new CommandError(Codes.NotImplemented, 'NotImplemented', 'devdb does not explain $changeStream')
   }
-  if (!isPlainDoc(cmd.cursor)) throw new CommandError(Codes.FailedToParse, 'FailedToParse', "The 'cursor' option is required, except for aggregate with the explain argument")
-  const batchSize = nonNegative(isNumeric(cmd.cursor.batchSize) ? toNumber(cmd.cursor.batchSize) : undefined, 'batchSize')
+  if (cmd.startTransaction !== undefined || cmd.autocommit !== undefined) {
+    throw new CommandError(
+      Codes.OperationNotSupportedInTransaction,
+      'OperationNotSupportedInTransaction',
+      'Operation not permitted in transaction :: caused by :: $changeStream cannot run in a multi-document transaction'
+    )
+  }
+  if (!isPlainDoc(cmd.cursor)) {
+    throw new CommandError(
+      Codes.FailedToParse,
+      'FailedToParse',
+      "The 'cursor' option is required, except for aggregate with the explain argument"
+    )
+  }
+  const batchSize = nonNegative(
+    isNumeric(cmd.cursor.batchSize) ? toNumber(cmd.cursor.batchSize) : undefined,
+    'batchSize'
+  )
   const pipeline = cmd.pipeline as Document[]
   const spec = parseChangeStreamSpec(pipeline[0].$changeStream)
   const scope = scopeOf(cmd.aggregate, ctx.db, spec)
   const rest = pipeline.slice(1)
   for (const stage of rest) {
     const name = stageName(stage)
-    if (name === '$changeStream') throw new CommandError(40602, 'Location40602', '$changeStream is only valid as the first stage in a pipeline.')
-    if (!PIPELINE_STAGES.has(name)) throw new CommandError(40324, 'Location40324', `Unrecognized pipeline stage name: '${name}'`)
-    if (!ALLOWED.has(name)) throw new CommandError(Codes.IllegalOperation, 'IllegalOperation', `${name} is not permitted in a $changeStream pipeline`)
+    if (name === '$changeStream') {
+      throw new CommandError(40602, 'Location40602', '$changeStream is only valid as the first stage in a pipeline.')
+    }
+    if (!PIPELINE_STAGES.has(name)) {
+      throw new CommandError(40324, 'Location40324', `Unrecognized pipeline stage name: '${name}'`)
+    }
+    if (!ALLOWED.has(name)) {
+      throw new CommandError(
+        Codes.IllegalOperation,
+        'IllegalOperation',
+        `${name} is not permitted in a $changeStream pipeline`
+      )
+    }
   }
   validatePipeline(rest)
   const transform = rest.length === 0 ? undefined : compile(rest)
   const source = new ChangeStreamSource({
-    history, scope, spec, catalog: ctx.server.catalog, clock: ctx.server.clock, transform, start: startSeq(spec, history, ctx)
+    history,
+    scope,
+    spec,
+    catalog: ctx.server.catalog,
+    clock: ctx.server.clock,
+    transform,
+    start: startSeq(spec, history, ctx)
   })
   const ns = scope.kind === 'coll' ? `${scope.db}.${scope.coll}` : `${ctx.db}.$cmd.aggregate`
   ctx.server.opcounters.command++
@@ -63,20 +103,46 @@ export function openChangeStream (cmd: Document, ctx: CommandContext): Document 
 function scopeOf (target: unknown, db: string, spec: ChangeStreamSpec): Scope {
   if (spec.allChangesForCluster) {
     if (db !== 'admin' || target !== 1) {
-      throw new CommandError(Codes.InvalidNamespace, 'InvalidNamespace', "A $changeStream with 'allChangesForCluster:true' may only be opened on the 'admin' database, and with no collection name; found " + `${db}.${String(target)}`)
+      throw new CommandError(
+        Codes.InvalidNamespace,
+        'InvalidNamespace',
+        "A $changeStream with 'allChangesForCluster:true' may only be opened on the 'admin' database, and with no collection name; found " +
+          `${db}.${String(target)}`
+      )
     }
     return { kind: 'cluster' }
   }
   if (db === 'admin' || db === 'config' || db === 'local') {
-    throw new CommandError(Codes.InvalidNamespace, 'InvalidNamespace', `$changeStream may not be opened on the internal ${db} database`)
+    throw new CommandError(
+      Codes.InvalidNamespace,
+      'InvalidNamespace',
+      `$changeStream may not be opened on the internal ${db} database`
+    )
   }
   if (target === 1) return { kind: 'db', db }
-  if (typeof target !== 'string') throw new CommandError(Codes.TypeMismatch, 'TypeMismatch', "Invalid command format: the 'aggregate' field must specify a collection name or 1")
-  if (target.startsWith('system.')) throw new CommandError(Codes.InvalidNamespace, 'InvalidNamespace', `$changeStream may not be opened on the internal ${db}.${target} collection`)
+  if (typeof target !== 'string') {
+    throw new CommandError(
+      Codes.TypeMismatch,
+      'TypeMismatch',
+      "Invalid command format: the 'aggregate' field must specify a collection name or 1"
+    )
+  }
+  if (target.startsWith('system.')) {
+    throw new CommandError(
+      Codes.InvalidNamespace,
+      'InvalidNamespace',
+      `$changeStream may not be opened on the internal ${db}.${target} collection`
+    )
+  }
   return { kind: 'coll', db, coll: target }
 }
 
-const HISTORY_LOST = (): CommandError => new CommandError(286, 'ChangeStreamHistoryLost', 'Resume of change stream was not possible, as the resume point may no longer be in the oplog.')
+const HISTORY_LOST = (): CommandError =>
+  new CommandError(
+    286,
+    'ChangeStreamHistoryLost',
+    'Resume of change stream was not possible, as the resume point may no longer be in the oplog.'
+  )
 
 /** The history position the stream reads after. */
 function startSeq (spec: ChangeStreamSpec, history: ChangeHistory, ctx: CommandContext): number {
@@ -86,7 +152,11 @@ function startSeq (spec: ChangeStreamSpec, history: ChangeHistory, ctx: CommandC
     const p = decodeToken(token, field)
     if (p.epoch !== history.epoch || p.seq < history.evictedThrough) throw HISTORY_LOST()
     if (p.invalidate && spec.resumeAfter !== undefined) {
-      throw new CommandError(260, 'InvalidResumeToken', "Attempting to resume a change stream using 'resumeAfter' is not allowed from an invalidate notification.")
+      throw new CommandError(
+        260,
+        'InvalidResumeToken',
+        "Attempting to resume a change stream using 'resumeAfter' is not allowed from an invalidate notification."
+      )
     }
     return Math.min(p.seq, history.latestSeq)
   }
@@ -102,7 +172,7 @@ function startSeq (spec: ChangeStreamSpec, history: ChangeHistory, ctx: CommandC
 
 function compile (stages: Document[]): (event: Document) => Document | undefined {
   const agg = new Aggregator(stages, mingoOptions({}))
-  return event => {
+  return (event) => {
     try {
       return agg.run([cloneDoc(event)])[0] as Document | undefined
     } catch (e) {

@@ -25,7 +25,13 @@ const TOKEN = /^82([0-9a-f]{8})([0-9a-f]{8})([0-9a-f]{14})(0[01])([0-9a-f]{8})$/
 export function decodeToken (token: unknown, field: string): ResumePoint {
   const data = isPlainDoc(token) ? token._data : undefined
   const m = typeof data === 'string' ? TOKEN.exec(data) : null
-  if (m === null) throw new CommandError(260, 'InvalidResumeToken', `Invalid resume token in ${field}: not a token this server issued`)
+  if (m === null) {
+    throw new CommandError(
+      260,
+      'InvalidResumeToken',
+      `Invalid resume token in ${field}: not a token this server issued`
+    )
+  }
   return {
     time: new Timestamp({ t: parseInt(m[1], 16), i: parseInt(m[2], 16) }),
     seq: parseInt(m[3], 16),

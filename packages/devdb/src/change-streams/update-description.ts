@@ -9,7 +9,7 @@ import { isPlainDoc } from '../engine/paths.js'
 export interface UpdateDescription {
   updatedFields: Document
   removedFields: string[]
-  truncatedArrays: Array<{ field: string, newSize: number }>
+  truncatedArrays: Array<{ field: string; newSize: number }>
 }
 
 export function describeUpdate (before: Document, after: Document): UpdateDescription {

@@ -13,12 +13,47 @@ import { isPlainDoc } from '../engine/paths.js'
 const uuids = new WeakMap<object, UUID>()
 function uuidOf (o: object): UUID {
   let u = uuids.get(o)
-  if (u === undefined) uuids.set(o, u = new UUID())
+  if (u === undefined) uuids.set(o, (u = new UUID()))
   return u
 }
 
-const UNSUPPORTED_CREATE = ['capped', 'validator', 'timeseries', 'clusteredIndex', 'viewOn', 'pipeline', 'encryptedFields', 'expireAfterSeconds', 'size', 'max']
-const IGNORED = new Set(['create', 'lsid', '$db', '$clusterTime', 'writeConcern', 'readConcern', 'maxTimeMS', 'txnNumber', 'autocommit', 'startTransaction', '$readPreference', 'comment', 'apiVersion', 'apiStrict', 'apiDeprecationErrors', 'validationLevel', 'validationAction', 'storageEngine', 'indexOptionDefaults', 'autoIndexId', 'idIndex', 'collation', 'changeStreamPreAndPostImages'])
+const UNSUPPORTED_CREATE = [
+  'capped',
+  'validator',
+  'timeseries',
+  'clusteredIndex',
+  'viewOn',
+  'pipeline',
+  'encryptedFields',
+  'expireAfterSeconds',
+  'size',
+  'max'
+]
+const IGNORED = new Set([
+  'create',
+  'lsid',
+  '$db',
+  '$clusterTime',
+  'writeConcern',
+  'readConcern',
+  'maxTimeMS',
+  'txnNumber',
+  'autocommit',
+  'startTransaction',
+  '$readPreference',
+  'comment',
+  'apiVersion',
+  'apiStrict',
+  'apiDeprecationErrors',
+  'validationLevel',
+  'validationAction',
+  'storageEngine',
+  'indexOptionDefaults',
+  'autoIndexId',
+  'idIndex',
+  'collation',
+  'changeStreamPreAndPostImages'
+])
 
 export const adminCommands: Record<string, Handler> = {
   listDatabases: (cmd, ctx) => {
@@ -27,7 +62,7 @@ export const adminCommands: Record<string, Handler> = {
     const match = compileFilter(filter)
     const databases: Document[] = []
     let total = 0
-    for (const [name, colls] of [...ctx.server.catalog.dbs.entries()].sort((a, b) => a[0] < b[0] ? -1 : 1)) {
+    for (const [name, colls] of [...ctx.server.catalog.dbs.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
       let size = 0
       for (const c of colls.values()) size += c.size * 64
       const entry = cmd.nameOnly === true ? { name } : { name, sizeOnDisk: Math.max(size, 4096), empty: false }
@@ -45,7 +80,9 @@ export const adminCommands: Record<string, Handler> = {
     const match = compileFilter(filter)
     const nameOnly = cmd.nameOnly === true
     const out: Document[] = []
-    const colls = ctx.server.catalog.collections(ctx.db).sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
+    const colls = ctx.server.catalog
+      .collections(ctx.db)
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
     for (const c of colls) {
       const full: Document = {
         name: c.name,
@@ -65,7 +102,11 @@ export const adminCommands: Record<string, Handler> = {
     const name = collectionArg(cmd, 'create')
     for (const opt of UNSUPPORTED_CREATE) {
       if (cmd[opt] !== undefined && cmd[opt] !== false) {
-        throw new CommandError(Codes.NotImplemented, 'NotImplemented', `devdb does not support the '${opt}' collection option`)
+        throw new CommandError(
+          Codes.NotImplemented,
+          'NotImplemented',
+          `devdb does not support the '${opt}' collection option`
+        )
       }
     }
     for (const k of Object.keys(cmd)) {
@@ -74,7 +115,9 @@ export const adminCommands: Record<string, Handler> = {
       }
     }
     const existing = ctx.server.catalog.get(ctx.db, name)
-    if (existing !== undefined) throw new CommandError(Codes.NamespaceExists, 'NamespaceExists', `Collection ${ctx.db}.${name} already exists.`)
+    if (existing !== undefined) {
+      throw new CommandError(Codes.NamespaceExists, 'NamespaceExists', `Collection ${ctx.db}.${name} already exists.`)
+    }
     // A default collation (validated here; `simple` is the same as none) applies to its indexes and queries.
     const collation = cmd.collation !== undefined ? parseCollation(cmd.collation, 'create.collation') : undefined
     const options: Document = collation !== undefined ? { collation: collation.spec } : {}
@@ -104,7 +147,11 @@ export const adminCommands: Record<string, Handler> = {
 export function prePostImagesOption (v: unknown, command = 'create'): Document | undefined {
   if (v === undefined) return undefined
   if (!isPlainDoc(v) || typeof v.enabled !== 'boolean' || Object.keys(v).length !== 1) {
-    throw new CommandError(Codes.TypeMismatch, 'TypeMismatch', `BSON field '${command}.changeStreamPreAndPostImages' must be { enabled: <bool> }`)
+    throw new CommandError(
+      Codes.TypeMismatch,
+      'TypeMismatch',
+      `BSON field '${command}.changeStreamPreAndPostImages' must be { enabled: <bool> }`
+    )
   }
   return { enabled: v.enabled }
 }

@@ -14,13 +14,15 @@ export function writeOut (spec: unknown, results: Document[], ctx: CommandContex
     db = typeof spec.db === 'string' ? spec.db : ctx.db
     name = spec.coll
   }
-  if (typeof name !== 'string') throw new CommandError(Codes.TypeMismatch, 'TypeMismatch', '$out target must be a string or {db, coll}')
+  if (typeof name !== 'string') {
+    throw new CommandError(Codes.TypeMismatch, 'TypeMismatch', '$out target must be a string or {db, coll}')
+  }
   assertValidCollectionName(name)
   const catalog = ctx.server.catalog
   const old = catalog.get(db, name)
   const journal: typeof ctx.journal = []
   // Build into a staging collection first so a duplicate key leaves the target untouched.
-  const specs = old?.userIndexes.map(ix => ix.spec) ?? []
+  const specs = old?.userIndexes.map((ix) => ix.spec) ?? []
   const staging = catalog.create(`${db}`, `tmp.agg_out.${Date.now()}.${Math.floor(Math.random() * 1e6)}`, {}, [])
   try {
     for (const ix of old?.userIndexes ?? []) staging.addIndex(rebuild(ix.spec))
@@ -42,4 +44,6 @@ export function writeOut (spec: unknown, results: Document[], ctx: CommandContex
   ctx.journal.push(...journal)
 }
 
-function rebuild (spec: Document): ReturnType<typeof buildIndex> { return buildIndex(spec) }
+function rebuild (spec: Document): ReturnType<typeof buildIndex> {
+  return buildIndex(spec)
+}

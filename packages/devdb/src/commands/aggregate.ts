@@ -51,11 +51,25 @@ export function planAggregate (cmd: Document, ctx: CommandContext): AggregatePla
   const variables = letVariables(cmd.let, 'aggregate.let')
   if (target === 1) {
     if (pipeline.length === 0 || stageName(pipeline[0]) !== '$documents') {
-      throw new CommandError(Codes.InvalidNamespace, 'InvalidNamespace', `{aggregate: 1} is not valid for '${pipeline.length > 0 ? stageName(pipeline[0]) : ''}'; a collection is required.`)
+      throw new CommandError(
+        Codes.InvalidNamespace,
+        'InvalidNamespace',
+        `{aggregate: 1} is not valid for '${pipeline.length > 0 ? stageName(pipeline[0]) : ''}'; a collection is required.`
+      )
     }
-    return { head: { sort: [], skip: 0, rest: pipeline }, variables, collation: effectiveCollation(cmd.collation, undefined) }
+    return {
+      head: { sort: [], skip: 0, rest: pipeline },
+      variables,
+      collation: effectiveCollation(cmd.collation, undefined)
+    }
   }
-  if (typeof target !== 'string') throw new CommandError(Codes.TypeMismatch, 'TypeMismatch', "Invalid command format: the 'aggregate' field must specify a collection name or 1")
+  if (typeof target !== 'string') {
+    throw new CommandError(
+      Codes.TypeMismatch,
+      'TypeMismatch',
+      "Invalid command format: the 'aggregate' field must specify a collection name or 1"
+    )
+  }
   const coll = ctx.server.catalog.get(ctx.db, target)
   const collation = effectiveCollation(cmd.collation, coll?.collation)
   checkHint(coll, cmd.hint)
@@ -64,8 +78,15 @@ export function planAggregate (cmd: Document, ctx: CommandContext): AggregatePla
   const countOnly = prepared.score === undefined ? countOnlyPipeline(head.rest) : undefined
   if (coll === undefined || head.limit === 0) return { coll, head, prepared, collation, variables, countOnly }
   const exec = openQuery(coll, prepared, {
-    sort: countOnly !== undefined ? [] : head.sort, skip: head.skip, limit: head.limit ?? 0, deadline: ctx.deadline, hint: cmd.hint,
-    count: countOnly !== undefined, sortMemoryLimit: sortMemoryLimit(cmd, ctx), planCache: ctx.explaining !== true && cmd.explain !== true, errorContext: 'PlanExecutor error during aggregation'
+    sort: countOnly !== undefined ? [] : head.sort,
+    skip: head.skip,
+    limit: head.limit ?? 0,
+    deadline: ctx.deadline,
+    hint: cmd.hint,
+    count: countOnly !== undefined,
+    sortMemoryLimit: sortMemoryLimit(cmd, ctx),
+    planCache: ctx.explaining !== true && cmd.explain !== true,
+    errorContext: 'PlanExecutor error during aggregation'
   })
   return { coll, head, prepared, exec, collation, variables, countOnly }
 }
@@ -79,39 +100,73 @@ function listLocalSessions (pipeline: unknown, target: unknown, ctx: CommandCont
   const first: unknown = Array.isArray(pipeline) ? pipeline[0] : undefined
   if (!isPlainDoc(first) || !('$listLocalSessions' in first)) return pipeline
   const spec: unknown = first.$listLocalSessions
-  if (!isPlainDoc(spec)) throw new CommandError(Codes.TypeMismatch, 'TypeMismatch', "BSON field '$listLocalSessions' is the wrong type, expected type 'object'")
-  for (const k of Object.keys(spec)) {
-    if (k !== 'allUsers' && k !== 'users') throw new CommandError(40415, 'Location40415', `BSON field '$listLocalSessions.${k}' is an unknown field.`)
+  if (!isPlainDoc(spec)) {
+    throw new CommandError(
+      Codes.TypeMismatch,
+      'TypeMismatch',
+      "BSON field '$listLocalSessions' is the wrong type, expected type 'object'"
+    )
   }
-  if (target !== 1) throw new CommandError(Codes.InvalidNamespace, 'InvalidNamespace', '$listLocalSessions must be run against the database with {aggregate: 1}, not a collection')
+  for (const k of Object.keys(spec)) {
+    if (k !== 'allUsers' && k !== 'users') {
+      throw new CommandError(40415, 'Location40415', `BSON field '$listLocalSessions.${k}' is an unknown field.`)
+    }
+  }
+  if (target !== 1) {
+    throw new CommandError(
+      Codes.InvalidNamespace,
+      'InvalidNamespace',
+      '$listLocalSessions must be run against the database with {aggregate: 1}, not a collection'
+    )
+  }
   return [{ $documents: { $literal: ctx.server.sessions.localSessions() } }, ...(pipeline as unknown[]).slice(1)]
 }
 
 export const aggregateCommand: Handler = (cmd, ctx) => {
   if (isChangeStream(cmd.pipeline)) return openChangeStream(cmd, ctx)
   if (!isPlainDoc(cmd.cursor) && cmd.explain !== true) {
-    throw new CommandError(Codes.FailedToParse, 'FailedToParse', "The 'cursor' option is required, except for aggregate with the explain argument")
+    throw new CommandError(
+      Codes.FailedToParse,
+      'FailedToParse',
+      "The 'cursor' option is required, except for aggregate with the explain argument"
+    )
   }
-  const batchSize = nonNegative(isNumeric(cmd.cursor?.batchSize) ? toNumber(cmd.cursor.batchSize) : undefined, 'batchSize')
+  const batchSize = nonNegative(
+    isNumeric(cmd.cursor?.batchSize) ? toNumber(cmd.cursor.batchSize) : undefined,
+    'batchSize'
+  )
   const plan = planAggregate(cmd, ctx)
   if (cmd.explain === true) return { explainVersion: '1', ...aggregateExplain(plan, cmd, ctx, 'queryPlanner'), ok: 1 }
   const catalog = ctx.server.catalog
   const ns = typeof cmd.aggregate === 'string' ? `${ctx.db}.${cmd.aggregate}` : `${ctx.db}.$cmd.aggregate`
-  if (plan.countOnly !== undefined) return ctx.server.cursors.firstBatch(ns, plan.countOnly(plan.exec !== undefined ? countResult(plan.exec) : 0), batchSize)
+  if (plan.countOnly !== undefined) {
+    return ctx.server.cursors.firstBatch(
+      ns,
+      plan.countOnly(plan.exec !== undefined ? countResult(plan.exec) : 0),
+      batchSize
+    )
+  }
   let rest = plan.head.rest
   const docs: Document[] = []
   if (plan.exec !== undefined) for (let d = plan.exec.next(); d !== undefined; d = plan.exec.next()) docs.push(d)
   const score = plan.prepared?.score
   let source: Document[]
-  if (score !== undefined) source = docs.map(d => ({ ...cloneDoc(d), [TEXT_SCORE_FIELD]: score(d) }))
+  if (score !== undefined) source = docs.map((d) => ({ ...cloneDoc(d), [TEXT_SCORE_FIELD]: score(d) }))
   // Some mingo stages ($addFields on dotted paths, $unwind…) write into their input; only
   // pipelines made of read-only stages may see the stored documents themselves.
-  else source = rest.every(st => READ_ONLY_STAGES.has(stageName(st))) ? docs : docs.map(cloneDoc)
+  else source = rest.every((st) => READ_ONLY_STAGES.has(stageName(st))) ? docs : docs.map(cloneDoc)
   const used = { textScore: false }
-  rest = rest.map(stage => {
+  rest = rest.map((stage) => {
     const name = stageName(stage)
     if (name === '$sort') return { $sort: rewriteSortMeta(stage.$sort, used) }
-    if (name === '$project' || name === '$addFields' || name === '$set' || name === '$group' || name === '$replaceRoot' || name === '$replaceWith') {
+    if (
+      name === '$project' ||
+      name === '$addFields' ||
+      name === '$set' ||
+      name === '$group' ||
+      name === '$replaceRoot' ||
+      name === '$replaceWith'
+    ) {
       return { [name]: rewriteMeta(stage[name], used) }
     }
     return stage
@@ -136,7 +191,8 @@ export const aggregateCommand: Handler = (cmd, ctx) => {
       ...(plan.collation !== undefined ? { collation: plan.collation as never } : {}),
       collectionResolver: (name: string) => [...(catalog.get(ctx.db, name)?.documents() ?? [])].map(cloneDoc)
     })
-    results = rest.length === 0 ? source : drain(new Aggregator(rest, opts).stream(ticking(source, ctx.deadline)), ctx.deadline)
+    results =
+      rest.length === 0 ? source : drain(new Aggregator(rest, opts).stream(ticking(source, ctx.deadline)), ctx.deadline)
   } catch (e) {
     throw translateMingoError(e)
   }
@@ -159,9 +215,20 @@ export const aggregateCommand: Handler = (cmd, ctx) => {
  * Explain of an aggregate: mongod's shape — the planner's sections at the top when the whole
  * pipeline ran in the query layer, else a `$cursor` stage followed by the remaining stages.
  */
-export function aggregateExplain (plan: AggregatePlan, cmd: Document, ctx: CommandContext, verbosity: Verbosity): Document {
+export function aggregateExplain (
+  plan: AggregatePlan,
+  cmd: Document,
+  ctx: CommandContext,
+  verbosity: Verbosity
+): Document {
   const ns = typeof cmd.aggregate === 'string' ? `${ctx.db}.${cmd.aggregate}` : `${ctx.db}.$cmd.aggregate`
-  const sections = explainSections({ ns, filter: plan.head.filter, exec: plan.exec, verbosity, run: () => plan.exec?.drain() })
+  const sections = explainSections({
+    ns,
+    filter: plan.head.filter,
+    exec: plan.exec,
+    verbosity,
+    run: () => plan.exec?.drain()
+  })
   if (plan.head.rest.length === 0) return sections
   return { stages: [{ $cursor: sections }, ...plan.head.rest] }
 }
@@ -174,7 +241,7 @@ function * ticking (docs: Document[], deadline: Deadline): Generator<Document> {
   }
 }
 
-function drain (it: { next: () => { done?: boolean, value?: unknown } }, deadline: Deadline): Document[] {
+function drain (it: { next: () => { done?: boolean; value?: unknown } }, deadline: Deadline): Document[] {
   const out: Document[] = []
   for (let r = it.next(); r.done !== true; r = it.next()) {
     deadline.tick()

@@ -7,9 +7,15 @@ import { isPlainDoc } from '../engine/paths.js'
 export function collectionArg (cmd: Document, name: string): string {
   const v = cmd[name]
   if (typeof v !== 'string') {
-    throw new CommandError(Codes.InvalidNamespace, 'InvalidNamespace', `collection name has invalid type ${typeLabel(v)}`)
+    throw new CommandError(
+      Codes.InvalidNamespace,
+      'InvalidNamespace',
+      `collection name has invalid type ${typeLabel(v)}`
+    )
   }
-  if (v.length === 0) throw new CommandError(Codes.InvalidNamespace, 'InvalidNamespace', `Invalid namespace specified '${name}.'`)
+  if (v.length === 0) {
+    throw new CommandError(Codes.InvalidNamespace, 'InvalidNamespace', `Invalid namespace specified '${name}.'`)
+  }
   return v
 }
 
@@ -26,7 +32,11 @@ export function optionalDoc (cmd: Document, field: string, cmdName: string): Doc
   const v = cmd[field]
   if (v === undefined || v === null) return undefined
   if (!isPlainDoc(v)) {
-    throw new CommandError(Codes.TypeMismatch, 'TypeMismatch', `BSON field '${cmdName}.${field}' is the wrong type '${typeLabel(v)}', expected type 'object'`)
+    throw new CommandError(
+      Codes.TypeMismatch,
+      'TypeMismatch',
+      `BSON field '${cmdName}.${field}' is the wrong type '${typeLabel(v)}', expected type 'object'`
+    )
   }
   return v
 }
@@ -35,7 +45,11 @@ export function optionalInt (cmd: Document, field: string, cmdName: string): num
   const v = cmd[field]
   if (v === undefined || v === null) return undefined
   if (!isNumeric(v)) {
-    throw new CommandError(Codes.TypeMismatch, 'TypeMismatch', `BSON field '${cmdName}.${field}' is the wrong type '${typeLabel(v)}', expected types '[long, int, decimal, double']`)
+    throw new CommandError(
+      Codes.TypeMismatch,
+      'TypeMismatch',
+      `BSON field '${cmdName}.${field}' is the wrong type '${typeLabel(v)}', expected types '[long, int, decimal, double']`
+    )
   }
   const n = toNumber(v)
   if (!Number.isFinite(n) || !Number.isInteger(n)) {
@@ -45,7 +59,9 @@ export function optionalInt (cmd: Document, field: string, cmdName: string): num
 }
 
 export function nonNegative (n: number | undefined, field: string): number | undefined {
-  if (n !== undefined && n < 0) throw new CommandError(51024, 'Location51024', `BSON field '${field}' value must be >= 0, actual value '${n}'`)
+  if (n !== undefined && n < 0) {
+    throw new CommandError(51024, 'Location51024', `BSON field '${field}' value must be >= 0, actual value '${n}'`)
+  }
   return n
 }
 

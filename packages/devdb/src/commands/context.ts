@@ -15,7 +15,7 @@ export interface ServerState {
   startedAt: Date
   host: string
   port: number
-  connections: { current: number, totalCreated: number }
+  connections: { current: number; totalCreated: number }
   opcounters: Record<string, number>
   /** mongod server parameters devdb honours (getParameter / setParameter) */
   params: ServerParams
@@ -44,7 +44,12 @@ export interface ServerParams {
 }
 
 export function defaultParams (): ServerParams {
-  return { allowDiskUseByDefault: true, internalQueryMaxBlockingSortMemoryUsageBytes: 100 * 1024 * 1024, ttlMonitorSleepSecs: 60, transactionLifetimeLimitSeconds: 60 }
+  return {
+    allowDiskUseByDefault: true,
+    internalQueryMaxBlockingSortMemoryUsageBytes: 100 * 1024 * 1024,
+    ttlMonitorSleepSecs: 60,
+    transactionLifetimeLimitSeconds: 60
+  }
 }
 
 export interface CommandContext {

@@ -22,26 +22,56 @@ function sectionsFor (name: string, inner: Document, ctx: CommandContext, verbos
     }
     case 'count': {
       const q = parseCount(inner, ctx)
-      if (isFastCount(q, inner)) return explainSections({ ns, filter: q.query, verbosity, run: () => {}, stage: { stage: 'RECORD_STORE_FAST_COUNT' } })
+      if (isFastCount(q, inner)) {
+        return explainSections({
+          ns,
+          filter: q.query,
+          verbosity,
+          run: () => {},
+          stage: { stage: 'RECORD_STORE_FAST_COUNT' }
+        })
+      }
       const exec = openCount(q, inner, ctx)
-      return explainSections({ ns, filter: q.query, exec, verbosity, run: () => { if (exec !== undefined) countResult(exec) } })
+      return explainSections({
+        ns,
+        filter: q.query,
+        exec,
+        verbosity,
+        run: () => {
+          if (exec !== undefined) countResult(exec)
+        }
+      })
     }
     case 'distinct': {
       const q = parseDistinct(inner, ctx)
-      const exec = q.coll === undefined ? undefined : openQuery(q.coll, q.prepared, { deadline: ctx.deadline, hint: inner.hint, planCache: false, errorContext: 'Executor error during distinct command' })
+      const exec =
+        q.coll === undefined
+          ? undefined
+          : openQuery(q.coll, q.prepared, {
+            deadline: ctx.deadline,
+            hint: inner.hint,
+            planCache: false,
+            errorContext: 'Executor error during distinct command'
+          })
       return explainSections({ ns, filter: q.query, exec, verbosity, run: () => exec?.drain() })
     }
     case 'aggregate':
       return aggregateExplain(planAggregate(inner, ctx), inner, ctx, verbosity)
   }
-  if (NOT_EXPLAINED.has(name)) throw new CommandError(Codes.NotImplemented, 'NotImplemented', `explain of ${name} is not supported by devdb`)
+  if (NOT_EXPLAINED.has(name)) {
+    throw new CommandError(Codes.NotImplemented, 'NotImplemented', `explain of ${name} is not supported by devdb`)
+  }
   throw new CommandError(Codes.CommandNotFound, 'CommandNotFound', `Explain failed due to unknown command: ${name}`)
 }
 
 export const explainCommand: Handler = (cmd, ctx) => {
   const inner = cmd.explain
   if (!isPlainDoc(inner) || Object.keys(inner).length === 0) {
-    throw new CommandError(Codes.TypeMismatch, 'TypeMismatch', "BSON field 'explain.explain' is the wrong type, expected type 'object'")
+    throw new CommandError(
+      Codes.TypeMismatch,
+      'TypeMismatch',
+      "BSON field 'explain.explain' is the wrong type, expected type 'object'"
+    )
   }
   const verbosity = parseVerbosity(cmd.verbosity)
   const name = Object.keys(inner)[0]
@@ -52,7 +82,11 @@ export const explainCommand: Handler = (cmd, ctx) => {
     ...sections,
     command: { ...inner, $db: ctx.db },
     serverInfo: serverInfo(ctx.server.host, ctx.server.port, VERSION),
-    serverParameters: { internalQueryMaxBlockingSortMemoryUsageBytes: 104857600, internalQueryPlanEvaluationWorks: 10000, internalQueryPlanEvaluationMaxResults: 101 },
+    serverParameters: {
+      internalQueryMaxBlockingSortMemoryUsageBytes: 104857600,
+      internalQueryPlanEvaluationWorks: 10000,
+      internalQueryPlanEvaluationMaxResults: 101
+    },
     ok: 1
   }
 }

@@ -26,7 +26,9 @@ export const findAndModifyCommand: Handler = (cmd, ctx) => {
   if (remove && hasUpdate) throw failed('Cannot specify both an update and remove=true')
   if (!remove && !hasUpdate) throw failed('Either an update or remove=true must be specified')
   if (remove && upsert) throw failed('Cannot specify both upsert=true and remove=true ')
-  if (remove && returnNew) throw failed("Cannot specify both new=true and remove=true; 'remove' always returns the deleted document")
+  if (remove && returnNew) {
+    throw failed("Cannot specify both new=true and remove=true; 'remove' always returns the deleted document")
+  }
   const existing = ctx.server.catalog.get(ctx.db, name)
   const collation = effectiveCollation(cmd.collation, existing?.collation)
   checkHint(existing, cmd.hint)
@@ -46,9 +48,25 @@ export const findAndModifyCommand: Handler = (cmd, ctx) => {
     return { lastErrorObject: { n: 1 }, value: project(doc), ok: 1 }
   }
   prepareFilter(existing, query, variables, collation)
-  if (existing === undefined && !upsert) return { lastErrorObject: { n: 0, updatedExisting: false }, value: null, ok: 1 }
+  if (existing === undefined && !upsert) {
+    return { lastErrorObject: { n: 0, updatedExisting: false }, value: null, ok: 1 }
+  }
   const coll = ctx.server.catalog.getOrCreate(ctx.db, name, ctx.journal)
-  const r = runUpdate(coll, { q: query, u: cmd.update, upsert, arrayFilters: cmd.arrayFilters, sort, deadline: ctx.deadline, hint: cmd.hint, collation, variables }, ctx.journal)
+  const r = runUpdate(
+    coll,
+    {
+      q: query,
+      u: cmd.update,
+      upsert,
+      arrayFilters: cmd.arrayFilters,
+      sort,
+      deadline: ctx.deadline,
+      hint: cmd.hint,
+      collation,
+      variables
+    },
+    ctx.journal
+  )
   ctx.server.opcounters.update++
   const lastErrorObject: Document = { n: r.n, updatedExisting: r.upsertedId === undefined && r.n > 0 }
   if (r.upsertedId !== undefined) lastErrorObject.upserted = r.upsertedId

@@ -11,7 +11,11 @@ import type { Catalog } from '../engine/catalog.js'
 import type { PlanExecutor } from '../plan/executor.js'
 import type { ResultSource } from '../engine/cursors.js'
 
-export function findSource (exec: PlanExecutor, catalog: Catalog, project: ((docs: Document[]) => Document[]) | undefined): ResultSource {
+export function findSource (
+  exec: PlanExecutor,
+  catalog: Catalog,
+  project: ((docs: Document[]) => Document[]) | undefined
+): ResultSource {
   const coll = exec.ctx.coll
   const limited = exec.ctx.deadline.limited
   let budget = Infinity
@@ -24,7 +28,11 @@ export function findSource (exec: PlanExecutor, catalog: Catalog, project: ((doc
     },
     resume: () => {
       if (catalog.get(coll.db, coll.name) !== coll) {
-        throw new CommandError(Codes.QueryPlanKilled, 'QueryPlanKilled', 'PlanExecutor error during getMore :: caused by :: collection dropped')
+        throw new CommandError(
+          Codes.QueryPlanKilled,
+          'QueryPlanKilled',
+          'PlanExecutor error during getMore :: caused by :: collection dropped'
+        )
       }
       if (budget <= 0) throw maxTimeExpired()
       if (limited) exec.ctx.deadline = new Deadline(budget)

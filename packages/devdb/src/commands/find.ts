@@ -43,9 +43,15 @@ export interface FindQuery {
 
 export function parseFind (cmd: Document, ctx: CommandContext): FindQuery {
   const name = collectionArg(cmd, 'find')
-  if (cmd.tailable === true || cmd.awaitData === true) throw new CommandError(Codes.NotImplemented, 'NotImplemented', 'tailable cursors are not supported by devdb')
+  if (cmd.tailable === true || cmd.awaitData === true) {
+    throw new CommandError(Codes.NotImplemented, 'NotImplemented', 'tailable cursors are not supported by devdb')
+  }
   if (cmd.min !== undefined || cmd.max !== undefined || cmd.returnKey === true || cmd.showRecordId === true) {
-    throw new CommandError(Codes.NotImplemented, 'NotImplemented', 'find min/max/returnKey/showRecordId are not supported by devdb')
+    throw new CommandError(
+      Codes.NotImplemented,
+      'NotImplemented',
+      'find min/max/returnKey/showRecordId are not supported by devdb'
+    )
   }
   const coll = ctx.server.catalog.get(ctx.db, name)
   const collation = effectiveCollation(cmd.collation, coll?.collation)
@@ -58,7 +64,10 @@ export function parseFind (cmd: Document, ctx: CommandContext): FindQuery {
   const batchSize = nonNegative(optionalInt(cmd, 'batchSize', 'find'), 'batchSize')
   checkHint(coll, cmd.hint)
   const prepared = prepareFilter(coll, filter, variables, collation)
-  if (prepared.score === undefined && (projection?.wantsTextScore === true || sort.some(k => k.meta === 'textScore'))) {
+  if (
+    prepared.score === undefined &&
+    (projection?.wantsTextScore === true || sort.some((k) => k.meta === 'textScore'))
+  ) {
     throw badValue('query requires text score metadata, but it is not available')
   }
   return { coll, prepared, filter, sort, projection, skip, limit, batchSize }
@@ -66,7 +75,16 @@ export function parseFind (cmd: Document, ctx: CommandContext): FindQuery {
 
 export function openFind (q: FindQuery, cmd: Document, ctx: CommandContext): PlanExecutor | undefined {
   if (q.coll === undefined) return undefined
-  return openQuery(q.coll, q.prepared, { sort: q.sort, skip: q.skip, limit: q.limit, deadline: ctx.deadline, hint: cmd.hint, sortMemoryLimit: sortMemoryLimit(cmd, ctx), planCache: ctx.explaining !== true, errorContext: 'Executor error during find command' })
+  return openQuery(q.coll, q.prepared, {
+    sort: q.sort,
+    skip: q.skip,
+    limit: q.limit,
+    deadline: ctx.deadline,
+    hint: cmd.hint,
+    sortMemoryLimit: sortMemoryLimit(cmd, ctx),
+    planCache: ctx.explaining !== true,
+    errorContext: 'Executor error during find command'
+  })
 }
 
 const find: Handler = (cmd, ctx) => {
@@ -85,10 +103,18 @@ const find: Handler = (cmd, ctx) => {
 
 const getMore: Handler = (cmd, ctx) => {
   const id = cmd.getMore
-  if (!isNumeric(id)) throw new CommandError(Codes.TypeMismatch, 'TypeMismatch', "BSON field 'getMore.getMore' is the wrong type, expected type 'long'")
+  if (!isNumeric(id)) {
+    throw new CommandError(
+      Codes.TypeMismatch,
+      'TypeMismatch',
+      "BSON field 'getMore.getMore' is the wrong type, expected type 'long'"
+    )
+  }
   const name = collectionArg(cmd, 'collection')
   const batchSize = nonNegative(optionalInt(cmd, 'batchSize', 'getMore'), 'batchSize')
-  if (cmd.maxTimeMS !== undefined && ctx.server.cursors.tailOf(toNumber(id)) === undefined) throw badValue('cannot set maxTimeMS on getMore command for a non-awaitData cursor')
+  if (cmd.maxTimeMS !== undefined && ctx.server.cursors.tailOf(toNumber(id)) === undefined) {
+    throw badValue('cannot set maxTimeMS on getMore command for a non-awaitData cursor')
+  }
   ctx.server.opcounters.getmore++
   return ctx.server.cursors.getMore(toNumber(id), `${ctx.db}.${name}`, batchSize)
 }
@@ -96,11 +122,23 @@ const getMore: Handler = (cmd, ctx) => {
 const killCursors: Handler = (cmd, ctx) => {
   collectionArg(cmd, 'killCursors')
   const ids = cmd.cursors
-  if (!Array.isArray(ids)) throw new CommandError(Codes.TypeMismatch, 'TypeMismatch', "BSON field 'killCursors.cursors' is missing but a required field")
+  if (!Array.isArray(ids)) {
+    throw new CommandError(
+      Codes.TypeMismatch,
+      'TypeMismatch',
+      "BSON field 'killCursors.cursors' is missing but a required field"
+    )
+  }
   return ctx.server.cursors.kill(ids.map(toNumber))
 }
 
-export interface CountQuery { coll: Collection | undefined, query: Document | undefined, prepared: PreparedFilter, skip: number, limit: number }
+export interface CountQuery {
+  coll: Collection | undefined
+  query: Document | undefined
+  prepared: PreparedFilter
+  skip: number
+  limit: number
+}
 
 export function parseCount (cmd: Document, ctx: CommandContext): CountQuery {
   const name = collectionArg(cmd, 'count')
@@ -120,7 +158,15 @@ export function isFastCount (q: CountQuery, cmd: Document): boolean {
 
 export function openCount (q: CountQuery, cmd: Document, ctx: CommandContext): PlanExecutor | undefined {
   if (q.coll === undefined) return undefined
-  return openQuery(q.coll, q.prepared, { skip: q.skip, limit: q.limit, deadline: ctx.deadline, hint: cmd.hint, count: true, planCache: ctx.explaining !== true, errorContext: 'Executor error during count command' })
+  return openQuery(q.coll, q.prepared, {
+    skip: q.skip,
+    limit: q.limit,
+    deadline: ctx.deadline,
+    hint: cmd.hint,
+    count: true,
+    planCache: ctx.explaining !== true,
+    errorContext: 'Executor error during count command'
+  })
 }
 
 export function countResult (exec: PlanExecutor): number {
@@ -138,11 +184,20 @@ const count: Handler = (cmd, ctx) => {
   return { n: exec === undefined ? 0 : countResult(exec), ok: 1 }
 }
 
-export function parseDistinct (cmd: Document, ctx: CommandContext): { coll: Collection | undefined, key: string, prepared: PreparedFilter, query: Document | undefined } {
+export function parseDistinct (
+  cmd: Document,
+  ctx: CommandContext
+): { coll: Collection | undefined; key: string; prepared: PreparedFilter; query: Document | undefined } {
   const name = collectionArg(cmd, 'distinct')
   const key = cmd.key
-  if (typeof key !== 'string') throw new CommandError(Codes.TypeMismatch, 'TypeMismatch', "BSON field 'distinct.key' is the wrong type, expected type 'string'")
-  if (key.length === 0 || key.startsWith('$')) throw badValue(`FieldPath field names may not start with '$'.`)
+  if (typeof key !== 'string') {
+    throw new CommandError(
+      Codes.TypeMismatch,
+      'TypeMismatch',
+      "BSON field 'distinct.key' is the wrong type, expected type 'string'"
+    )
+  }
+  if (key.length === 0 || key.startsWith('$')) throw badValue("FieldPath field names may not start with '$'.")
   const coll = ctx.server.catalog.get(ctx.db, name)
   const collation = effectiveCollation(cmd.collation, coll?.collation)
   const query = optionalDoc(cmd, 'query', 'distinct')
@@ -153,7 +208,11 @@ export function parseDistinct (cmd: Document, ctx: CommandContext): { coll: Coll
 const distinct: Handler = (cmd, ctx) => {
   const { coll, key, prepared } = parseDistinct(cmd, ctx)
   if (coll === undefined) return { values: [], ok: 1 }
-  const exec = openQuery(coll, prepared, { deadline: ctx.deadline, hint: cmd.hint, errorContext: 'Executor error during distinct command' })
+  const exec = openQuery(coll, prepared, {
+    deadline: ctx.deadline,
+    hint: cmd.hint,
+    errorContext: 'Executor error during distinct command'
+  })
   const strCmp = prepared.collation?.compare
   const seen = new Map<string, unknown>()
   const values: unknown[] = []
@@ -162,11 +221,14 @@ const distinct: Handler = (cmd, ctx) => {
       for (const x of Array.isArray(v) ? v : [v]) {
         // Under a collation, strings the collator equates are one value (the first seen).
         if (strCmp !== undefined && typeof x === 'string') {
-          if (!values.some(y => typeof y === 'string' && strCmp(x, y) === 0)) values.push(x)
+          if (!values.some((y) => typeof y === 'string' && strCmp(x, y) === 0)) values.push(x)
           continue
         }
         const k = keyString(x)
-        if (!seen.has(k)) { seen.set(k, x); values.push(x) }
+        if (!seen.has(k)) {
+          seen.set(k, x)
+          values.push(x)
+        }
       }
     }
   }

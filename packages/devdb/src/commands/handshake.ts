@@ -79,10 +79,20 @@ export const handshakeCommands: Record<string, Handler> = {
   }),
   getParameter: (cmd, ctx) => {
     const out: Document = {}
-    const known: Document = { featureCompatibilityVersion: { version: '7.0' }, authenticationMechanisms: [], requireApiVersion: false, maxBSONObjectSize: MAX_BSON_OBJECT_SIZE, ...ctx.server.params }
-    const all = cmd.getParameter === '*' || (typeof cmd.getParameter === 'object' && cmd.getParameter !== null && cmd.getParameter.allParameters === true)
+    const known: Document = {
+      featureCompatibilityVersion: { version: '7.0' },
+      authenticationMechanisms: [],
+      requireApiVersion: false,
+      maxBSONObjectSize: MAX_BSON_OBJECT_SIZE,
+      ...ctx.server.params
+    }
+    const all =
+      cmd.getParameter === '*' ||
+      (typeof cmd.getParameter === 'object' && cmd.getParameter !== null && cmd.getParameter.allParameters === true)
     for (const [k, v] of Object.entries(known)) if (all || k in cmd) out[k] = v
-    if (!all && Object.keys(out).length === 0) throw new CommandError(Codes.InvalidOptions, 'InvalidOptions', 'no option found to get')
+    if (!all && Object.keys(out).length === 0) {
+      throw new CommandError(Codes.InvalidOptions, 'InvalidOptions', 'no option found to get')
+    }
     return { ...out, ok: 1 }
   },
   setParameter: (cmd, ctx) => {
@@ -90,7 +100,11 @@ export const handshakeCommands: Record<string, Handler> = {
     const was: Document = {}
     for (const [k, v] of Object.entries(cmd)) {
       if (k === 'setParameter' || k.startsWith('$') || k === 'lsid' || k === 'comment') continue
-      if (k === 'allowDiskUseByDefault' && typeof v === 'boolean') { was[k] = params.allowDiskUseByDefault; params.allowDiskUseByDefault = v; continue }
+      if (k === 'allowDiskUseByDefault' && typeof v === 'boolean') {
+        was[k] = params.allowDiskUseByDefault
+        params.allowDiskUseByDefault = v
+        continue
+      }
       if (k === 'internalQueryMaxBlockingSortMemoryUsageBytes' && isNumeric(v) && toNumber(v) > 0) {
         was[k] = params.internalQueryMaxBlockingSortMemoryUsageBytes
         params.internalQueryMaxBlockingSortMemoryUsageBytes = Math.trunc(toNumber(v))
@@ -106,9 +120,19 @@ export const handshakeCommands: Record<string, Handler> = {
         params.transactionLifetimeLimitSeconds = toNumber(v)
         continue
       }
-      throw new CommandError(Codes.InvalidOptions, 'InvalidOptions', `attempted to set unrecognized parameter [${k}], use help:true to see options `)
+      throw new CommandError(
+        Codes.InvalidOptions,
+        'InvalidOptions',
+        `attempted to set unrecognized parameter [${k}], use help:true to see options `
+      )
     }
-    if (Object.keys(was).length === 0) throw new CommandError(Codes.InvalidOptions, 'InvalidOptions', 'no option found to set, use help:true to see options ')
+    if (Object.keys(was).length === 0) {
+      throw new CommandError(
+        Codes.InvalidOptions,
+        'InvalidOptions',
+        'no option found to set, use help:true to see options '
+      )
+    }
     return { was: Object.values(was)[0], ok: 1 }
   },
   serverStatus: (_cmd, ctx) => {
@@ -123,14 +147,22 @@ export const handshakeCommands: Record<string, Handler> = {
       localTime: new Date(),
       connections: { current: s.connections.current, available: 1000000, totalCreated: s.connections.totalCreated },
       opcounters: { ...s.opcounters },
-      metrics: { cursor: { open: { total: s.cursors.size } }, queryExecutor: { scanned: s.catalog.stats.scanned, scannedObjects: s.catalog.stats.scannedObjects } },
+      metrics: {
+        cursor: { open: { total: s.cursors.size } },
+        queryExecutor: { scanned: s.catalog.stats.scanned, scannedObjects: s.catalog.stats.scannedObjects }
+      },
       mem: { bits: 64, resident: Math.round(process.memoryUsage().rss / 1048576) },
       transactions: s.sessions.status,
       devdb: { storage: storageHealth(s) },
       ok: 1
     }
   },
-  hostInfo: () => ({ system: { currentTime: new Date(), hostname: 'localhost' }, os: { type: process.platform }, extra: {}, ok: 1 }),
+  hostInfo: () => ({
+    system: { currentTime: new Date(), hostname: 'localhost' },
+    os: { type: process.platform },
+    extra: {},
+    ok: 1
+  }),
   whatsmyuri: () => ({ you: '127.0.0.1', ok: 1 }),
   connectionStatus: () => ({ authInfo: { authenticatedUsers: [], authenticatedUserRoles: [] }, ok: 1 }),
   endSessions: () => ({ ok: 1 }),
@@ -150,5 +182,7 @@ export const handshakeCommands: Record<string, Handler> = {
 function storageHealth (s: ServerState): Document {
   if (s.store === undefined) return { durable: false, writable: true }
   const err = s.store.lastWriteError
-  return err === undefined ? { durable: true, writable: true } : { durable: true, writable: false, lastWriteError: err.message }
+  return err === undefined
+    ? { durable: true, writable: true }
+    : { durable: true, writable: false, lastWriteError: err.message }
 }

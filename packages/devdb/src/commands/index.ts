@@ -45,16 +45,24 @@ const REFUSED: Record<string, string> = {
   saslStart: 'authentication is not supported by devdb'
 }
 
-export interface DispatchOptions { committer: Committer }
+export interface DispatchOptions {
+  committer: Committer
+}
 
 /** Runs one command; its changes are acknowledged only once journaled, and undone when that fails. */
-export async function runCommand (body: Document, server: ServerState, connectionId: number, opts: DispatchOptions, dbOverride?: string): Promise<Document> {
+export async function runCommand (
+  body: Document,
+  server: ServerState,
+  connectionId: number,
+  opts: DispatchOptions,
+  dbOverride?: string
+): Promise<Document> {
   let reply: Document
   const failed = changeStreamGetMoreFailure(body, server)
   if (failed !== undefined) return replicaSetReply(body, failed, server)
   await awaitChangeStreamData(body, server)
   try {
-    reply = await opts.committer.run(journal => {
+    reply = await opts.committer.run((journal) => {
       let r: Document
       try {
         r = dispatch(body, server, connectionId, journal, dbOverride)
@@ -68,7 +76,11 @@ export async function runCommand (body: Document, server: ServerState, connectio
   } catch (e) {
     // An undone write did not happen: a retried commitTransaction or retryable write must not answer ok.
     if (body.txnNumber !== undefined) server.sessions.writeUndone(body)
-    reply = new CommandError(Codes.InternalError, 'InternalError', `journal commit failed, the write was undone: ${e instanceof Error ? e.message : String(e)}`).toReply()
+    reply = new CommandError(
+      Codes.InternalError,
+      'InternalError',
+      `journal commit failed, the write was undone: ${e instanceof Error ? e.message : String(e)}`
+    ).toReply()
   }
   return replicaSetReply(body, reply, server)
 }
@@ -86,11 +98,19 @@ function changeStreamGetMoreFailure (body: Document, server: ServerState): Docum
   if (code === undefined) return undefined
   server.cursors.kill([id])
   const labels = RESUMABLE_CODES.has(code) ? { errorLabels: ['ResumableChangeStreamError'] } : {}
-  return { ok: 0, code, codeName: codeName(code), errmsg: "Failing getMore via 'failGetMoreAfterCursorCheckout' failpoint", ...labels }
+  return {
+    ok: 0,
+    code,
+    codeName: codeName(code),
+    errmsg: "Failing getMore via 'failGetMoreAfterCursorCheckout' failpoint",
+    ...labels
+  }
 }
 
 /** mongod's resumable change stream errors (HostUnreachable, NetworkTimeout, NotWritablePrimary…) */
-const RESUMABLE_CODES = new Set([6, 7, 89, 91, 189, 262, 9001, 10107, 11600, 11602, 13435, 13436, 63, 150, 13388, 234, 133])
+const RESUMABLE_CODES = new Set([
+  6, 7, 89, 91, 189, 262, 9001, 10107, 11600, 11602, 13435, 13436, 63, 150, 13388, 234, 133
+])
 
 /** A change stream's getMore waits for an event up to its maxTimeMS (mongod's default 1 s) before it answers. */
 async function awaitChangeStreamData (body: Document, server: ServerState): Promise<void> {
@@ -100,7 +120,21 @@ async function awaitChangeStreamData (body: Document, server: ServerState): Prom
 }
 
 /** Commands that take a write concern and wait for it (the reply carries a writeConcernError). */
-export const WRITE_CONCERN_COMMANDS = new Set(['insert', 'update', 'delete', 'findAndModify', 'findandmodify', 'create', 'drop', 'dropDatabase', 'createIndexes', 'dropIndexes', 'renameCollection', 'commitTransaction', 'abortTransaction'])
+export const WRITE_CONCERN_COMMANDS = new Set([
+  'insert',
+  'update',
+  'delete',
+  'findAndModify',
+  'findandmodify',
+  'create',
+  'drop',
+  'dropDatabase',
+  'createIndexes',
+  'dropIndexes',
+  'renameCollection',
+  'commitTransaction',
+  'abortTransaction'
+])
 
 /** What a replica-set member adds to every reply: the write concern's outcome and the logical time. */
 function replicaSetReply (body: Document, reply: Document, server: ServerState): Document {
@@ -109,15 +143,31 @@ function replicaSetReply (body: Document, reply: Document, server: ServerState):
   return server.clock.gossip(wce !== undefined ? { ...reply, writeConcernError: wce } : reply)
 }
 
-function dispatch (body: Document, server: ServerState, connectionId: number, journal: JournalEntry[], dbOverride?: string): Document {
+function dispatch (
+  body: Document,
+  server: ServerState,
+  connectionId: number,
+  journal: JournalEntry[],
+  dbOverride?: string
+): Document {
   const name = Object.keys(body)[0]
   if (name === undefined) throw new CommandError(Codes.CommandNotFound, 'CommandNotFound', "no such command: ''")
   const db = dbOverride ?? body.$db
   if (typeof db !== 'string') throw new CommandError(40571, 'Location40571', 'OP_MSG requests require a $db argument')
-  const txnStatement = body.startTransaction !== undefined || body.autocommit !== undefined || name === 'abortTransaction' || name === 'commitTransaction'
+  const txnStatement =
+    body.startTransaction !== undefined ||
+    body.autocommit !== undefined ||
+    name === 'abortTransaction' ||
+    name === 'commitTransaction'
   if (txnStatement || body.txnNumber !== undefined) {
     // A standalone mongod has neither retryable writes nor transactions.
-    if (server.replSetName === undefined) throw new CommandError(Codes.IllegalOperation, 'IllegalOperation', 'Transaction numbers are only allowed on a replica set member or mongos')
+    if (server.replSetName === undefined) {
+      throw new CommandError(
+        Codes.IllegalOperation,
+        'IllegalOperation',
+        'Transaction numbers are only allowed on a replica set member or mongos'
+      )
+    }
   }
   checkApiVersion(name, body)
   server.sessions.touch(body.lsid)
@@ -125,13 +175,20 @@ function dispatch (body: Document, server: ServerState, connectionId: number, jo
   if (txnStatement) {
     server.opcounters.command++
     if (name === 'commitTransaction' || name === 'abortTransaction') {
-      if (db !== 'admin') throw new CommandError(Codes.Unauthorized, 'Unauthorized', `${name} may only be run against the admin database.`)
+      if (db !== 'admin') {
+        throw new CommandError(
+          Codes.Unauthorized,
+          'Unauthorized',
+          `${name} may only be run against the admin database.`
+        )
+      }
       return server.sessions.run(body, name, journal, () => ({ ok: 1 }))
     }
     const handler = lookup(name)
     const deadline = name === 'getMore' ? NO_DEADLINE : new Deadline(parseMaxTimeMS(body))
     return server.sessions.run(body, name, journal, (catalog, txnJournal) =>
-      handler(body, { server: { ...server, catalog }, db, connectionId, journal: txnJournal, deadline }))
+      handler(body, { server: { ...server, catalog }, db, connectionId, journal: txnJournal, deadline })
+    )
   }
   const handler = lookup(name)
   const readConcern = readConcernOf(body)
@@ -144,7 +201,9 @@ function dispatch (body: Document, server: ServerState, connectionId: number, jo
     const snap = server.clock.snapshot(server.catalog, readConcern.atClusterTime)
     const reply = handler(body, { server: { ...server, catalog: snap.catalog }, db, connectionId, journal, deadline })
     const { atClusterTime } = snap
-    return isPlainDoc(reply.cursor) ? { ...reply, cursor: { ...reply.cursor, atClusterTime } } : { ...reply, atClusterTime }
+    return isPlainDoc(reply.cursor)
+      ? { ...reply, cursor: { ...reply.cursor, atClusterTime } }
+      : { ...reply, atClusterTime }
   }
   const ctx: CommandContext = { server, db, connectionId, journal, deadline }
   // A retryable write (txnNumber without autocommit) is executed once per txnNumber.
@@ -155,13 +214,17 @@ function dispatch (body: Document, server: ServerState, connectionId: number, jo
 function lookup (name: string): Handler {
   const handler = Object.prototype.hasOwnProperty.call(COMMANDS, name) ? COMMANDS[name] : undefined
   if (handler !== undefined) return handler
-  if (Object.prototype.hasOwnProperty.call(REFUSED, name)) throw new CommandError(Codes.CommandNotFound, 'CommandNotFound', REFUSED[name])
+  if (Object.prototype.hasOwnProperty.call(REFUSED, name)) {
+    throw new CommandError(Codes.CommandNotFound, 'CommandNotFound', REFUSED[name])
+  }
   throw new CommandError(Codes.CommandNotFound, 'CommandNotFound', `no such command: '${name}'`)
 }
 
 export function errorReply (e: unknown): Document {
   if (e instanceof CommandError) return e.toReply()
-  if (e instanceof Error && /^(unknown|Unknown|Invalid|invalid|\$)/.test(e.message)) return translateMingoError(e).toReply()
+  if (e instanceof Error && /^(unknown|Unknown|Invalid|invalid|\$)/.test(e.message)) {
+    return translateMingoError(e).toReply()
+  }
   const msg = e instanceof Error ? e.message : String(e)
   return new CommandError(Codes.InternalError, 'InternalError', msg).toReply()
 }

@@ -13,16 +13,38 @@ function splitNs (ns: unknown, field: string): [string, string] {
 }
 
 export const renameCollectionCommand: Handler = (cmd, ctx) => {
-  if (ctx.db !== 'admin') throw new CommandError(Codes.Unauthorized, 'Unauthorized', 'renameCollection may only be run against the admin database.')
+  if (ctx.db !== 'admin') {
+    throw new CommandError(
+      Codes.Unauthorized,
+      'Unauthorized',
+      'renameCollection may only be run against the admin database.'
+    )
+  }
   const [fromDb, fromColl] = splitNs(cmd.renameCollection, 'source')
   const [toDb, toColl] = splitNs(cmd.to, 'target')
-  if (fromDb !== toDb) throw new CommandError(Codes.NotImplemented, 'NotImplemented', 'devdb does not support renaming a collection across databases')
+  if (fromDb !== toDb) {
+    throw new CommandError(
+      Codes.NotImplemented,
+      'NotImplemented',
+      'devdb does not support renaming a collection across databases'
+    )
+  }
   const catalog = ctx.server.catalog
   const source = catalog.get(fromDb, fromColl)
-  if (source === undefined) throw new CommandError(Codes.NamespaceNotFound, 'NamespaceNotFound', `Source collection ${fromDb}.${fromColl} does not exist`)
-  if (fromColl === toColl) throw new CommandError(Codes.IllegalOperation, 'IllegalOperation', "Can't rename a collection to itself")
+  if (source === undefined) {
+    throw new CommandError(
+      Codes.NamespaceNotFound,
+      'NamespaceNotFound',
+      `Source collection ${fromDb}.${fromColl} does not exist`
+    )
+  }
+  if (fromColl === toColl) {
+    throw new CommandError(Codes.IllegalOperation, 'IllegalOperation', "Can't rename a collection to itself")
+  }
   if (catalog.get(toDb, toColl) !== undefined) {
-    if (cmd.dropTarget !== true) throw new CommandError(Codes.NamespaceExists, 'NamespaceExists', 'target namespace exists')
+    if (cmd.dropTarget !== true) {
+      throw new CommandError(Codes.NamespaceExists, 'NamespaceExists', 'target namespace exists')
+    }
     catalog.drop(toDb, toColl, ctx.journal)
   }
   // Validate the new name before touching anything.

@@ -15,12 +15,28 @@ import { effectiveCollation } from '../collation/collation.js'
 function statementFilter (st: Document, field: string, cmdName: string): Document {
   const q = st[field]
   if (!isPlainDoc(q)) {
-    throw new CommandError(Codes.TypeMismatch, 'TypeMismatch', `BSON field '${cmdName}.${field}' is the wrong type, expected type 'object'`)
+    throw new CommandError(
+      Codes.TypeMismatch,
+      'TypeMismatch',
+      `BSON field '${cmdName}.${field}' is the wrong type, expected type 'object'`
+    )
   }
   return q
 }
 
-const UPDATE_FIELDS = new Set(['q', 'u', 'c', 'arrayFilters', 'hint', 'multi', 'upsert', 'upsertSupplied', 'collation', 'sampleId', '$_allowShardKeyUpdatesWithoutFullShardKeyInQuery'])
+const UPDATE_FIELDS = new Set([
+  'q',
+  'u',
+  'c',
+  'arrayFilters',
+  'hint',
+  'multi',
+  'upsert',
+  'upsertSupplied',
+  'collation',
+  'sampleId',
+  '$_allowShardKeyUpdatesWithoutFullShardKeyInQuery'
+])
 const DELETE_FIELDS = new Set(['q', 'limit', 'hint', 'collation', 'sampleId'])
 
 /**
@@ -31,7 +47,9 @@ function checkStatementFields (statements: Document[], known: Set<string>, path:
   for (const st of statements) {
     if (!isPlainDoc(st)) continue
     for (const k of Object.keys(st)) {
-      if (!known.has(k)) throw new CommandError(40415, 'Location40415', `BSON field '${path}.${k}' is an unknown field.`)
+      if (!known.has(k)) {
+        throw new CommandError(40415, 'Location40415', `BSON field '${path}.${k}' is an unknown field.`)
+      }
     }
   }
 }
@@ -49,9 +67,13 @@ const updateCommand: Handler = (cmd, ctx) => {
   for (let i = 0; i < statements.length; i++) {
     const st = statements[i]
     try {
-      if (!isPlainDoc(st)) throw new CommandError(Codes.TypeMismatch, 'TypeMismatch', 'update statement must be an object')
+      if (!isPlainDoc(st)) {
+        throw new CommandError(Codes.TypeMismatch, 'TypeMismatch', 'update statement must be an object')
+      }
       const q = statementFilter(st, 'q', 'UpdateOpEntry')
-      if (st.u === undefined) throw new CommandError(40414, 'Location40414', "BSON field 'update.updates.u' is missing but a required field")
+      if (st.u === undefined) {
+        throw new CommandError(40414, 'Location40414', "BSON field 'update.updates.u' is missing but a required field")
+      }
       const existing = ctx.server.catalog.get(ctx.db, name)
       const collation = effectiveCollation(st.collation, existing?.collation, 'UpdateOpEntry.collation')
       checkHint(existing, st.hint)
@@ -60,7 +82,21 @@ const updateCommand: Handler = (cmd, ctx) => {
       prepareFilter(existing, q, variables, collation)
       if (existing === undefined && st.upsert !== true) continue
       const coll = ctx.server.catalog.getOrCreate(ctx.db, name, ctx.journal)
-      const r = runUpdate(coll, { q, u: st.u, multi: st.multi === true, upsert: st.upsert === true, arrayFilters: st.arrayFilters as Document[] | undefined, deadline: ctx.deadline, hint: st.hint, collation, variables }, ctx.journal)
+      const r = runUpdate(
+        coll,
+        {
+          q,
+          u: st.u,
+          multi: st.multi === true,
+          upsert: st.upsert === true,
+          arrayFilters: st.arrayFilters as Document[] | undefined,
+          deadline: ctx.deadline,
+          hint: st.hint,
+          collation,
+          variables
+        },
+        ctx.journal
+      )
       n += r.n
       nModified += r.nModified
       if (r.upsertedId !== undefined) upserted.push({ index: i, _id: r.upsertedId })
@@ -84,11 +120,25 @@ const deleteCommand: Handler = (cmd, ctx) => {
   for (let i = 0; i < statements.length; i++) {
     const st = statements[i]
     try {
-      if (!isPlainDoc(st)) throw new CommandError(Codes.TypeMismatch, 'TypeMismatch', 'delete statement must be an object')
+      if (!isPlainDoc(st)) {
+        throw new CommandError(Codes.TypeMismatch, 'TypeMismatch', 'delete statement must be an object')
+      }
       const q = statementFilter(st, 'q', 'DeleteOpEntry')
       const limit = isNumeric(st.limit) ? toNumber(st.limit) : undefined
-      if (limit === undefined) throw new CommandError(40414, 'Location40414', "BSON field 'delete.deletes.limit' is missing but a required field")
-      if (limit !== 0 && limit !== 1) throw new CommandError(Codes.FailedToParse, 'FailedToParse', `The limit field in delete objects must be 0 or 1. Got ${limit}`)
+      if (limit === undefined) {
+        throw new CommandError(
+          40414,
+          'Location40414',
+          "BSON field 'delete.deletes.limit' is missing but a required field"
+        )
+      }
+      if (limit !== 0 && limit !== 1) {
+        throw new CommandError(
+          Codes.FailedToParse,
+          'FailedToParse',
+          `The limit field in delete objects must be 0 or 1. Got ${limit}`
+        )
+      }
       const coll = ctx.server.catalog.get(ctx.db, name)
       const collation = effectiveCollation(st.collation, coll?.collation, 'DeleteOpEntry.collation')
       checkHint(coll, st.hint)

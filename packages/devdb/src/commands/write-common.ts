@@ -8,10 +8,18 @@ import { isPlainDoc } from '../engine/paths.js'
 export function batchArg (cmd: Document, field: string, cmdName: string): Document[] {
   const v = cmd[field]
   if (!Array.isArray(v)) {
-    throw new CommandError(Codes.TypeMismatch, 'TypeMismatch', `BSON field '${cmdName}.${field}' is the wrong type, expected type 'array'`)
+    throw new CommandError(
+      Codes.TypeMismatch,
+      'TypeMismatch',
+      `BSON field '${cmdName}.${field}' is the wrong type, expected type 'array'`
+    )
   }
   if (v.length === 0 || v.length > 100000) {
-    throw new CommandError(Codes.InvalidLength, 'InvalidLength', `Write batch sizes must be between 1 and 100000. Got ${v.length} operations.`)
+    throw new CommandError(
+      Codes.InvalidLength,
+      'InvalidLength',
+      `Write batch sizes must be between 1 and 100000. Got ${v.length} operations.`
+    )
   }
   return v
 }
@@ -22,7 +30,13 @@ export function prepareForStorage (doc: unknown, generateId = true): Document {
   // Since MongoDB 5.0 `$`-prefixed and dotted field names may be stored, top level included: only `_id` is checked.
   if (doc._id !== undefined) checkId(doc._id)
   const size = calculateObjectSize(doc)
-  if (size > MAX_BSON_OBJECT_SIZE) throw new CommandError(Codes.BadValue, 'BadValue', `object to insert too large. size in bytes: ${size}, max size: ${MAX_BSON_OBJECT_SIZE}`)
+  if (size > MAX_BSON_OBJECT_SIZE) {
+    throw new CommandError(
+      Codes.BadValue,
+      'BadValue',
+      `object to insert too large. size in bytes: ${size}, max size: ${MAX_BSON_OBJECT_SIZE}`
+    )
+  }
   if (doc._id === undefined) {
     if (!generateId) return doc
     return { _id: new ObjectId(), ...doc }
@@ -35,7 +49,13 @@ export function prepareForStorage (doc: unknown, generateId = true): Document {
 
 /** A document an update produced may not pass 16 MB (mongod: 17419). */
 export function checkUpdatedSize (doc: Document): void {
-  if (calculateObjectSize(doc) > MAX_BSON_OBJECT_SIZE) throw new CommandError(17419, 'Location17419', `Resulting document after update is larger than ${MAX_BSON_OBJECT_SIZE}`)
+  if (calculateObjectSize(doc) > MAX_BSON_OBJECT_SIZE) {
+    throw new CommandError(
+      17419,
+      'Location17419',
+      `Resulting document after update is larger than ${MAX_BSON_OBJECT_SIZE}`
+    )
+  }
 }
 
 export function checkId (id: unknown): void {
@@ -45,7 +65,13 @@ export function checkId (id: unknown): void {
   if (t === 'undefined') throw new CommandError(53, 'InvalidIdField', "can't use a undefined for _id")
   if (isPlainDoc(id)) {
     for (const k of Object.keys(id)) {
-      if (k.startsWith('$')) throw new CommandError(Codes.BadValue, 'BadValue', `_id fields may not contain '$'-prefixed fields: ${k} is not valid for storage.`)
+      if (k.startsWith('$')) {
+        throw new CommandError(
+          Codes.BadValue,
+          'BadValue',
+          `_id fields may not contain '$'-prefixed fields: ${k} is not valid for storage.`
+        )
+      }
     }
   }
 }

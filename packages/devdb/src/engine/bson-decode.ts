@@ -20,19 +20,23 @@ function normalize (v: unknown): unknown {
     return v
   }
   switch ((v as { _bsontype?: string })._bsontype) {
-    case undefined: break
-    case 'Int32': return (v as { value: number }).value
+    case undefined:
+      break
+    case 'Int32':
+      return (v as { value: number }).value
     case 'Double': {
       const n = (v as { value: number }).value
       return isInt32Value(n) ? v : n
     }
-    case 'BSONSymbol': return String((v as { value: string }).value)
+    case 'BSONSymbol':
+      return String((v as { value: string }).value)
     case 'Code': {
       const scope = (v as { scope?: unknown }).scope
       if (scope != null) normalize(scope)
       return v
     }
-    default: return v
+    default:
+      return v
   }
   if (v instanceof Date || v instanceof RegExp) return v
   const o = v as Record<string, unknown>

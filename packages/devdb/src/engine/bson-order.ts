@@ -26,49 +26,84 @@ export const Rank = {
 export function bsonTypeName (v: unknown): string {
   if (v === null || v === undefined) return 'null'
   switch (typeof v) {
-    case 'number': return Number.isInteger(v) && v >= -2147483648 && v <= 2147483647 && !Object.is(v, -0) ? 'int' : 'double'
-    case 'string': return 'string'
-    case 'boolean': return 'bool'
-    case 'bigint': return 'long'
+    case 'number':
+      return Number.isInteger(v) && v >= -2147483648 && v <= 2147483647 && !Object.is(v, -0) ? 'int' : 'double'
+    case 'string':
+      return 'string'
+    case 'boolean':
+      return 'bool'
+    case 'bigint':
+      return 'long'
   }
   if (Array.isArray(v)) return 'array'
   if (v instanceof Date) return 'date'
   if (v instanceof RegExp) return 'regex'
   const t = (v as { _bsontype?: string })._bsontype
   switch (t) {
-    case 'ObjectId': return 'objectId'
-    case 'Binary': return 'binData'
-    case 'Long': return 'long'
-    case 'Int32': return 'int'
-    case 'Double': return 'double'
-    case 'Decimal128': return 'decimal'
-    case 'Timestamp': return 'timestamp'
-    case 'MinKey': return 'minKey'
-    case 'MaxKey': return 'maxKey'
-    case 'BSONRegExp': return 'regex'
-    case 'Code': return 'javascript'
-    case 'BSONSymbol': return 'symbol'
-    case 'DBRef': return 'object'
+    case 'ObjectId':
+      return 'objectId'
+    case 'Binary':
+      return 'binData'
+    case 'Long':
+      return 'long'
+    case 'Int32':
+      return 'int'
+    case 'Double':
+      return 'double'
+    case 'Decimal128':
+      return 'decimal'
+    case 'Timestamp':
+      return 'timestamp'
+    case 'MinKey':
+      return 'minKey'
+    case 'MaxKey':
+      return 'maxKey'
+    case 'BSONRegExp':
+      return 'regex'
+    case 'Code':
+      return 'javascript'
+    case 'BSONSymbol':
+      return 'symbol'
+    case 'DBRef':
+      return 'object'
   }
   return 'object'
 }
 
 export function rankOf (v: unknown): number {
   switch (bsonTypeName(v)) {
-    case 'minKey': return Rank.MinKey
-    case 'null': return Rank.Null
-    case 'int': case 'long': case 'double': case 'decimal': return Rank.Number
-    case 'string': case 'symbol': return Rank.String
-    case 'object': return Rank.Object
-    case 'array': return Rank.Array
-    case 'binData': return Rank.BinData
-    case 'objectId': return Rank.ObjectId
-    case 'bool': return Rank.Bool
-    case 'date': return Rank.Date
-    case 'timestamp': return Rank.Timestamp
-    case 'regex': return Rank.Regex
-    case 'javascript': return Rank.Code
-    case 'maxKey': return Rank.MaxKey
+    case 'minKey':
+      return Rank.MinKey
+    case 'null':
+      return Rank.Null
+    case 'int':
+    case 'long':
+    case 'double':
+    case 'decimal':
+      return Rank.Number
+    case 'string':
+    case 'symbol':
+      return Rank.String
+    case 'object':
+      return Rank.Object
+    case 'array':
+      return Rank.Array
+    case 'binData':
+      return Rank.BinData
+    case 'objectId':
+      return Rank.ObjectId
+    case 'bool':
+      return Rank.Bool
+    case 'date':
+      return Rank.Date
+    case 'timestamp':
+      return Rank.Timestamp
+    case 'regex':
+      return Rank.Regex
+    case 'javascript':
+      return Rank.Code
+    case 'maxKey':
+      return Rank.MaxKey
   }
   return Rank.Object
 }
@@ -107,10 +142,16 @@ export function compareValues (a: unknown, b: unknown, strCmp?: StringCompare): 
   const rb = rankOf(b)
   if (ra !== rb) return ra < rb ? -1 : 1
   switch (ra) {
-    case Rank.MinKey: case Rank.MaxKey: case Rank.Null: return 0
-    case Rank.Number: return compareNumbers(a, b)
-    case Rank.String: return strCmp !== undefined ? strCmp(String(a), String(b)) : cmp(String(a), String(b))
-    case Rank.Object: return compareObjects(a as Record<string, unknown>, b as Record<string, unknown>, strCmp)
+    case Rank.MinKey:
+    case Rank.MaxKey:
+    case Rank.Null:
+      return 0
+    case Rank.Number:
+      return compareNumbers(a, b)
+    case Rank.String:
+      return strCmp !== undefined ? strCmp(String(a), String(b)) : cmp(String(a), String(b))
+    case Rank.Object:
+      return compareObjects(a as Record<string, unknown>, b as Record<string, unknown>, strCmp)
     case Rank.Array: {
       const x = a as unknown[]
       const y = b as unknown[]
@@ -122,20 +163,23 @@ export function compareValues (a: unknown, b: unknown, strCmp?: StringCompare): 
       return cmp(x.length, y.length)
     }
     case Rank.BinData: {
-      const x = a as { buffer: Uint8Array, sub_type: number, position: number }
-      const y = b as { buffer: Uint8Array, sub_type: number, position: number }
+      const x = a as { buffer: Uint8Array; sub_type: number; position: number }
+      const y = b as { buffer: Uint8Array; sub_type: number; position: number }
       const xb = x.buffer.subarray(0, x.position)
       const yb = y.buffer.subarray(0, y.position)
       if (xb.length !== yb.length) return cmp(xb.length, yb.length)
       if (x.sub_type !== y.sub_type) return cmp(x.sub_type, y.sub_type)
       return compareBytes(xb, yb)
     }
-    case Rank.ObjectId: return compareBytes((a as { id: Uint8Array }).id, (b as { id: Uint8Array }).id)
-    case Rank.Bool: return cmp(a ? 1 : 0, b ? 1 : 0)
-    case Rank.Date: return cmp((a as Date).getTime(), (b as Date).getTime())
+    case Rank.ObjectId:
+      return compareBytes((a as { id: Uint8Array }).id, (b as { id: Uint8Array }).id)
+    case Rank.Bool:
+      return cmp(a ? 1 : 0, b ? 1 : 0)
+    case Rank.Date:
+      return cmp((a as Date).getTime(), (b as Date).getTime())
     case Rank.Timestamp: {
-      const x = a as { t: number, i: number }
-      const y = b as { t: number, i: number }
+      const x = a as { t: number; i: number }
+      const y = b as { t: number; i: number }
       return cmp(x.t, y.t) || cmp(x.i, y.i)
     }
     case Rank.Regex: {
@@ -143,19 +187,20 @@ export function compareValues (a: unknown, b: unknown, strCmp?: StringCompare): 
       const y = regexParts(b)
       return cmp(x[0], y[0]) || cmp(x[1], y[1])
     }
-    default: return cmp(String(a), String(b))
+    default:
+      return cmp(String(a), String(b))
   }
 }
 
 function regexParts (v: unknown): [string, string] {
   if (v instanceof RegExp) return [v.source, v.flags]
-  const r = v as { pattern: string, options: string }
+  const r = v as { pattern: string; options: string }
   return [r.pattern, r.options]
 }
 
 function compareObjects (a: Record<string, unknown>, b: Record<string, unknown>, strCmp?: StringCompare): number {
-  const ka = Object.keys(a).filter(k => a[k] !== undefined)
-  const kb = Object.keys(b).filter(k => b[k] !== undefined)
+  const ka = Object.keys(a).filter((k) => a[k] !== undefined)
+  const kb = Object.keys(b).filter((k) => b[k] !== undefined)
   const n = Math.min(ka.length, kb.length)
   for (let i = 0; i < n; i++) {
     const ta = rankOf(a[ka[i]])

@@ -7,7 +7,12 @@
  */
 import type { BTree } from './btree.js'
 
-interface Node { keys: unknown[], isLeaf: boolean, children?: Node[], size: () => number }
+interface Node {
+  keys: unknown[]
+  isLeaf: boolean
+  children?: Node[]
+  size: () => number
+}
 
 /** Number of entries strictly below `key` (`key` must not be an entry: range ends carry ±Infinity record ids). */
 export function rankBelow<K> (tree: BTree<K, unknown>, key: K): number {

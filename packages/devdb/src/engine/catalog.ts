@@ -38,7 +38,9 @@ export class Catalog {
    */
   fork (): Catalog {
     const f = new Catalog(this.freezeDocuments)
-    for (const [db, colls] of this.dbs) f.dbs.set(db, new Map([...colls].map(([name, c]) => [name, f.adopt(c.snapshot())])))
+    for (const [db, colls] of this.dbs) {
+      f.dbs.set(db, new Map([...colls].map(([name, c]) => [name, f.adopt(c.snapshot())])))
+    }
     return f
   }
 
@@ -70,11 +72,13 @@ export class Catalog {
   create (db: string, coll: string, options: Document, journal: JournalEntry[]): Collection {
     assertValidDbName(db)
     assertValidCollectionName(coll)
-    if (this.dbs.get(db)?.has(coll) === true) throw new CommandError(Codes.NamespaceExists, 'NamespaceExists', `Collection ${db}.${coll} already exists.`)
+    if (this.dbs.get(db)?.has(coll) === true) {
+      throw new CommandError(Codes.NamespaceExists, 'NamespaceExists', `Collection ${db}.${coll} already exists.`)
+    }
     const c = this.adopt(new Collection(db, coll, options, this.stats))
     this.undo?.saveNamespaces(this.dbs)
     let m = this.dbs.get(db)
-    if (m === undefined) this.dbs.set(db, m = new Map())
+    if (m === undefined) this.dbs.set(db, (m = new Map()))
     m.set(coll, c)
     journal.push({ t: 'createCollection', db, coll, options: c.options })
     return c
@@ -108,7 +112,7 @@ export class Catalog {
           db: c.db,
           name: c.name,
           options: c.options,
-          indexes: c.userIndexes.map(ix => ({ ...ix.spec }) as { name: string, key: Document }),
+          indexes: c.userIndexes.map((ix) => ({ ...ix.spec }) as { name: string; key: Document }),
           docs: [...c.documents()]
         })
       }
@@ -119,7 +123,7 @@ export class Catalog {
   load (state: StoredState): void {
     for (const sc of state.collections) {
       let m = this.dbs.get(sc.db)
-      if (m === undefined) this.dbs.set(sc.db, m = new Map())
+      if (m === undefined) this.dbs.set(sc.db, (m = new Map()))
       const c = this.adopt(new Collection(sc.db, sc.name, sc.options ?? {}, this.stats))
       m.set(sc.name, c)
       for (const d of sc.docs) c.insert(d)

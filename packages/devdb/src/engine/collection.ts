@@ -13,7 +13,10 @@ import { PlanCache } from '../plan/plan-cache.js'
 import { deepFreeze } from './doc-copy.js'
 
 /** Server-wide serverStatus metrics.queryExecutor counters: documents and index keys examined. */
-export interface ScanStats { scannedObjects: number, scanned: number }
+export interface ScanStats {
+  scannedObjects: number
+  scanned: number
+}
 
 export function newScanStats (): ScanStats {
   return { scannedObjects: 0, scanned: 0 }
@@ -52,15 +55,21 @@ export class Collection {
     this.records = new BTree<number, Document>(undefined, (a, b) => a - b, 128)
   }
 
-  get ns (): string { return `${this.db}.${this.name}` }
+  get ns (): string {
+    return `${this.db}.${this.name}`
+  }
 
-  get size (): number { return this.records.size }
+  get size (): number {
+    return this.records.size
+  }
 
   /** Regular (non-_id) indexes */
-  get userIndexes (): IndexDef[] { return this.indexes.slice(1) }
+  get userIndexes (): IndexDef[] {
+    return this.indexes.slice(1)
+  }
 
   findIndex (name: string): IndexDef | undefined {
-    return this.indexes.find(i => i.name === name)
+    return this.indexes.find((i) => i.name === name)
   }
 
   /** Documents in natural order. */
@@ -86,9 +95,13 @@ export class Collection {
   insert (doc: Document): void {
     this.beforeWrite?.(this, doc._id)
     const rid = this.nextRecordId++
-    const keys = this.indexes.map(ix => ix.keysFor(doc))
-    this.indexes.forEach((ix, i) => { ix.check(doc, keys[i], rid, this.ns) })
-    this.indexes.forEach((ix, i) => { ix.add(keys[i], rid) })
+    const keys = this.indexes.map((ix) => ix.keysFor(doc))
+    this.indexes.forEach((ix, i) => {
+      ix.check(doc, keys[i], rid, this.ns)
+    })
+    this.indexes.forEach((ix, i) => {
+      ix.add(keys[i], rid)
+    })
     this.records.set(rid, this.freezeDocuments ? deepFreeze(doc) : doc)
   }
 
@@ -96,8 +109,10 @@ export class Collection {
   replace (oldDoc: Document, newDoc: Document): void {
     this.beforeWrite?.(this, oldDoc._id)
     const rid = this.requireRid(oldDoc)
-    const newKeys = this.indexes.map(ix => ix.keysFor(newDoc))
-    this.indexes.forEach((ix, i) => { ix.check(newDoc, newKeys[i], rid, this.ns) })
+    const newKeys = this.indexes.map((ix) => ix.keysFor(newDoc))
+    this.indexes.forEach((ix, i) => {
+      ix.check(newDoc, newKeys[i], rid, this.ns)
+    })
     this.indexes.forEach((ix, i) => {
       ix.remove(ix.keysFor(oldDoc), rid)
       ix.add(newKeys[i], rid)
@@ -131,7 +146,7 @@ export class Collection {
 
   dropIndex (name: string): void {
     this.beforeWrite?.(this)
-    const i = this.indexes.findIndex(ix => ix.name === name)
+    const i = this.indexes.findIndex((ix) => ix.name === name)
     if (i > 0) this.indexes.splice(i, 1)
     this.planCache.clear()
   }
@@ -146,7 +161,7 @@ export class Collection {
     const copy = Object.create(Collection.prototype) as Collection
     Object.assign(copy, this)
     copy.records = this.records.clone()
-    copy.indexes = this.indexes.map(ix => ix.snapshot())
+    copy.indexes = this.indexes.map((ix) => ix.snapshot())
     copy.options = { ...this.options }
     copy.planCache = new PlanCache()
     copy.beforeWrite = undefined
@@ -170,13 +185,26 @@ export class Collection {
 
   private requireRid (doc: Document): number {
     const rid = this.ridOf(doc._id)
-    if (rid === undefined) throw new CommandError(Codes.InternalError, 'InternalError', `no document with _id ${String(doc._id)} in ${this.ns}`)
+    if (rid === undefined) {
+      throw new CommandError(
+        Codes.InternalError,
+        'InternalError',
+        `no document with _id ${String(doc._id)} in ${this.ns}`
+      )
+    }
     return rid
   }
 }
 
 export function assertValidCollectionName (name: unknown): string {
-  if (typeof name !== 'string' || name.length === 0 || name.includes('$') || name.includes('\0') || name.startsWith('.') || name.startsWith('system.')) {
+  if (
+    typeof name !== 'string' ||
+    name.length === 0 ||
+    name.includes('$') ||
+    name.includes('\0') ||
+    name.startsWith('.') ||
+    name.startsWith('system.')
+  ) {
     throw new CommandError(Codes.InvalidNamespace, 'InvalidNamespace', `Invalid collection name: ${String(name)}`)
   }
   return name

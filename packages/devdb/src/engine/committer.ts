@@ -26,8 +26,15 @@ export class Committer {
   private inflight: UndoSegment[] = []
   observer: WriteObserver | undefined
 
-  constructor (private readonly catalog: Catalog, private readonly store: DurableStore | undefined) {
-    if (store !== undefined) store.onWriteFailure = () => { this.undoInflight() }
+  constructor (
+    private readonly catalog: Catalog,
+    private readonly store: DurableStore | undefined
+  ) {
+    if (store !== undefined) {
+      store.onWriteFailure = () => {
+        this.undoInflight()
+      }
+    }
   }
 
   /**
@@ -60,7 +67,13 @@ export class Committer {
     this.inflight.push(segment)
     const committed = this.store.commit(journal)
     // Registered first, so it runs before any other reaction to this commit.
-    committed.then(() => { this.settled(segment); observer?.durable(mark) }, () => {})
+    committed.then(
+      () => {
+        this.settled(segment)
+        observer?.durable(mark)
+      },
+      () => {}
+    )
     await committed
     return result
   }

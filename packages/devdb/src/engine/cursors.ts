@@ -50,7 +50,14 @@ export function arraySource (docs: Document[]): ResultSource {
   return { next: () => (i < docs.length ? docs[i++] : undefined) }
 }
 
-interface OpenCursor { id: number, ns: string, source: ResultSource, pending?: Document, lastUsed: number, yielded?: boolean }
+interface OpenCursor {
+  id: number
+  ns: string
+  source: ResultSource
+  pending?: Document
+  lastUsed: number
+  yielded?: boolean
+}
 
 const DEFAULT_FIRST_BATCH = 101
 const BATCH_BYTES = MAX_BSON_OBJECT_SIZE - 64 * 1024
@@ -59,14 +66,23 @@ export class CursorManager {
   private readonly open = new Map<number, OpenCursor>()
   private readonly timer: NodeJS.Timeout
   constructor (private readonly timeoutMs: number) {
-    this.timer = setInterval(() => { this.reap() }, Math.min(60_000, Math.max(50, timeoutMs / 4)))
+    this.timer = setInterval(
+      () => {
+        this.reap()
+      },
+      Math.min(60_000, Math.max(50, timeoutMs / 4))
+    )
     this.timer.unref()
   }
 
-  get size (): number { return this.open.size }
+  get size (): number {
+    return this.open.size
+  }
 
   /** the tailable side of an open cursor, if it is one */
-  tailOf (id: number): TailSource | undefined { return this.open.get(id)?.source.tail }
+  tailOf (id: number): TailSource | undefined {
+    return this.open.get(id)?.source.tail
+  }
 
   reap (now = Date.now()): void {
     for (const [id, c] of this.open) if (now - c.lastUsed > this.timeoutMs) this.open.delete(id)
@@ -74,12 +90,18 @@ export class CursorManager {
 
   private newId (): number {
     let id: number
-    do id = Math.floor(Math.random() * 2 ** 52) + 1; while (this.open.has(id))
+    do id = Math.floor(Math.random() * 2 ** 52) + 1
+    while (this.open.has(id))
     return id
   }
 
   /** Builds the `cursor` reply for a command result; keeps a server cursor only if documents remain. */
-  firstBatch (ns: string, results: Document[] | ResultSource, batchSize: number | undefined, singleBatch = false): Document {
+  firstBatch (
+    ns: string,
+    results: Document[] | ResultSource,
+    batchSize: number | undefined,
+    singleBatch = false
+  ): Document {
     const source = Array.isArray(results) ? arraySource(results) : results
     const n = batchSize === undefined ? DEFAULT_FIRST_BATCH : batchSize
     const cursor: OpenCursor = { id: 0, ns, source, lastUsed: Date.now() }
@@ -99,7 +121,13 @@ export class CursorManager {
   getMore (id: number, ns: string, batchSize: number | undefined): Document {
     const c = this.open.get(id)
     if (c === undefined) throw new CommandError(Codes.CursorNotFound, 'CursorNotFound', `cursor id ${id} not found`)
-    if (c.ns !== ns) throw new CommandError(Codes.Unauthorized, 'Unauthorized', `Requested getMore on namespace '${ns}', but cursor belongs to a different namespace ${c.ns}`)
+    if (c.ns !== ns) {
+      throw new CommandError(
+        Codes.Unauthorized,
+        'Unauthorized',
+        `Requested getMore on namespace '${ns}', but cursor belongs to a different namespace ${c.ns}`
+      )
+    }
     let batch: Document[]
     try {
       c.source.resume?.()
@@ -116,7 +144,10 @@ export class CursorManager {
       outId = 0
     } else c.source.pause?.()
     const extra = c.source.tail?.cursorFields(batch, c.pending !== undefined)
-    return { cursor: { nextBatch: c.source.project?.(batch) ?? batch, id: Long.fromNumber(outId), ns, ...extra }, ok: 1 }
+    return {
+      cursor: { nextBatch: c.source.project?.(batch) ?? batch, id: Long.fromNumber(outId), ns, ...extra },
+      ok: 1
+    }
   }
 
   kill (ids: number[]): Document {
@@ -146,10 +177,16 @@ function takeBatch (c: OpenCursor, n: number, budget: TimeSlice | undefined): Do
   while (out.length < n) {
     const d = c.pending ?? c.source.next(budget)
     c.pending = undefined
-    if (d === YIELDED) { c.yielded = true; break }
+    if (d === YIELDED) {
+      c.yielded = true
+      break
+    }
     if (d === undefined) break
     const size = calculateObjectSize(d)
-    if (out.length > 0 && bytes + size > BATCH_BYTES) { c.pending = d; break }
+    if (out.length > 0 && bytes + size > BATCH_BYTES) {
+      c.pending = d
+      break
+    }
     bytes += size
     out.push(d)
   }
@@ -162,7 +199,10 @@ function hasMore (c: OpenCursor): boolean {
   // never looked ahead: the next event would be consumed past the batch's resume token
   if (c.source.tail !== undefined) return !c.source.tail.ended()
   const d = c.source.next(slice())
-  if (d === YIELDED) { c.yielded = true; return true }
+  if (d === YIELDED) {
+    c.yielded = true
+    return true
+  }
   c.pending = d
   return c.pending !== undefined
 }

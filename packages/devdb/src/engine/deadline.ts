@@ -15,11 +15,16 @@ export class Deadline {
   private units = 0
 
   /** `ms` 0 means no limit (mongod's special value). */
-  constructor (readonly ms: number, start = performance.now()) {
+  constructor (
+    readonly ms: number,
+    start = performance.now()
+  ) {
     this.endsAt = ms > 0 ? start + ms : Infinity
   }
 
-  get limited (): boolean { return this.endsAt !== Infinity }
+  get limited (): boolean {
+    return this.endsAt !== Infinity
+  }
 
   /** Milliseconds left (Infinity when unlimited); a cursor carries them over to its getMores. */
   remaining (now = performance.now()): number {
@@ -51,8 +56,14 @@ export function parseMaxTimeMS (cmd: Document): number {
   const n = toNumber(v)
   const whole = Math.trunc(n)
   if (!(whole >= 0 && whole <= INT32_MAX)) {
-    throw new CommandError(Codes.BadValue, 'BadValue', `${Number.isFinite(whole) ? whole : 0} value for maxTimeMS is out of range [0, ${INT32_MAX}]`)
+    throw new CommandError(
+      Codes.BadValue,
+      'BadValue',
+      `${Number.isFinite(whole) ? whole : 0} value for maxTimeMS is out of range [0, ${INT32_MAX}]`
+    )
   }
-  if (bsonTypeName(v) === 'double' && whole !== n) throw new CommandError(Codes.BadValue, 'BadValue', 'maxTimeMS has non-integral value')
+  if (bsonTypeName(v) === 'double' && whole !== n) {
+    throw new CommandError(Codes.BadValue, 'BadValue', 'maxTimeMS has non-integral value')
+  }
   return whole
 }

@@ -10,8 +10,9 @@ import { isPlainDoc } from './paths.js'
  * defined, since assigning it would set the object's prototype instead.
  */
 export function setOwn (out: Record<string, unknown>, k: string, v: unknown): void {
-  if (k === '__proto__') Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true })
-  else out[k] = v
+  if (k === '__proto__') {
+    Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true })
+  } else out[k] = v
 }
 
 /** A copy of every plain object and array in `value`; BSON values (ObjectId, Date…) are shared, they are immutable. */

@@ -11,6 +11,6 @@ export function formatValue (v: unknown): string {
   if (t === 'Decimal128') return `NumberDecimal("${String(v)}")`
   if (t !== undefined) return String(v)
   const o = v as Record<string, unknown>
-  const parts = Object.keys(o).map(k => `${k}: ${formatValue(o[k])}`)
+  const parts = Object.keys(o).map((k) => `${k}: ${formatValue(o[k])}`)
   return parts.length === 0 ? '{}' : '{ ' + parts.join(', ') + ' }'
 }

@@ -12,11 +12,28 @@ import type { TextIndexSpec } from '../text/types.js'
 
 const CannotCreateIndex = (msg: string): CommandError => new CommandError(67, 'CannotCreateIndex', msg)
 
-const KNOWN_OPTIONS = new Set(['v', 'key', 'name', 'unique', 'sparse', 'partialFilterExpression', 'expireAfterSeconds', 'background',
-  'weights', 'default_language', 'language_override', 'textIndexVersion', 'hidden', 'collation', 'ns'])
+const KNOWN_OPTIONS = new Set([
+  'v',
+  'key',
+  'name',
+  'unique',
+  'sparse',
+  'partialFilterExpression',
+  'expireAfterSeconds',
+  'background',
+  'weights',
+  'default_language',
+  'language_override',
+  'textIndexVersion',
+  'hidden',
+  'collation',
+  'ns'
+])
 
 export function defaultIndexName (key: Document): string {
-  return Object.keys(key).map(k => `${k}_${String(key[k])}`).join('_')
+  return Object.keys(key)
+    .map((k) => `${k}_${String(key[k])}`)
+    .join('_')
 }
 
 export class TextIndexDef extends IndexDef {
@@ -38,13 +55,23 @@ export function buildIndex (raw: Document): IndexDef {
     throw CannotCreateIndex('Index keys cannot be empty.')
   }
   if (typeof raw.name !== 'string' || raw.name.length === 0) {
-    throw new CommandError(Codes.FailedToParse, 'FailedToParse', "The 'name' field is a required property of an index specification")
+    throw new CommandError(
+      Codes.FailedToParse,
+      'FailedToParse',
+      "The 'name' field is a required property of an index specification"
+    )
   }
   for (const k of Object.keys(raw)) {
-    if (!KNOWN_OPTIONS.has(k)) throw new CommandError(Codes.InvalidIndexSpecificationOption, 'InvalidIndexSpecificationOption', `The field '${k}' is not valid for an index specification. Specification: ${JSON.stringify(raw)}`)
+    if (!KNOWN_OPTIONS.has(k)) {
+      throw new CommandError(
+        Codes.InvalidIndexSpecificationOption,
+        'InvalidIndexSpecificationOption',
+        `The field '${k}' is not valid for an index specification. Specification: ${JSON.stringify(raw)}`
+      )
+    }
   }
   const key = raw.key as Document
-  const isText = Object.values(key).some(v => v === 'text') || key._fts === 'text'
+  const isText = Object.values(key).some((v) => v === 'text') || key._fts === 'text'
   const collation = raw.collation !== undefined ? parseCollation(raw.collation, 'collation') : undefined
   if (isText) {
     if (collation !== undefined) throw CannotCreateIndex('devdb does not support collations on text indexes')
@@ -53,21 +80,29 @@ export function buildIndex (raw: Document): IndexDef {
   for (const [f, v] of Object.entries(key)) {
     if (typeof v === 'string') throw CannotCreateIndex(`devdb does not support '${v}' indexes (field '${f}')`)
     if (!isNumeric(v) || toNumber(v) === 0 || Number.isNaN(toNumber(v))) {
-      throw CannotCreateIndex(`Values in the index key pattern can only be non-zero numbers or strings, found ${f}: ${String(v)}`)
+      throw CannotCreateIndex(
+        `Values in the index key pattern can only be non-zero numbers or strings, found ${f}: ${String(v)}`
+      )
     }
-    if (f === '' || f.startsWith('$') || f.split('.').some(p => p === '')) throw CannotCreateIndex(`Index key contains an illegal field name: '${f}'`)
+    if (f === '' || f.startsWith('$') || f.split('.').some((p) => p === '')) {
+      throw CannotCreateIndex(`Index key contains an illegal field name: '${f}'`)
+    }
   }
   const spec: Document = { v: 2, key: normalizeKey(key), name: raw.name }
   for (const opt of ['unique', 'sparse']) {
     if (raw[opt] !== undefined) {
-      if (typeof raw[opt] !== 'boolean' && !isNumeric(raw[opt])) throw new CommandError(Codes.TypeMismatch, 'TypeMismatch', `The field '${opt}' must be a boolean`)
+      if (typeof raw[opt] !== 'boolean' && !isNumeric(raw[opt])) {
+        throw new CommandError(Codes.TypeMismatch, 'TypeMismatch', `The field '${opt}' must be a boolean`)
+      }
       if (raw[opt] === true || (isNumeric(raw[opt]) && toNumber(raw[opt]) !== 0)) spec[opt] = true
     }
   }
   if (raw.unique === true && raw.name === '_id_') delete spec.unique
   let partial: ((d: Document) => boolean) | undefined
   if (raw.partialFilterExpression !== undefined) {
-    if (!isPlainDoc(raw.partialFilterExpression)) throw new CommandError(Codes.TypeMismatch, 'TypeMismatch', 'partialFilterExpression must be an object')
+    if (!isPlainDoc(raw.partialFilterExpression)) {
+      throw new CommandError(Codes.TypeMismatch, 'TypeMismatch', 'partialFilterExpression must be an object')
+    }
     if (spec.sparse === true) throw CannotCreateIndex('cannot mix "partialFilterExpression" and "sparse" options')
     validateFilter(raw.partialFilterExpression)
     partial = compileFilter(raw.partialFilterExpression)
@@ -75,10 +110,18 @@ export function buildIndex (raw: Document): IndexDef {
   }
   if (raw.expireAfterSeconds !== undefined) {
     const e = raw.expireAfterSeconds
-    if (!isNumeric(e) || !Number.isFinite(toNumber(e))) throw CannotCreateIndex('TTL index \'expireAfterSeconds\' option must be numeric')
-    if (Object.keys(key).length > 1) throw CannotCreateIndex('TTL indexes are single-field indexes, compound indexes do not support TTL')
+    if (!isNumeric(e) || !Number.isFinite(toNumber(e))) {
+      throw CannotCreateIndex("TTL index 'expireAfterSeconds' option must be numeric")
+    }
+    if (Object.keys(key).length > 1) {
+      throw CannotCreateIndex('TTL indexes are single-field indexes, compound indexes do not support TTL')
+    }
     const n = Math.trunc(toNumber(e))
-    if (n < 0 || n > 2147483647) throw CannotCreateIndex('TTL index \'expireAfterSeconds\' option must be within an acceptable range, try a lower number')
+    if (n < 0 || n > 2147483647) {
+      throw CannotCreateIndex(
+        "TTL index 'expireAfterSeconds' option must be within an acceptable range, try a lower number"
+      )
+    }
     spec.expireAfterSeconds = n
   }
   if (raw.hidden === true) spec.hidden = true

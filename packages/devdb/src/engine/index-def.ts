@@ -40,7 +40,7 @@ export class IndexDef {
     this.name = spec.name
     this.key = spec.key
     this.fields = Object.keys(spec.key)
-    this.dirs = this.fields.map(f => (typeof spec.key[f] === 'number' && spec.key[f] < 0 ? -1 : 1))
+    this.dirs = this.fields.map((f) => (typeof spec.key[f] === 'number' && spec.key[f] < 0 ? -1 : 1))
     this.unique = spec.unique === true || spec.name === '_id_'
     this.sparse = spec.sparse === true
     this.partial = partial
@@ -51,7 +51,9 @@ export class IndexDef {
     this.tree = new BTree<IndexEntry, undefined>(undefined, entryComparator(this.dirs, collation?.compare), NODE_SIZE)
   }
 
-  get isMultikey (): boolean { return this.multikey.some(Boolean) }
+  get isMultikey (): boolean {
+    return this.multikey.some(Boolean)
+  }
 
   /** Compares two keys' values (not record ids) as this index does, ignoring directions. */
   compareField (i: number, a: unknown, b: unknown): number {
@@ -67,14 +69,20 @@ export class IndexDef {
     let anyPresent = false
     this.fields.forEach((f, i) => {
       const { values, multikey } = indexValues(doc, f)
-      if (multikey) { arrayFields.push(f); this.multikey[i] = true }
+      if (multikey) {
+        arrayFields.push(f)
+        this.multikey[i] = true
+      }
       if (values.length > 0) anyPresent = true
       perField.push(values.length > 0 ? values : [null])
     })
     if (this.sparse && !anyPresent) return []
     if (arrayFields.length > 1) {
-      throw new CommandError(Codes.CannotIndexParallelArrays, 'CannotIndexParallelArrays',
-        `cannot index parallel arrays [${arrayFields[1].split('.').pop() ?? ''}] [${arrayFields[0].split('.').pop() ?? ''}]`)
+      throw new CommandError(
+        Codes.CannotIndexParallelArrays,
+        'CannotIndexParallelArrays',
+        `cannot index parallel arrays [${arrayFields[1].split('.').pop() ?? ''}] [${arrayFields[0].split('.').pop() ?? ''}]`
+      )
     }
     let keys: IndexKey[] = [[]]
     for (const vals of perField) {
@@ -120,7 +128,7 @@ export class IndexDef {
 }
 
 /** Values of a dotted path for index keys, flattening arrays one level as mongod's key generator does. */
-function indexValues (doc: unknown, path: string): { values: unknown[], multikey: boolean } {
+function indexValues (doc: unknown, path: string): { values: unknown[]; multikey: boolean } {
   const out: unknown[] = []
   const state = { multikey: false }
   collect(doc, path.split('.'), 0, out, state)
@@ -154,14 +162,19 @@ function collect (value: unknown, parts: string[], i: number, out: unknown[], st
 export function duplicateKeyError (ns: string, index: IndexDef, values: unknown[]): CommandError {
   const keyPattern: Document = {}
   const keyValue: Document = {}
-  const shown = values.map(v => (v === EMPTY_ARRAY_KEY ? undefined : v))
+  const shown = values.map((v) => (v === EMPTY_ARRAY_KEY ? undefined : v))
   index.fields.forEach((f, i) => {
     keyPattern[f] = index.key[f]
     keyValue[f] = shown[i] ?? null
   })
-  const text = index.fields.map((f, i) => `${f}: ${values[i] === EMPTY_ARRAY_KEY ? 'undefined' : formatValue(shown[i])}`).join(', ')
+  const text = index.fields
+    .map((f, i) => `${f}: ${values[i] === EMPTY_ARRAY_KEY ? 'undefined' : formatValue(shown[i])}`)
+    .join(', ')
   const collation = index.collation !== undefined ? ' collation: ' + formatValue(index.collation.spec) : ''
-  return new CommandError(Codes.DuplicateKey, 'DuplicateKey',
+  return new CommandError(
+    Codes.DuplicateKey,
+    'DuplicateKey',
     `E11000 duplicate key error collection: ${ns} index: ${index.name}${collation} dup key: { ${text} }`,
-    { keyPattern, keyValue })
+    { keyPattern, keyValue }
+  )
 }

@@ -7,7 +7,10 @@
 import { compareValues, rankOf, Rank, type StringCompare } from './bson-order.js'
 
 export class Edge {
-  constructor (readonly rank: number, readonly side: -1 | 1) {}
+  constructor (
+    readonly rank: number,
+    readonly side: -1 | 1
+  ) {}
 }
 
 /** (A constructor check: `instanceof` is several times slower here, and this runs in every key comparison.) */
@@ -26,10 +29,15 @@ const EMPTY_ARRAY_RANK = Rank.EmptyArray
 /** Type rank of a key value; the common types first, by cheap checks (this runs in every seek and range end). */
 function keyRank (v: unknown): number {
   switch (typeof v) {
-    case 'string': return Rank.String
-    case 'number': case 'bigint': return Rank.Number
-    case 'boolean': return Rank.Bool
-    case 'symbol': return EMPTY_ARRAY_RANK
+    case 'string':
+      return Rank.String
+    case 'number':
+    case 'bigint':
+      return Rank.Number
+    case 'boolean':
+      return Rank.Bool
+    case 'symbol':
+      return EMPTY_ARRAY_RANK
   }
   if (v === null || v === undefined) return Rank.Null
   const ctor = (v as { constructor?: unknown }).constructor
@@ -39,7 +47,9 @@ function keyRank (v: unknown): number {
 }
 
 export function compareKeyValues (a: unknown, b: unknown, strCmp?: StringCompare): number {
-  if (typeof a === 'string' && typeof b === 'string') return strCmp !== undefined ? strCmp(a, b) : a < b ? -1 : a > b ? 1 : 0
+  if (typeof a === 'string' && typeof b === 'string') {
+    return strCmp !== undefined ? strCmp(a, b) : a < b ? -1 : a > b ? 1 : 0
+  }
   const ea = isEdge(a)
   const eb = isEdge(b)
   if (ea || eb || a === EMPTY_ARRAY_KEY || b === EMPTY_ARRAY_KEY) {

@@ -31,25 +31,43 @@ function numberKey (v: unknown): string {
 export function keyString (v: unknown): string {
   const t = bsonTypeName(v)
   switch (t) {
-    case 'null': return 'N'
-    case 'int': case 'long': case 'double': case 'decimal': return numberKey(v)
-    case 'string': case 'symbol': return 's' + JSON.stringify(String(v))
-    case 'bool': return v === true ? 'T' : 'F'
-    case 'date': return 'd' + String((v as Date).getTime())
-    case 'objectId': return 'i' + (v as { toHexString: () => string }).toHexString()
+    case 'null':
+      return 'N'
+    case 'int':
+    case 'long':
+    case 'double':
+    case 'decimal':
+      return numberKey(v)
+    case 'string':
+    case 'symbol':
+      return 's' + JSON.stringify(String(v))
+    case 'bool':
+      return v === true ? 'T' : 'F'
+    case 'date':
+      return 'd' + String((v as Date).getTime())
+    case 'objectId':
+      return 'i' + (v as { toHexString: () => string }).toHexString()
     case 'binData': {
-      const b = v as { sub_type: number, toString: (enc: string) => string }
+      const b = v as { sub_type: number; toString: (enc: string) => string }
       return 'x' + String(b.sub_type) + ':' + b.toString('base64')
     }
-    case 'timestamp': return 't' + String(v)
+    case 'timestamp':
+      return 't' + String(v)
     case 'regex': {
-      const r = v instanceof RegExp ? [v.source, v.flags] : [(v as { pattern: string }).pattern, (v as { options: string }).options]
+      const r =
+        v instanceof RegExp
+          ? [v.source, v.flags]
+          : [(v as { pattern: string }).pattern, (v as { options: string }).options]
       return 'r' + JSON.stringify(r)
     }
-    case 'minKey': return '<'
-    case 'maxKey': return '>'
-    case 'array': return '[' + (v as unknown[]).map(keyString).join(',') + ']'
-    case 'javascript': return 'j' + JSON.stringify(String((v as { code: string }).code))
+    case 'minKey':
+      return '<'
+    case 'maxKey':
+      return '>'
+    case 'array':
+      return '[' + (v as unknown[]).map(keyString).join(',') + ']'
+    case 'javascript':
+      return 'j' + JSON.stringify(String((v as { code: string }).code))
     default: {
       const o = v as Record<string, unknown>
       const parts: string[] = []

@@ -38,10 +38,14 @@ export function numKind (v: unknown): NumKind | undefined {
   if (typeof v === 'number') return isInt32Value(v) ? 'int' : 'double'
   if (typeof v !== 'object') return undefined
   switch ((v as { _bsontype?: string } | null)?._bsontype) {
-    case 'Double': return 'double'
-    case 'Int32': return 'int'
-    case 'Long': return 'long'
-    case 'Decimal128': return 'decimal'
+    case 'Double':
+      return 'double'
+    case 'Int32':
+      return 'int'
+    case 'Long':
+      return 'long'
+    case 'Decimal128':
+      return 'decimal'
   }
   return undefined
 }
@@ -65,7 +69,7 @@ export function toDouble (v: unknown): number {
   if (typeof v === 'bigint') return Number(v)
   if (v instanceof Long) return v.toNumber()
   if (v instanceof Decimal128) return Number(v.toString())
-  const t = v as { _bsontype?: string, valueOf: () => number }
+  const t = v as { _bsontype?: string; valueOf: () => number }
   if (t._bsontype === 'Double' || t._bsontype === 'Int32') return t.valueOf()
   return NaN
 }
@@ -91,7 +95,13 @@ export function makeLong (b: bigint): Long {
  * drops trailing zeros.
  */
 export function makeDecimal (d: Dec, scale?: number): Decimal128 {
-  if (scale !== undefined && d.isFinite() && d.decimalPlaces() <= scale && scale >= 0 && d.precision(true) + scale - d.decimalPlaces() <= 34) {
+  if (
+    scale !== undefined &&
+    d.isFinite() &&
+    d.decimalPlaces() <= scale &&
+    scale >= 0 &&
+    d.precision(true) + scale - d.decimalPlaces() <= 34
+  ) {
     return Decimal128.fromString(d.toFixed(scale))
   }
   return Decimal128.fromStringWithRounding(d.toString())
@@ -122,10 +132,14 @@ export function makeInteger (b: bigint, kind: 'int' | 'long', overflow: 'double'
 /** A value of `kind` with the numeric value of `v` (no range checks: callers convert within range). */
 export function asKind (kind: NumKind, v: unknown): unknown {
   switch (kind) {
-    case 'int': return Number(toBig(v))
-    case 'long': return makeLong(toBig(v))
-    case 'double': return makeDouble(toDouble(v))
-    case 'decimal': return v instanceof Decimal128 ? v : makeDecimal(toDec(v))
+    case 'int':
+      return Number(toBig(v))
+    case 'long':
+      return makeLong(toBig(v))
+    case 'double':
+      return makeDouble(toDouble(v))
+    case 'decimal':
+      return v instanceof Decimal128 ? v : makeDecimal(toDec(v))
   }
 }
 
@@ -201,7 +215,7 @@ export function compareNumbers (a: unknown, b: unknown): number {
   }
   const ia = ka === 'int' || ka === 'long'
   const ib = kb === 'int' || kb === 'long'
-  if (ia && ib) return (ka === 'int' && kb === 'int') ? cmp(toDouble(a), toDouble(b)) : cmp(toBig(a), toBig(b))
+  if (ia && ib) return ka === 'int' && kb === 'int' ? cmp(toDouble(a), toDouble(b)) : cmp(toBig(a), toBig(b))
   if (ia) return compareBigDouble(toBig(a), toDouble(b))
   if (ib) return -compareBigDouble(toBig(b), toDouble(a))
   const x = toDouble(a)
@@ -214,7 +228,9 @@ export function compareNumbers (a: unknown, b: unknown): number {
 /** The same value as a plain JS number where that loses nothing mingo cares about (a long past 2^53 and decimals stay). */
 export function plainNumber (v: unknown): unknown {
   switch (numKind(v)) {
-    case 'double': case 'int': return toDouble(v)
+    case 'double':
+    case 'int':
+      return toDouble(v)
     case 'long': {
       const b = toBig(v)
       return Number.isSafeInteger(Number(b)) ? Number(b) : v

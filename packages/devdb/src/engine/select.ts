@@ -53,7 +53,12 @@ export function textIndexOf (coll: Collection | undefined): TextIndexDef | undef
 }
 
 /** Validates and compiles a filter under a collation; `$text` becomes a scoring pre-filter. */
-export function prepareFilter (coll: Collection | undefined, filter: Document | undefined, variables?: Document, collation?: Collation): PreparedFilter {
+export function prepareFilter (
+  coll: Collection | undefined,
+  filter: Document | undefined,
+  variables?: Document,
+  collation?: Collation
+): PreparedFilter {
   const extra: Partial<Options> = {
     ...(variables !== undefined ? { variables } : {}),
     // Our query operators read the collation back from the options (see collatorOf).
@@ -63,7 +68,9 @@ export function prepareFilter (coll: Collection | undefined, filter: Document | 
   const info = validateFilter(filter)
   if (!info.hasText) return { filter, matcher: compileFilter(filter, extra), collation }
   const ix = textIndexOf(coll)
-  if (ix === undefined) throw new CommandError(Codes.IndexNotFound, 'IndexNotFound', 'text index required for $text query')
+  if (ix === undefined) {
+    throw new CommandError(Codes.IndexNotFound, 'IndexNotFound', 'text index required for $text query')
+  }
   const query = parseTextQuery(filter.$text as Document, ix.text)
   const rest: Document = { ...filter }
   delete rest.$text
@@ -91,9 +98,11 @@ export function resolveHint (coll: Collection | undefined, hint: unknown): Query
   if (isPlainDoc(hint)) {
     const keys = Object.keys(hint)
     if (keys.length === 0) return undefined
-    if (keys.length === 1 && keys[0] === '$natural') return { natural: isNumeric(hint.$natural) && toNumber(hint.$natural) < 0 ? -1 : 1 }
+    if (keys.length === 1 && keys[0] === '$natural') {
+      return { natural: isNumeric(hint.$natural) && toNumber(hint.$natural) < 0 ? -1 : 1 }
+    }
     const spec = JSON.stringify(hint)
-    const ix = coll.indexes.find(i => JSON.stringify(i.key) === spec)
+    const ix = coll.indexes.find((i) => JSON.stringify(i.key) === spec)
     if (ix === undefined) throw badValue('hint provided does not correspond to an existing index')
     return { index: ix }
   }
@@ -117,8 +126,10 @@ export function openQuery (coll: Collection, prepared: PreparedFilter, opts: Sel
     sortMemoryLimit: opts.sortMemoryLimit,
     errorContext: opts.errorContext ?? 'Executor error'
   }
-  const natural = spec.sort.filter(k => k.meta === 'natural')
-  if (natural.length > 0 && spec.sort.length > 1) throw badValue('$natural sort cannot be combined with other sort keys')
+  const natural = spec.sort.filter((k) => k.meta === 'natural')
+  if (natural.length > 0 && spec.sort.length > 1) {
+    throw badValue('$natural sort cannot be combined with other sort keys')
+  }
   const shape = opts.planCache === false ? undefined : queryShape(spec)
   const cached = shape === undefined ? undefined : coll.planCache.get(shape)
   if (shape !== undefined && cached !== undefined) {
@@ -131,12 +142,20 @@ export function openQuery (coll: Collection, prepared: PreparedFilter, opts: Sel
     coll.planCache.delete(shape)
   }
   const exec = new PlanExecutor(ctx, planQuery(ctx, spec), spec.limit)
-  if (shape !== undefined && exec.chosenIndex !== undefined) coll.planCache.set(shape, { index: exec.chosenIndex, works: Math.max(1, exec.root.works) })
+  if (shape !== undefined && exec.chosenIndex !== undefined) {
+    coll.planCache.set(shape, { index: exec.chosenIndex, works: Math.max(1, exec.root.works) })
+  }
   return exec
 }
 
 /** `collation` is the operation's effective collation (see effectiveCollation). */
-export function select (coll: Collection | undefined, filter: Document | undefined, opts: SelectOptions, variables: Document | undefined, collation: Collation | undefined): Selection {
+export function select (
+  coll: Collection | undefined,
+  filter: Document | undefined,
+  opts: SelectOptions,
+  variables: Document | undefined,
+  collation: Collation | undefined
+): Selection {
   const prepared = prepareFilter(coll, filter, variables, collation)
   if (coll === undefined) return { docs: [] }
   return selectPrepared(coll, prepared, opts)

@@ -13,12 +13,20 @@ export class TtlSweeper {
   private stopped = false
   private running: Promise<void> = Promise.resolve()
   /** @param intervalMs read before each sleep, so `setParameter ttlMonitorSleepSecs` takes effect at the next one */
-  constructor (private readonly catalog: Catalog, private readonly intervalMs: () => number, private readonly committer: Committer) {}
+  constructor (
+    private readonly catalog: Catalog,
+    private readonly intervalMs: () => number,
+    private readonly committer: Committer
+  ) {}
 
   start (): void {
     if (this.stopped) return
     this.timer = setTimeout(() => {
-      this.running = this.running.then(async () => { await this.sweep() }).catch(() => {})
+      this.running = this.running
+        .then(async () => {
+          await this.sweep()
+        })
+        .catch(() => {})
       this.start()
     }, this.intervalMs())
     this.timer.unref()
@@ -29,10 +37,12 @@ export class TtlSweeper {
     if (this.timer !== undefined) clearTimeout(this.timer)
   }
 
-  async idle (): Promise<void> { await this.running }
+  async idle (): Promise<void> {
+    await this.running
+  }
 
   async sweep (now = Date.now()): Promise<number> {
-    return await this.committer.run(journal => this.remove(now, journal))
+    return await this.committer.run((journal) => this.remove(now, journal))
   }
 
   private remove (now: number, journal: JournalEntry[]): number {
@@ -45,7 +55,9 @@ export class TtlSweeper {
           const first = new Edge(Rank.Date, -1)
           const [lo, hi] = ix.dirs[0] === 1 ? [first, cutoff] : [cutoff, first]
           const rids = new Set<number>()
-          ix.tree.forRange([lo, -Infinity], [hi, Infinity], true, (k: unknown[]) => { rids.add(k[1] as number) })
+          ix.tree.forRange([lo, -Infinity], [hi, Infinity], true, (k: unknown[]) => {
+            rids.add(k[1] as number)
+          })
           for (const rid of rids) {
             const doc = coll.records.get(rid)
             if (doc === undefined) continue

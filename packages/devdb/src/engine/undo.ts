@@ -11,7 +11,7 @@ interface SavedCollection {
   records: Collection['records']
   nextRid: number
   indexes: IndexDef[]
-  trees: Array<{ ix: IndexDef, tree: IndexDef['tree'], multikey: boolean[] }>
+  trees: Array<{ ix: IndexDef; tree: IndexDef['tree']; multikey: boolean[] }>
 }
 
 export type Namespaces = Map<string, Map<string, Collection>>
@@ -27,7 +27,7 @@ export class UndoSegment {
       records: c.records.clone(),
       nextRid: c.nextRecordId,
       indexes: [...c.indexes],
-      trees: c.indexes.map(ix => ({ ix, tree: ix.tree.clone(), multikey: [...ix.multikey] }))
+      trees: c.indexes.map((ix) => ({ ix, tree: ix.tree.clone(), multikey: [...ix.multikey] }))
     })
   }
 
@@ -36,7 +36,9 @@ export class UndoSegment {
     this.namespaces ??= new Map([...dbs].map(([db, colls]) => [db, new Map(colls)]))
   }
 
-  get empty (): boolean { return this.collections.size === 0 && this.namespaces === undefined }
+  get empty (): boolean {
+    return this.collections.size === 0 && this.namespaces === undefined
+  }
 
   /** Puts everything saved back into `dbs` and the saved collections. */
   restore (dbs: Namespaces): void {

@@ -7,7 +7,12 @@ import { rankOf, Rank, type StringCompare } from '../engine/bson-order.js'
 import { Edge, LOWEST, HIGHEST, compareKeyValues } from '../engine/key-compare.js'
 import type { Predicate } from './predicates.js'
 
-export interface Interval { lo: unknown, loInc: boolean, hi: unknown, hiInc: boolean }
+export interface Interval {
+  lo: unknown
+  loInc: boolean
+  hi: unknown
+  hiInc: boolean
+}
 
 export const FULL: Interval = { lo: LOWEST, loInc: true, hi: HIGHEST, hiInc: true }
 
@@ -31,7 +36,9 @@ function bracketHigh (v: unknown): unknown {
 export function predicateIntervals (p: Predicate, cmp: StringCompare | undefined): Interval[] {
   const v = p.values[0]
   switch (p.kind) {
-    case 'eq': case 'existsFalse': return [{ lo: v, loInc: true, hi: v, hiInc: true }]
+    case 'eq':
+    case 'existsFalse':
+      return [{ lo: v, loInc: true, hi: v, hiInc: true }]
     case 'in': {
       const sorted = [...p.values].sort((a, b) => compareKeyValues(a, b, cmp))
       const out: Interval[] = []
@@ -41,11 +48,16 @@ export function predicateIntervals (p: Predicate, cmp: StringCompare | undefined
       }
       return out
     }
-    case 'gt': return [{ lo: v, loInc: false, hi: bracketHigh(v), hiInc: true }]
-    case 'gte': return [{ lo: v, loInc: true, hi: bracketHigh(v), hiInc: true }]
-    case 'lt': return [{ lo: bracketLow(v), loInc: true, hi: v, hiInc: false }]
-    case 'lte': return [{ lo: bracketLow(v), loInc: true, hi: v, hiInc: true }]
-    default: return [FULL]
+    case 'gt':
+      return [{ lo: v, loInc: false, hi: bracketHigh(v), hiInc: true }]
+    case 'gte':
+      return [{ lo: v, loInc: true, hi: bracketHigh(v), hiInc: true }]
+    case 'lt':
+      return [{ lo: bracketLow(v), loInc: true, hi: v, hiInc: false }]
+    case 'lte':
+      return [{ lo: bracketLow(v), loInc: true, hi: v, hiInc: true }]
+    default:
+      return [FULL]
   }
 }
 

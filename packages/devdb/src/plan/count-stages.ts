@@ -17,7 +17,11 @@ export class Count extends Stage {
   n = 0
   private skipped = 0
 
-  constructor (child: Stage, private readonly skip: number, private readonly limit: number) {
+  constructor (
+    child: Stage,
+    private readonly skip: number,
+    private readonly limit: number
+  ) {
     super()
     this.children.push(child)
   }
@@ -39,9 +43,13 @@ export class Count extends Stage {
     return NEED_TIME
   }
 
-  describe (): Document { return {} }
+  describe (): Document {
+    return {}
+  }
 
-  override counters (): Document { return { nCounted: this.n, nSkipped: this.skipped } }
+  override counters (): Document {
+    return { nCounted: this.n, nSkipped: this.skipped }
+  }
 }
 
 export class CountScan extends Stage {
@@ -49,7 +57,11 @@ export class CountScan extends Stage {
   count = 0
   private keys = 0
 
-  constructor (private readonly ctx: ExecContext, readonly index: IndexDef, private readonly range: KeyRange) {
+  constructor (
+    private readonly ctx: ExecContext,
+    readonly index: IndexDef,
+    private readonly range: KeyRange
+  ) {
     super()
   }
 
@@ -74,21 +86,32 @@ export class CountScan extends Stage {
     return EOF
   }
 
-  override get keysExamined (): number { return this.keys }
+  override get keysExamined (): number {
+    return this.keys
+  }
 
   describe (): Document {
     const shown = (e: IndexEntry): Document => {
       const out: Document = {}
-      this.index.fields.forEach((f, i) => { out[f] = displayKey(e[i]) })
+      this.index.fields.forEach((f, i) => {
+        out[f] = displayKey(e[i])
+      })
       return out
     }
     return {
       ...indexDescription(this.index),
-      indexBounds: { startKey: shown(this.range.start), startKeyInclusive: true, endKey: shown(this.range.end), endKeyInclusive: true }
+      indexBounds: {
+        startKey: shown(this.range.start),
+        startKeyInclusive: true,
+        endKey: shown(this.range.end),
+        endKeyInclusive: true
+      }
     }
   }
 
-  override counters (): Document { return { keysExamined: this.keys } }
+  override counters (): Document {
+    return { keysExamined: this.keys }
+  }
 }
 
 function displayKey (v: unknown): unknown {

@@ -26,7 +26,12 @@ export class PlanExecutor {
   readonly chosenIndex?: string
   readonly fromCache: boolean
 
-  constructor (readonly ctx: ExecContext, candidates: Candidate[], limit: number, cachedWorks?: number) {
+  constructor (
+    readonly ctx: ExecContext,
+    candidates: Candidate[],
+    limit: number,
+    cachedWorks?: number
+  ) {
     const started = performance.now()
     this.fromCache = cachedWorks !== undefined
     if (cachedWorks !== undefined) {
@@ -42,7 +47,7 @@ export class PlanExecutor {
       const { winner, rows } = trial(ctx, candidates, wantedRows(limit))
       this.root = candidates[winner].root
       this.chosenIndex = candidates[winner].index?.name
-      this.rejected = candidates.filter((_, i) => i !== winner).map(c => c.root)
+      this.rejected = candidates.filter((_, i) => i !== winner).map((c) => c.root)
       this.buffered = rows
       this.eof = this.root.isEOF && rows.length === 0
     }
@@ -73,10 +78,20 @@ export class PlanExecutor {
         if (this.eof) return undefined
         const r = this.root.work()
         if (r === NEED_TIME) {
-          if (slice !== undefined && ++slice.works >= slice.minWorks && (slice.works & 15) === 0 && performance.now() >= slice.until) return YIELDED
+          if (
+            slice !== undefined &&
+            ++slice.works >= slice.minWorks &&
+            (slice.works & 15) === 0 &&
+            performance.now() >= slice.until
+          ) {
+            return YIELDED
+          }
           continue
         }
-        if (r === EOF) { this.eof = true; return undefined }
+        if (r === EOF) {
+          this.eof = true
+          return undefined
+        }
         const d = rowDoc(this.ctx, r)
         if (d === undefined) continue
         this.nReturned++
@@ -92,16 +107,24 @@ export class PlanExecutor {
     while (this.next() !== undefined);
   }
 
-  get isEOF (): boolean { return this.eof && this.buffered.length === 0 }
+  get isEOF (): boolean {
+    return this.eof && this.buffered.length === 0
+  }
 
-  save (): void { this.root.save() }
+  save (): void {
+    this.root.save()
+  }
 }
 
 /** What nextWithin returns when its time slice ran out before the next result. */
 export const YIELDED = Symbol('yielded')
 
 /** A batch's share of the engine: works counted across the batch's nextWithin calls. */
-export interface TimeSlice { until: number, minWorks: number, works: number }
+export interface TimeSlice {
+  until: number
+  minWorks: number
+  works: number
+}
 
 function wantedRows (limit: number): number {
   return limit > 0 ? Math.min(limit, TRIAL_RESULTS) : TRIAL_RESULTS
@@ -121,7 +144,7 @@ function runCached (c: Candidate, wanted: number, budget: number): Row[] {
   return rows
 }
 
-function trial (ctx: ExecContext, candidates: Candidate[], wanted: number): { winner: number, rows: Row[] } {
+function trial (ctx: ExecContext, candidates: Candidate[], wanted: number): { winner: number; rows: Row[] } {
   const maxWorks = Math.max(TRIAL_WORKS, Math.floor(TRIAL_FRACTION * ctx.coll.size))
   const rows: Row[][] = candidates.map(() => [])
   const done = candidates.map(() => false)
@@ -130,7 +153,10 @@ function trial (ctx: ExecContext, candidates: Candidate[], wanted: number): { wi
     for (let i = 0; i < candidates.length && !stop; i++) {
       if (done[i]) continue
       const r = candidates[i].root.work()
-      if (r === EOF) { done[i] = true; stop = true } else if (r !== NEED_TIME) {
+      if (r === EOF) {
+        done[i] = true
+        stop = true
+      } else if (r !== NEED_TIME) {
         rows[i].push(r)
         if (rows[i].length >= wanted) stop = true
       }
@@ -141,7 +167,10 @@ function trial (ctx: ExecContext, candidates: Candidate[], wanted: number): { wi
   candidates.forEach((c, i) => {
     const works = Math.max(1, c.root.works)
     const score = 1 + rows[i].length / works + (done[i] ? 1 : 0) + c.rank * 1e-6
-    if (score > best) { best = score; winner = i }
+    if (score > best) {
+      best = score
+      winner = i
+    }
   })
   return { winner, rows: rows[winner] }
 }

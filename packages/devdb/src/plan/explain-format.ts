@@ -8,13 +8,26 @@ import type { Interval } from './bounds.js'
 
 // The smallest value of the type after each bracket, which is how mongod writes a bracket's end.
 const BRACKET_END: Record<number, string> = {
-  [Rank.Null]: '-inf.0', [Rank.Number]: '""', [Rank.String]: '{}', [Rank.Object]: '[]', [Rank.Array]: 'BinData(0, )',
-  [Rank.BinData]: "ObjectId('000000000000000000000000')", [Rank.ObjectId]: 'false', [Rank.Bool]: 'new Date(-9223372036854775808)',
-  [Rank.Date]: 'Timestamp(0, 0)', [Rank.Timestamp]: '/(?:)/', [Rank.Regex]: 'MaxKey'
+  [Rank.Null]: '-inf.0',
+  [Rank.Number]: '""',
+  [Rank.String]: '{}',
+  [Rank.Object]: '[]',
+  [Rank.Array]: 'BinData(0, )',
+  [Rank.BinData]: "ObjectId('000000000000000000000000')",
+  [Rank.ObjectId]: 'false',
+  [Rank.Bool]: 'new Date(-9223372036854775808)',
+  [Rank.Date]: 'Timestamp(0, 0)',
+  [Rank.Timestamp]: '/(?:)/',
+  [Rank.Regex]: 'MaxKey'
 }
 const BRACKET_START: Record<number, string> = {
-  [Rank.String]: '""', [Rank.Object]: '{}', [Rank.Array]: '[]', [Rank.ObjectId]: "ObjectId('000000000000000000000000')",
-  [Rank.Bool]: 'false', [Rank.Date]: 'new Date(-9223372036854775808)', [Rank.Timestamp]: 'Timestamp(0, 0)'
+  [Rank.String]: '""',
+  [Rank.Object]: '{}',
+  [Rank.Array]: '[]',
+  [Rank.ObjectId]: "ObjectId('000000000000000000000000')",
+  [Rank.Bool]: 'false',
+  [Rank.Date]: 'new Date(-9223372036854775808)',
+  [Rank.Timestamp]: 'Timestamp(0, 0)'
 }
 
 export function formatKeyValue (v: unknown): string {
@@ -45,7 +58,7 @@ export function formatBounds (index: IndexDef, bounds: Interval[][], direction: 
   index.fields.forEach((f, i) => {
     const forward = index.dirs[i] * direction === 1
     const ivs = forward ? bounds[i] : [...bounds[i]].reverse()
-    out[f] = ivs.map(iv => formatInterval(iv, forward))
+    out[f] = ivs.map((iv) => formatInterval(iv, forward))
   })
   return out
 }

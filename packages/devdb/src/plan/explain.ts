@@ -8,7 +8,11 @@ export type Verbosity = 'queryPlanner' | 'executionStats' | 'allPlansExecution'
 export function parseVerbosity (v: unknown): Verbosity {
   if (v === undefined || v === null) return 'allPlansExecution'
   if (v === 'queryPlanner' || v === 'executionStats' || v === 'allPlansExecution') return v
-  throw new CommandError(Codes.FailedToParse, 'FailedToParse', "verbosity string must be one of {'queryPlanner', 'executionStats', 'allPlansExecution'}")
+  throw new CommandError(
+    Codes.FailedToParse,
+    'FailedToParse',
+    "verbosity string must be one of {'queryPlanner', 'executionStats', 'allPlansExecution'}"
+  )
 }
 
 export interface ExplainInput {
@@ -35,7 +39,7 @@ export function explainSections ({ ns, filter, exec, verbosity, run, stage }: Ex
       maxIndexedAndSolutionsReached: false,
       maxScansToExplodeReached: false,
       winningPlan,
-      rejectedPlans: exec?.rejected.map(r => r.explain(false)) ?? []
+      rejectedPlans: exec?.rejected.map((r) => r.explain(false)) ?? []
     }
   }
   if (verbosity === 'queryPlanner') return out
@@ -49,7 +53,17 @@ export function explainSections ({ ns, filter, exec, verbosity, run, stage }: Ex
     totalKeysExamined: exec?.root.keysExamined ?? 0,
     totalDocsExamined: exec?.root.docsExamined ?? 0,
     executionStages: exec?.root.explain(true) ?? { ...winningPlan, nReturned: 0, works: 1, advanced: 0, isEOF: 1 },
-    ...(verbosity === 'allPlansExecution' ? { allPlansExecution: exec?.rejected.map(r => ({ nReturned: r.advanced, totalKeysExamined: r.keysExamined, totalDocsExamined: r.docsExamined, executionStages: r.explain(true) })) ?? [] } : {})
+    ...(verbosity === 'allPlansExecution'
+      ? {
+          allPlansExecution:
+            exec?.rejected.map((r) => ({
+              nReturned: r.advanced,
+              totalKeysExamined: r.keysExamined,
+              totalDocsExamined: r.docsExamined,
+              executionStages: r.explain(true)
+            })) ?? []
+        }
+      : {})
   }
   return out
 }

@@ -11,7 +11,7 @@ import { analyzeFilter, type FilterAnalysis, type Predicate } from './predicates
 export function impliesPartialFilter (query: FilterAnalysis, partialFilter: Document): boolean {
   const partial = analyzeFilter(partialFilter)
   if (partial.residual) return false
-  return partial.predicates.every(pp => query.predicates.some(qp => qp.path === pp.path && implies(qp, pp)))
+  return partial.predicates.every((pp) => query.predicates.some((qp) => qp.path === pp.path && implies(qp, pp)))
 }
 
 function sameBracketCompare (a: unknown, b: unknown): number | undefined {
@@ -23,7 +23,7 @@ function sameBracketCompare (a: unknown, b: unknown): number | undefined {
 function implies (q: Predicate, p: Predicate): boolean {
   if (p.kind === 'existsTrue') return q.excludesMissing
   const qv = q.kind === 'in' ? q.values : q.kind === 'eq' ? q.values : undefined
-  if (qv !== undefined && q.exact) return qv.every(v => satisfies(v, p))
+  if (qv !== undefined && q.exact) return qv.every((v) => satisfies(v, p))
   if (q.kind === p.kind && (q.kind === 'gt' || q.kind === 'gte' || q.kind === 'lt' || q.kind === 'lte')) {
     const c = sameBracketCompare(q.values[0], p.values[0])
     if (c === undefined) return false
@@ -41,14 +41,18 @@ function implies (q: Predicate, p: Predicate): boolean {
 }
 
 function satisfies (v: unknown, p: Predicate): boolean {
-  if (p.kind === 'eq' || p.kind === 'in') return p.values.some(x => sameBracketCompare(v, x) === 0)
+  if (p.kind === 'eq' || p.kind === 'in') return p.values.some((x) => sameBracketCompare(v, x) === 0)
   const c = sameBracketCompare(v, p.values[0])
   if (c === undefined) return false
   switch (p.kind) {
-    case 'gt': return c > 0
-    case 'gte': return c >= 0
-    case 'lt': return c < 0
-    case 'lte': return c <= 0
+    case 'gt':
+      return c > 0
+    case 'gte':
+      return c >= 0
+    case 'lt':
+      return c < 0
+    case 'lte':
+      return c <= 0
   }
   return false
 }

@@ -21,15 +21,19 @@ export interface IndexBounds {
   excludesMissing: boolean
 }
 
-export function boundsFor (index: IndexDef, analysis: FilterAnalysis, queryCollation: Collation | undefined): IndexBounds {
+export function boundsFor (
+  index: IndexDef,
+  analysis: FilterAnalysis,
+  queryCollation: Collation | undefined
+): IndexBounds {
   const cmp = index.collation?.compare
   const collationOk = sameCollation(index.collation, queryCollation)
   const used = new Set<Predicate>()
   let excludesMissing = false
   const bounds = index.fields.map((field, i) => {
-    const preds = analysis.predicates.filter(p => p.path === field && (!p.hasStrings || collationOk))
-    if (preds.some(p => p.excludesMissing)) excludesMissing = true
-    const bounding = preds.filter(p => p.kind !== 'existsTrue' && !(index.multikey[i] && !p.excludesMissing))
+    const preds = analysis.predicates.filter((p) => p.path === field && (!p.hasStrings || collationOk))
+    if (preds.some((p) => p.excludesMissing)) excludesMissing = true
+    const bounding = preds.filter((p) => p.kind !== 'existsTrue' && !(index.multikey[i] && !p.excludesMissing))
     if (bounding.length === 0) return [FULL]
     if (index.multikey[i]) {
       used.add(bounding[0])
@@ -43,7 +47,7 @@ export function boundsFor (index: IndexDef, analysis: FilterAnalysis, queryColla
     }
     return ivs ?? [FULL]
   })
-  const exact = !analysis.residual && analysis.predicates.every(p => used.has(p) && p.exact)
+  const exact = !analysis.residual && analysis.predicates.every((p) => used.has(p) && p.exact)
   const leading = bounds[0].length !== 1 || bounds[0][0] !== FULL
   return { bounds, exact, leading, excludesMissing }
 }

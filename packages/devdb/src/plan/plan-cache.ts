@@ -10,33 +10,51 @@ import { bsonTypeName } from '../engine/bson-order.js'
 import { isPlainDoc } from '../engine/paths.js'
 import type { QuerySpec } from './query-spec.js'
 
-export interface CachedPlan { index: string, works: number }
+export interface CachedPlan {
+  index: string
+  works: number
+}
 
 const MAX_ENTRIES = 1000
 
 export class PlanCache {
   private readonly entries = new Map<string, CachedPlan>()
 
-  get (shape: string): CachedPlan | undefined { return this.entries.get(shape) }
+  get (shape: string): CachedPlan | undefined {
+    return this.entries.get(shape)
+  }
 
   set (shape: string, plan: CachedPlan): void {
     if (this.entries.size >= MAX_ENTRIES) this.entries.clear()
     this.entries.set(shape, plan)
   }
 
-  delete (shape: string): void { this.entries.delete(shape) }
+  delete (shape: string): void {
+    this.entries.delete(shape)
+  }
 
-  clear (): void { this.entries.clear() }
+  clear (): void {
+    this.entries.clear()
+  }
 }
 
 /** The cache key of a query, or undefined when it must always be planned (hint, $text). */
 export function queryShape (q: QuerySpec): string | undefined {
   if (q.hint !== undefined || q.text) return undefined
-  return JSON.stringify([shapeOf(q.filter ?? {}), q.sort.map(k => [k.path, k.dir, k.meta ?? 0]), q.skip > 0, q.limit > 0, q.count === true, q.collation?.spec ?? 0])
+  return JSON.stringify([
+    shapeOf(q.filter ?? {}),
+    q.sort.map((k) => [k.path, k.dir, k.meta ?? 0]),
+    q.skip > 0,
+    q.limit > 0,
+    q.count === true,
+    q.collation?.spec ?? 0
+  ])
 }
 
 function shapeOf (v: unknown): unknown {
-  if (Array.isArray(v)) return ['[]', [...new Set(v.map(x => (isPlainDoc(x) ? JSON.stringify(shapeOf(x)) : bsonTypeName(x))))].sort()]
+  if (Array.isArray(v)) {
+    return ['[]', [...new Set(v.map((x) => (isPlainDoc(x) ? JSON.stringify(shapeOf(x)) : bsonTypeName(x))))].sort()]
+  }
   if (isPlainDoc(v)) {
     const out: Document = {}
     for (const [k, x] of Object.entries(v)) out[k] = shapeOf(x)

@@ -22,11 +22,17 @@ import type { QuerySpec } from './query-spec.js'
 
 export type { QuerySpec } from './query-spec.js'
 
-export interface Candidate { root: Stage, rank: number, index?: IndexDef }
+export interface Candidate {
+  root: Stage
+  rank: number
+  index?: IndexDef
+}
 
 export function planQuery (ctx: ExecContext, q: QuerySpec): Candidate[] {
-  const natural = q.sort.find(k => k.meta === 'natural')
-  if (natural !== undefined) return [{ root: finish(ctx, q, new CollScan(ctx, q.matcher, q.filter, natural.dir), false), rank: 0 }]
+  const natural = q.sort.find((k) => k.meta === 'natural')
+  if (natural !== undefined) {
+    return [{ root: finish(ctx, q, new CollScan(ctx, q.matcher, q.filter, natural.dir), false), rank: 0 }]
+  }
   if (q.hint !== undefined && 'index' in q.hint) {
     const p = indexCandidate(ctx, q, analyzeFilter(q.filter), q.hint.index, true)
     if (p !== undefined) return [p]
@@ -46,20 +52,38 @@ export function planQuery (ctx: ExecContext, q: QuerySpec): Candidate[] {
   return out.sort((a, b) => b.rank - a.rank)
 }
 
-function indexCandidate (ctx: ExecContext, q: QuerySpec, analysis: FilterAnalysis, ix: IndexDef, forced: boolean): Candidate | undefined {
+function indexCandidate (
+  ctx: ExecContext,
+  q: QuerySpec,
+  analysis: FilterAnalysis,
+  ix: IndexDef,
+  forced: boolean
+): Candidate | undefined {
   if (ix.isText) return undefined
   if (!forced) {
     if (ix.spec.hidden === true) return undefined
-    if (ix.partial !== undefined && !impliesPartialFilter(analysis, ix.spec.partialFilterExpression as Document)) return undefined
+    if (ix.partial !== undefined && !impliesPartialFilter(analysis, ix.spec.partialFilterExpression as Document)) {
+      return undefined
+    }
   }
   const b = boundsFor(ix, analysis, q.collation)
   if (ix.sparse && !forced && !b.excludesMissing) return undefined
   const layout = layoutScan(ix, b.bounds)
-  const provision = q.count === true ? undefined : sortProvision(ix, b.bounds, q.sort, layout.pointPrefix, sameCollation(ix.collation, q.collation))
+  const provision =
+    q.count === true
+      ? undefined
+      : sortProvision(ix, b.bounds, q.sort, layout.pointPrefix, sameCollation(ix.collation, q.collation))
   if (!forced && !b.leading && (provision === undefined || q.sort.length === 0)) return undefined
-  const rank = (ix.unique && b.exact && layout.pointPrefix === ix.fields.length ? 1000 : 0) + 10 * layout.pointPrefix + (provision !== undefined ? 5 : 0) + (b.leading ? 1 : 0)
+  const rank =
+    (ix.unique && b.exact && layout.pointPrefix === ix.fields.length ? 1000 : 0) +
+    10 * layout.pointPrefix +
+    (provision !== undefined ? 5 : 0) +
+    (b.leading ? 1 : 0)
   if (q.count === true) return { root: countPlan(ctx, q, ix, b, layout.ranges.length), rank, index: ix }
-  const scan = provision?.merge === true ? mergeScans(ctx, ix, b, q.sort, provision) : new IndexScan(ctx, ix, b.bounds, provision?.direction ?? 1)
+  const scan =
+    provision?.merge === true
+      ? mergeScans(ctx, ix, b, q.sort, provision)
+      : new IndexScan(ctx, ix, b.bounds, provision?.direction ?? 1)
   const fetch = new Fetch(ctx, scan, b.exact ? undefined : q.matcher, b.exact ? undefined : q.filter)
   return { root: finish(ctx, q, fetch, provision !== undefined), rank, index: ix }
 }
@@ -78,12 +102,26 @@ function mergeScans (ctx: ExecContext, ix: IndexDef, b: IndexBounds, sort: SortK
     for (const c of combos) for (const iv of b.bounds[i]) next.push([...c, iv.lo])
     combos = next
   }
-  const scans = combos.map(c => new IndexScan(ctx, ix, b.bounds.map((ivs, i) => (i < pointPrefix ? [{ lo: c[i], loInc: true, hi: c[i], hiInc: true }] : ivs)), provision.direction))
+  const scans = combos.map(
+    (c) =>
+      new IndexScan(
+        ctx,
+        ix,
+        b.bounds.map((ivs, i) => (i < pointPrefix ? [{ lo: c[i], loInc: true, hi: c[i], hiInc: true }] : ivs)),
+        provision.direction
+      )
+  )
   const pos = new Map(ix.fields.map((f, i) => [f, i]))
-  const keys = sort.filter(k => pos.has(k.path))
+  const keys = sort.filter((k) => pos.has(k.path))
   const pattern: Document = {}
   for (const k of sort) pattern[k.path] = k.dir
-  return new SortMerge(scans, pattern, keys.map(k => pos.get(k.path) as number), keys.map(k => k.dir), ix.collation?.compare)
+  return new SortMerge(
+    scans,
+    pattern,
+    keys.map((k) => pos.get(k.path) as number),
+    keys.map((k) => k.dir),
+    ix.collation?.compare
+  )
 }
 
 function countPlan (ctx: ExecContext, q: QuerySpec, ix: IndexDef, b: IndexBounds, ranges: number): Stage {
@@ -100,7 +138,7 @@ function countPlan (ctx: ExecContext, q: QuerySpec, ix: IndexDef, b: IndexBounds
 function finish (ctx: ExecContext, q: QuerySpec, input: Stage, sortProvided: boolean): Stage {
   if (q.count === true) return new Count(input, q.skip, q.limit)
   let root = input
-  const sortKeys = q.sort.filter(k => k.meta !== 'natural')
+  const sortKeys = q.sort.filter((k) => k.meta !== 'natural')
   if (sortKeys.length > 0 && !sortProvided) {
     root = new Sort(ctx, root, {
       keys: sortKeys,

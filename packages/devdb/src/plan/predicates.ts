@@ -43,7 +43,10 @@ function collect (filter: Document, out: FilterAnalysis): void {
       for (const sub of v) if (isPlainDoc(sub)) collect(sub, out)
       continue
     }
-    if (k.startsWith('$') || /(^|\.)\d+(\.|$)/.test(k)) { out.residual = true; continue }
+    if (k.startsWith('$') || /(^|\.)\d+(\.|$)/.test(k)) {
+      out.residual = true
+      continue
+    }
     if (isPlainDoc(v) && Object.keys(v).length > 0 && Object.keys(v)[0].startsWith('$')) {
       for (const [op, arg] of Object.entries(v)) {
         const p = operatorPredicate(k, op, arg)
@@ -75,26 +78,45 @@ function operatorPredicate (path: string, op: string, arg: unknown): Predicate |
 function pointable (v: unknown): boolean {
   const t = bsonTypeName(v)
   if (t === 'array' || t === 'regex' || t === 'minKey' || t === 'maxKey' || t === 'javascript') return false
-  if (t === 'object') return isPlainDoc(v) && !Object.keys(v).some(k => k.startsWith('$'))
+  if (t === 'object') return isPlainDoc(v) && !Object.keys(v).some((k) => k.startsWith('$'))
   return true
 }
 
 function equality (path: string, v: unknown): Predicate | undefined {
-  if (v === null || v === undefined) return { path, kind: 'eq', values: [null], exact: false, hasStrings: false, excludesMissing: false }
+  if (v === null || v === undefined) {
+    return { path, kind: 'eq', values: [null], exact: false, hasStrings: false, excludesMissing: false }
+  }
   if (!pointable(v)) return undefined
   return { path, kind: 'eq', values: [v], exact: true, hasStrings: containsString(v), excludesMissing: true }
 }
 
 function inList (path: string, arg: unknown): Predicate | undefined {
-  if (!Array.isArray(arg) || !arg.every(x => x === null || pointable(x))) return undefined
-  const hasNull = arg.some(x => x === null)
-  return { path, kind: 'in', values: arg, exact: !hasNull, hasStrings: arg.some(containsString), excludesMissing: !hasNull }
+  if (!Array.isArray(arg) || !arg.every((x) => x === null || pointable(x))) return undefined
+  const hasNull = arg.some((x) => x === null)
+  return {
+    path,
+    kind: 'in',
+    values: arg,
+    exact: !hasNull,
+    hasStrings: arg.some(containsString),
+    excludesMissing: !hasNull
+  }
 }
 
 function range (path: string, kind: PredicateKind, v: unknown): Predicate | undefined {
   const r = rankOf(v)
   // Ranges on null, MinKey/MaxKey, documents and arrays follow special rules: leave them to the filter.
-  if (v === null || v === undefined || r === Rank.MinKey || r === Rank.MaxKey || r === Rank.Object || r === Rank.Array || r === Rank.Regex) return undefined
+  if (
+    v === null ||
+    v === undefined ||
+    r === Rank.MinKey ||
+    r === Rank.MaxKey ||
+    r === Rank.Object ||
+    r === Rank.Array ||
+    r === Rank.Regex
+  ) {
+    return undefined
+  }
   if (typeof v === 'number' && Number.isNaN(v)) return undefined
   return { path, kind, values: [v], exact: true, hasStrings: containsString(v), excludesMissing: true }
 }

@@ -6,7 +6,12 @@ export class Fetch extends Stage {
   readonly name = 'FETCH'
   private docs = 0
 
-  constructor (private readonly ctx: ExecContext, child: Stage, private readonly matcher: ((d: Document) => boolean) | undefined, private readonly filterDoc: Document | undefined) {
+  constructor (
+    private readonly ctx: ExecContext,
+    child: Stage,
+    private readonly matcher: ((d: Document) => boolean) | undefined,
+    private readonly filterDoc: Document | undefined
+  ) {
     super()
     this.children.push(child)
   }
@@ -24,20 +29,27 @@ export class Fetch extends Stage {
     return { rid: r.rid, doc, entry: r.entry }
   }
 
-  override get docsExamined (): number { return this.docs + super.docsExamined }
+  override get docsExamined (): number {
+    return this.docs + super.docsExamined
+  }
 
   describe (): Document {
     return this.filterDoc !== undefined && Object.keys(this.filterDoc).length > 0 ? { filter: this.filterDoc } : {}
   }
 
-  override counters (): Document { return { docsExamined: this.docs, alreadyHasObj: 0 } }
+  override counters (): Document {
+    return { docsExamined: this.docs, alreadyHasObj: 0 }
+  }
 }
 
 export class Skip extends Stage {
   readonly name = 'SKIP'
   private skipped = 0
 
-  constructor (child: Stage, private readonly amount: number) {
+  constructor (
+    child: Stage,
+    private readonly amount: number
+  ) {
     super()
     this.children.push(child)
   }
@@ -45,18 +57,26 @@ export class Skip extends Stage {
   protected doWork (): WorkResult {
     const r = this.children[0].work()
     if (r === NEED_TIME || r === EOF) return r
-    if (this.skipped < this.amount) { this.skipped++; return NEED_TIME }
+    if (this.skipped < this.amount) {
+      this.skipped++
+      return NEED_TIME
+    }
     return r
   }
 
-  describe (): Document { return { skipAmount: this.amount } }
+  describe (): Document {
+    return { skipAmount: this.amount }
+  }
 }
 
 export class Limit extends Stage {
   readonly name = 'LIMIT'
   private returned = 0
 
-  constructor (child: Stage, private readonly amount: number) {
+  constructor (
+    child: Stage,
+    private readonly amount: number
+  ) {
     super()
     this.children.push(child)
   }
@@ -69,5 +89,7 @@ export class Limit extends Stage {
     return r
   }
 
-  describe (): Document { return { limitAmount: this.amount } }
+  describe (): Document {
+    return { limitAmount: this.amount }
+  }
 }

@@ -12,7 +12,10 @@ import { isFull, isPoint, type Interval } from './bounds.js'
 /** Most point combinations multiplied out before the rest is left to key filtering. */
 const MAX_COMBINATIONS = 4096
 
-export interface KeyRange { start: IndexEntry, end: IndexEntry }
+export interface KeyRange {
+  start: IndexEntry
+  end: IndexEntry
+}
 
 export interface ScanLayout {
   ranges: KeyRange[]
@@ -30,14 +33,18 @@ export function layoutScan (index: IndexDef, bounds: Interval[][]): ScanLayout {
   const n = index.fields.length
   let k = 0
   let combos = 1
-  while (k < n && bounds[k].every(iv => isPoint(iv, cmp)) && combos * Math.max(1, bounds[k].length) <= MAX_COMBINATIONS) {
+  while (
+    k < n &&
+    bounds[k].every((iv) => isPoint(iv, cmp)) &&
+    combos * Math.max(1, bounds[k].length) <= MAX_COMBINATIONS
+  ) {
     combos *= bounds[k].length
     k++
   }
   // Point values of each prefix field, in tree order.
   let prefixes: unknown[][] = [[]]
   for (let i = 0; i < k; i++) {
-    const pts = bounds[i].map(iv => iv.lo)
+    const pts = bounds[i].map((iv) => iv.lo)
     if (index.dirs[i] === -1) pts.reverse()
     const next: unknown[][] = []
     for (const p of prefixes) for (const v of pts) next.push([...p, v])
@@ -60,10 +67,16 @@ export function layoutScan (index: IndexDef, bounds: Interval[][]): ScanLayout {
 
 function rangeFor (index: IndexDef, prefix: unknown[], k: number, iv: Interval): KeyRange {
   const dir = index.dirs[k]
-  const [first, firstInc, last, lastInc] = dir === 1 ? [iv.lo, iv.loInc, iv.hi, iv.hiInc] : [iv.hi, iv.hiInc, iv.lo, iv.loInc]
+  const [first, firstInc, last, lastInc] =
+    dir === 1 ? [iv.lo, iv.loInc, iv.hi, iv.hiInc] : [iv.hi, iv.hiInc, iv.lo, iv.loInc]
   const rest = index.dirs.slice(k + 1)
   // Inclusive start: before every key with `first`; exclusive start: after all of them (and the end alike).
-  const start = [...prefix, first, ...rest.map(d => (firstInc ? treeMin(d) : treeMax(d))), firstInc ? -Infinity : Infinity]
-  const end = [...prefix, last, ...rest.map(d => (lastInc ? treeMax(d) : treeMin(d))), lastInc ? Infinity : -Infinity]
+  const start = [
+    ...prefix,
+    first,
+    ...rest.map((d) => (firstInc ? treeMin(d) : treeMax(d))),
+    firstInc ? -Infinity : Infinity
+  ]
+  const end = [...prefix, last, ...rest.map((d) => (lastInc ? treeMax(d) : treeMin(d))), lastInc ? Infinity : -Infinity]
   return { start, end }
 }

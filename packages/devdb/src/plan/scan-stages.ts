@@ -12,7 +12,12 @@ export class CollScan extends Stage {
   private lastRid: number | undefined
   private docs = 0
 
-  constructor (private readonly ctx: ExecContext, private readonly matcher: (d: Document) => boolean, private readonly filterDoc: Document | undefined, readonly direction: 1 | -1) {
+  constructor (
+    private readonly ctx: ExecContext,
+    private readonly matcher: (d: Document) => boolean,
+    private readonly filterDoc: Document | undefined,
+    readonly direction: 1 | -1
+  ) {
     super()
   }
 
@@ -20,9 +25,10 @@ export class CollScan extends Stage {
     let iter = this.iter
     if (iter === undefined) {
       const r = this.ctx.coll.records
-      iter = this.iter = this.direction === 1
-        ? r.entries(this.lastRid === undefined ? undefined : this.lastRid + 1)
-        : r.entriesReversed(this.lastRid, undefined, this.lastRid !== undefined)
+      iter = this.iter =
+        this.direction === 1
+          ? r.entries(this.lastRid === undefined ? undefined : this.lastRid + 1)
+          : r.entriesReversed(this.lastRid, undefined, this.lastRid !== undefined)
     }
     const n = iter.next()
     if (n.done === true) return EOF
@@ -34,9 +40,13 @@ export class CollScan extends Stage {
     return this.matcher(doc) ? { rid, doc } : NEED_TIME
   }
 
-  override save (): void { this.iter = undefined }
+  override save (): void {
+    this.iter = undefined
+  }
 
-  override get docsExamined (): number { return this.docs }
+  override get docsExamined (): number {
+    return this.docs
+  }
 
   describe (): Document {
     const out: Document = {}
@@ -45,7 +55,9 @@ export class CollScan extends Stage {
     return out
   }
 
-  override counters (): Document { return { docsExamined: this.docs } }
+  override counters (): Document {
+    return { docsExamined: this.docs }
+  }
 }
 
 export class IndexScan extends Stage {
@@ -59,7 +71,12 @@ export class IndexScan extends Stage {
   private seeks = 0
   private dupsDropped = 0
 
-  constructor (private readonly ctx: ExecContext, readonly index: IndexDef, readonly bounds: Interval[][], readonly direction: 1 | -1) {
+  constructor (
+    private readonly ctx: ExecContext,
+    readonly index: IndexDef,
+    readonly bounds: Interval[][],
+    readonly direction: 1 | -1
+  ) {
     super()
     this.layout = layoutScan(index, bounds)
     if (direction === -1) this.layout = { ...this.layout, ranges: [...this.layout.ranges].reverse() }
@@ -75,18 +92,27 @@ export class IndexScan extends Stage {
       const resuming = iter === undefined && this.last !== undefined
       if (iter === undefined) {
         if (this.last === undefined) this.seeks++
-        iter = this.iter = this.direction === 1
-          ? tree.entries(this.last ?? range.start)
-          : tree.entriesReversed(this.last ?? range.end, undefined, this.last !== undefined)
+        iter = this.iter =
+          this.direction === 1
+            ? tree.entries(this.last ?? range.start)
+            : tree.entriesReversed(this.last ?? range.end, undefined, this.last !== undefined)
       }
       const n = iter.next()
       let entry = n.done === true ? undefined : n.value[0]
       // Resuming forward from the last key returns it again (if it still exists): skip it.
-      if (resuming && entry !== undefined && this.last !== undefined && this.direction === 1 && tree._compare(entry, this.last) === 0) {
+      if (
+        resuming &&
+        entry !== undefined &&
+        this.last !== undefined &&
+        this.direction === 1 &&
+        tree._compare(entry, this.last) === 0
+      ) {
         const again = iter.next()
         entry = again.done === true ? undefined : again.value[0]
       }
-      const outside = entry === undefined || (this.direction === 1 ? tree._compare(entry, range.end) > 0 : tree._compare(entry, range.start) < 0)
+      const outside =
+        entry === undefined ||
+        (this.direction === 1 ? tree._compare(entry, range.end) > 0 : tree._compare(entry, range.start) < 0)
       if (outside) {
         this.rangeIdx++
         this.iter = undefined
@@ -101,7 +127,10 @@ export class IndexScan extends Stage {
       if (!this.keyInBounds(e, checked)) return NEED_TIME
       const rid = e[this.index.fields.length] as number
       if (this.seen !== undefined) {
-        if (this.seen.has(rid)) { this.dupsDropped++; return NEED_TIME }
+        if (this.seen.has(rid)) {
+          this.dupsDropped++
+          return NEED_TIME
+        }
         this.seen.add(rid)
       }
       return { rid, entry: e }
@@ -115,23 +144,46 @@ export class IndexScan extends Stage {
     return true
   }
 
-  override save (): void { this.iter = undefined }
+  override save (): void {
+    this.iter = undefined
+  }
 
-  override get keysExamined (): number { return this.keys }
+  override get keysExamined (): number {
+    return this.keys
+  }
 
   describe (): Document {
-    return { ...indexDescription(this.index), direction: this.direction === 1 ? 'forward' : 'backward', indexBounds: formatBounds(this.index, this.bounds, this.direction) }
+    return {
+      ...indexDescription(this.index),
+      direction: this.direction === 1 ? 'forward' : 'backward',
+      indexBounds: formatBounds(this.index, this.bounds, this.direction)
+    }
   }
 
   override counters (): Document {
-    return { keysExamined: this.keys, seeks: this.seeks, dupsTested: this.seen !== undefined ? this.keys : 0, dupsDropped: this.dupsDropped }
+    return {
+      keysExamined: this.keys,
+      seeks: this.seeks,
+      dupsTested: this.seen !== undefined ? this.keys : 0,
+      dupsDropped: this.dupsDropped
+    }
   }
 }
 
 export function indexDescription (index: IndexDef): Document {
   const multiKeyPaths: Document = {}
-  index.fields.forEach((f, i) => { multiKeyPaths[f] = index.multikey[i] ? [f] : [] })
+  index.fields.forEach((f, i) => {
+    multiKeyPaths[f] = index.multikey[i] ? [f] : []
+  })
   const out: Document = { keyPattern: index.key, indexName: index.name }
   if (index.collation !== undefined) out.collation = index.collation.spec
-  return { ...out, isMultiKey: index.isMultikey, multiKeyPaths, isUnique: index.unique, isSparse: index.sparse, isPartial: index.partial !== undefined, indexVersion: 2 }
+  return {
+    ...out,
+    isMultiKey: index.isMultikey,
+    multiKeyPaths,
+    isUnique: index.unique,
+    isSparse: index.sparse,
+    isPartial: index.partial !== undefined,
+    indexVersion: 2
+  }
 }

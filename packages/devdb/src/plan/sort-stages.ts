@@ -16,11 +16,16 @@ export const SORT_MEMORY_LIMIT = 100 * 1024 * 1024
 const sizes = new WeakMap<Document, number>()
 function docSize (d: Document): number {
   let s = sizes.get(d)
-  if (s === undefined) sizes.set(d, s = calculateObjectSize(d))
+  if (s === undefined) sizes.set(d, (s = calculateObjectSize(d)))
   return s
 }
 
-interface Item { row: Row, doc: Document, seq: number, key: unknown[] }
+interface Item {
+  row: Row
+  doc: Document
+  seq: number
+  key: unknown[]
+}
 
 export interface SortOptions {
   keys: SortKey[]
@@ -43,7 +48,11 @@ export class Sort extends Stage {
   private bytes = 0
   private totalBytes = 0
 
-  constructor (private readonly ctx: ExecContext, child: Stage, private readonly opts: SortOptions) {
+  constructor (
+    private readonly ctx: ExecContext,
+    child: Stage,
+    private readonly opts: SortOptions
+  ) {
     super()
     this.children.push(child)
   }
@@ -52,9 +61,10 @@ export class Sort extends Stage {
     const { keys, score, strCmp } = this.opts
     for (let j = 0; j < keys.length; j++) {
       const k = keys[j]
-      const c = k.meta === 'textScore'
-        ? (score?.(y.doc) ?? 0) - (score?.(x.doc) ?? 0)
-        : cmpSortValues(x.key[j], y.key[j], strCmp) * k.dir
+      const c =
+        k.meta === 'textScore'
+          ? (score?.(y.doc) ?? 0) - (score?.(x.doc) ?? 0)
+          : cmpSortValues(x.key[j], y.key[j], strCmp) * k.dir
       if (c !== 0) return c
     }
     return x.seq - y.seq
@@ -71,7 +81,12 @@ export class Sort extends Stage {
     }
     const doc = rowDoc(this.ctx, r)
     if (doc === undefined) return NEED_TIME
-    const item: Item = { row: { ...r, doc }, doc, seq: this.seq++, key: this.opts.keys.map(k => (k.meta === undefined ? sortValue(doc, k.path, k.dir, this.opts.strCmp) : null)) }
+    const item: Item = {
+      row: { ...r, doc },
+      doc,
+      seq: this.seq++,
+      key: this.opts.keys.map((k) => (k.meta === undefined ? sortValue(doc, k.path, k.dir, this.opts.strCmp) : null))
+    }
     this.add(item)
     return NEED_TIME
   }
@@ -98,8 +113,11 @@ export class Sort extends Stage {
       if (this.items.length > limit) this.bytes -= docSize((this.items.pop() as Item).doc)
     }
     if (this.opts.memLimit !== undefined && this.bytes > this.opts.memLimit) {
-      throw new CommandError(Codes.QueryExceededMemoryLimitNoDiskUseAllowed, 'QueryExceededMemoryLimitNoDiskUseAllowed',
-        `${this.opts.errorContext} :: caused by :: Sort exceeded memory limit of ${this.opts.memLimit} bytes, but did not opt in to external sorting.`)
+      throw new CommandError(
+        Codes.QueryExceededMemoryLimitNoDiskUseAllowed,
+        'QueryExceededMemoryLimitNoDiskUseAllowed',
+        `${this.opts.errorContext} :: caused by :: Sort exceeded memory limit of ${this.opts.memLimit} bytes, but did not opt in to external sorting.`
+      )
     }
   }
 
@@ -112,7 +130,9 @@ export class Sort extends Stage {
     return out
   }
 
-  override counters (): Document { return { totalDataSizeSorted: this.totalBytes, usedDisk: false, spills: 0 } }
+  override counters (): Document {
+    return { totalDataSizeSorted: this.totalBytes, usedDisk: false, spills: 0 }
+  }
 }
 
 /** Merges index scans whose rows each come in sort order; the sort keys are index fields. */
@@ -121,7 +141,13 @@ export class SortMerge extends Stage {
   private readonly heads: Array<Row | undefined>
   private readonly done: boolean[]
 
-  constructor (children: IndexScan[], private readonly sortPattern: Document, private readonly fieldPos: number[], private readonly dirs: Array<1 | -1>, private readonly strCmp?: StringCompare) {
+  constructor (
+    children: IndexScan[],
+    private readonly sortPattern: Document,
+    private readonly fieldPos: number[],
+    private readonly dirs: Array<1 | -1>,
+    private readonly strCmp?: StringCompare
+  ) {
     super()
     this.children.push(...children)
     this.heads = children.map(() => undefined)
@@ -158,5 +184,7 @@ export class SortMerge extends Stage {
     return 0
   }
 
-  describe (): Document { return { sortPattern: this.sortPattern } }
+  describe (): Document {
+    return { sortPattern: this.sortPattern }
+  }
 }

@@ -12,7 +12,11 @@ import type { IndexEntry } from '../engine/index-def.js'
 export const NEED_TIME = Symbol('NEED_TIME')
 export const EOF = Symbol('EOF')
 
-export interface Row { rid: number, doc?: Document, entry?: IndexEntry }
+export interface Row {
+  rid: number
+  doc?: Document
+  entry?: IndexEntry
+}
 export type WorkResult = Row | typeof NEED_TIME | typeof EOF
 
 export interface ExecContext {
@@ -52,16 +56,35 @@ export abstract class Stage {
     return {}
   }
 
-  get keysExamined (): number { return this.children.reduce((n, c) => n + c.keysExamined, 0) }
-  get docsExamined (): number { return this.children.reduce((n, c) => n + c.docsExamined, 0) }
+  get keysExamined (): number {
+    return this.children.reduce((n, c) => n + c.keysExamined, 0)
+  }
+
+  get docsExamined (): number {
+    return this.children.reduce((n, c) => n + c.docsExamined, 0)
+  }
 
   explain (withStats: boolean): Document {
     const out: Document = { stage: this.name, ...this.describe() }
     if (withStats) {
-      Object.assign(out, { nReturned: this.advanced, executionTimeMillisEstimate: 0, works: this.works, advanced: this.advanced, needTime: this.needTime, needYield: 0, saveState: 0, restoreState: 0, isEOF: this.isEOF ? 1 : 0 }, this.counters())
+      Object.assign(
+        out,
+        {
+          nReturned: this.advanced,
+          executionTimeMillisEstimate: 0,
+          works: this.works,
+          advanced: this.advanced,
+          needTime: this.needTime,
+          needYield: 0,
+          saveState: 0,
+          restoreState: 0,
+          isEOF: this.isEOF ? 1 : 0
+        },
+        this.counters()
+      )
     }
     if (this.children.length === 1) out.inputStage = this.children[0].explain(withStats)
-    else if (this.children.length > 1) out.inputStages = this.children.map(c => c.explain(withStats))
+    else if (this.children.length > 1) out.inputStages = this.children.map((c) => c.explain(withStats))
     return out
   }
 }

@@ -24,7 +24,7 @@ const isNullish = (v: unknown): boolean => v === MISSING || v === null || v === 
 function regexTest (re: unknown, v: unknown): boolean {
   if (typeof v !== 'string') return false
   if (re instanceof RegExp) return linear(re).test(v)
-  const r = re as { pattern: string, options: string }
+  const r = re as { pattern: string; options: string }
   return linear(new RegExp(r.pattern, r.options.replace(/[^imsu]/g, ''))).test(v)
 }
 
@@ -73,8 +73,8 @@ function inList (doc: Document, selector: string, list: unknown[], strCmp?: Stri
   const { values } = candidates(doc, selector)
   for (const v of list) {
     if (isRegexValue(v)) {
-      if (values.some(c => regexTest(v, c))) return true
-    } else if (values.some(c => eqOne(c, v, strCmp))) return true
+      if (values.some((c) => regexTest(v, c))) return true
+    } else if (values.some((c) => eqOne(c, v, strCmp))) return true
   }
   return false
 }
@@ -105,7 +105,13 @@ function ordered (test: (c: number) => boolean, allowNullEq: boolean): QueryOp {
 function requireArray (op: string, value: unknown): unknown[] {
   if (!Array.isArray(value)) throw badValue(`${op} needs an array`)
   for (const v of value) {
-    if (v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).some(k => k.startsWith('$')) && bsonTypeName(v) === 'object') {
+    if (
+      v !== null &&
+      typeof v === 'object' &&
+      !Array.isArray(v) &&
+      Object.keys(v).some((k) => k.startsWith('$')) &&
+      bsonTypeName(v) === 'object'
+    ) {
       throw badValue(`cannot nest $ under ${op}`)
     }
   }
@@ -113,11 +119,50 @@ function requireArray (op: string, value: unknown): unknown[] {
 }
 
 const TYPE_ALIASES: Record<string, string> = {
-  1: 'double', 2: 'string', 3: 'object', 4: 'array', 5: 'binData', 6: 'undefined', 7: 'objectId', 8: 'bool', 9: 'date', 10: 'null',
-  11: 'regex', 13: 'javascript', 14: 'symbol', 16: 'int', 17: 'timestamp', 18: 'long', 19: 'decimal', '-1': 'minKey', 127: 'maxKey'
+  1: 'double',
+  2: 'string',
+  3: 'object',
+  4: 'array',
+  5: 'binData',
+  6: 'undefined',
+  7: 'objectId',
+  8: 'bool',
+  9: 'date',
+  10: 'null',
+  11: 'regex',
+  13: 'javascript',
+  14: 'symbol',
+  16: 'int',
+  17: 'timestamp',
+  18: 'long',
+  19: 'decimal',
+  '-1': 'minKey',
+  127: 'maxKey'
 }
-const TYPE_NAMES = new Set(['double', 'string', 'object', 'array', 'binData', 'undefined', 'objectId', 'bool', 'date', 'null', 'regex',
-  'javascript', 'symbol', 'int', 'timestamp', 'long', 'decimal', 'minKey', 'maxKey', 'number', 'dbPointer', 'javascriptWithScope'])
+const TYPE_NAMES = new Set([
+  'double',
+  'string',
+  'object',
+  'array',
+  'binData',
+  'undefined',
+  'objectId',
+  'bool',
+  'date',
+  'null',
+  'regex',
+  'javascript',
+  'symbol',
+  'int',
+  'timestamp',
+  'long',
+  'decimal',
+  'minKey',
+  'maxKey',
+  'number',
+  'dbPointer',
+  'javascriptWithScope'
+])
 
 function typeName (t: unknown): string {
   if (typeof t === 'string') {
@@ -141,10 +186,12 @@ const $all: QueryOp = (selector, value, options) => {
   if (!Array.isArray(value)) throw badValue('$all needs an array')
   const preds = value.map((v): Pred => {
     if (v instanceof RegExp) return bsonQueryOperators.$regex(selector, v, options)
-    if (isPlainDoc(v) && Object.keys(v)[0] === '$elemMatch') return mingoQuery.$elemMatch(selector, v.$elemMatch, options)
+    if (isPlainDoc(v) && Object.keys(v)[0] === '$elemMatch') {
+      return mingoQuery.$elemMatch(selector, v.$elemMatch, options)
+    }
     return bsonQueryOperators.$eq(selector, v, options)
   })
-  return (doc) => preds.length > 0 && preds.every(p => p(doc))
+  return (doc) => preds.length > 0 && preds.every((p) => p(doc))
 }
 
 export const bsonQueryOperators: Record<string, QueryOp> = {
@@ -152,7 +199,7 @@ export const bsonQueryOperators: Record<string, QueryOp> = {
   // mingo copies the RegExp it is given into a plain one: match with the linear-time form
   $regex: (selector, value) => {
     const re = linear(value as RegExp)
-    return (doc) => candidates(doc, selector).values.some(c => typeof c === 'string' && re.test(c))
+    return (doc) => candidates(doc, selector).values.some((c) => typeof c === 'string' && re.test(c))
   },
   $eq: (selector, value, options) => {
     const strCmp = collatorOf(options)
@@ -162,10 +209,10 @@ export const bsonQueryOperators: Record<string, QueryOp> = {
     const strCmp = collatorOf(options)
     return (doc) => !matchEq(doc, selector, value, strCmp)
   },
-  $gt: ordered(c => c > 0, false),
-  $gte: ordered(c => c >= 0, true),
-  $lt: ordered(c => c < 0, false),
-  $lte: ordered(c => c <= 0, true),
+  $gt: ordered((c) => c > 0, false),
+  $gte: ordered((c) => c >= 0, true),
+  $lt: ordered((c) => c < 0, false),
+  $lte: ordered((c) => c <= 0, true),
   $in: (selector, value, options) => {
     const matches = inMatcher(requireArray('$in', value), collatorOf(options))
     return (doc) => matches(doc, selector)
@@ -176,14 +223,17 @@ export const bsonQueryOperators: Record<string, QueryOp> = {
   },
   $exists: (selector, value) => {
     const want = !(value === false || value === 0 || value === null)
-    return (doc) => candidates(doc, selector).values.some(c => c !== MISSING) === want
+    return (doc) => candidates(doc, selector).values.some((c) => c !== MISSING) === want
   },
   $type: (selector, value) => {
     const names = (Array.isArray(value) ? value : [value]).map(typeName)
     return (doc) => {
       const { values, leaves } = candidates(doc, selector)
       for (const n of names) {
-        if (n === 'array') { if (leaves.some(Array.isArray)) return true; continue }
+        if (n === 'array') {
+          if (leaves.some(Array.isArray)) return true
+          continue
+        }
         for (const c of values) {
           if (c === MISSING) continue
           const t = bsonTypeName(c)
@@ -198,7 +248,7 @@ export const bsonQueryOperators: Record<string, QueryOp> = {
     const n = toNumber(value)
     if (!Number.isInteger(n)) throw badValue('$size must be a whole number')
     if (n < 0) throw badValue('$size may not be negative')
-    return (doc) => candidates(doc, selector).leaves.some(l => Array.isArray(l) && l.length === n)
+    return (doc) => candidates(doc, selector).leaves.some((l) => Array.isArray(l) && l.length === n)
   },
   $mod: (selector, value) => {
     if (!Array.isArray(value)) throw badValue('malformed mod, needs to be an array')
@@ -209,6 +259,9 @@ export const bsonQueryOperators: Record<string, QueryOp> = {
     const d = Math.trunc(toNumber(value[0]))
     const r = Math.trunc(toNumber(value[1]))
     if (d === 0) throw badValue('divisor cannot be 0')
-    return (doc) => candidates(doc, selector).values.some(c => c !== MISSING && isNumeric(c) && Number.isFinite(toNumber(c)) && Math.trunc(toNumber(c)) % d === r)
+    return (doc) =>
+      candidates(doc, selector).values.some(
+        (c) => c !== MISSING && isNumeric(c) && Number.isFinite(toNumber(c)) && Math.trunc(toNumber(c)) % d === r
+      )
   }
 }

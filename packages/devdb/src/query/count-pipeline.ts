@@ -11,7 +11,8 @@ import { stageName } from './pipeline.js'
 
 export type CountResult = (n: number) => Document[]
 
-const isConstant = (v: unknown): boolean => !(typeof v === 'string' && v.startsWith('$')) && !isPlainDoc(v) && !Array.isArray(v)
+const isConstant = (v: unknown): boolean =>
+  !(typeof v === 'string' && v.startsWith('$')) && !isPlainDoc(v) && !Array.isArray(v)
 
 /** A function from the selected count to the pipeline's output, if the rest of the pipeline only counts. */
 export function countOnlyPipeline (rest: Document[]): CountResult | undefined {
@@ -23,7 +24,14 @@ export function countOnlyPipeline (rest: Document[]): CountResult | undefined {
   const sums: Array<[string, number]> = []
   for (const [field, acc] of Object.entries(arg)) {
     if (field === '_id') continue
-    if (!isPlainDoc(acc) || Object.keys(acc).length !== 1 || !isNumeric(acc.$sum) || !Number.isInteger(toNumber(acc.$sum))) return undefined
+    if (
+      !isPlainDoc(acc) ||
+      Object.keys(acc).length !== 1 ||
+      !isNumeric(acc.$sum) ||
+      !Number.isInteger(toNumber(acc.$sum))
+    ) {
+      return undefined
+    }
     sums.push([field, toNumber(acc.$sum)])
   }
   return (n) => (n > 0 ? [{ _id: arg._id ?? null, ...Object.fromEntries(sums.map(([f, c]) => [f, n * c])) }] : [])

@@ -6,13 +6,17 @@ import { ObjectId, calculateObjectSize, type Document } from 'bson'
 import { evalExpr } from 'mingo/core'
 import type { Options } from 'mingo/types'
 import { Lazy, type Iterator } from 'mingo/lazy'
-import { $project as mingoProject, $bucketAuto as mingoBucketAuto, $limit as mingoLimit, $skip as mingoSkip, $sample as mingoSample } from 'mingo/operators/pipeline'
+import {
+  $project as mingoProject,
+  $bucketAuto as mingoBucketAuto,
+  $limit as mingoLimit,
+  $skip as mingoSkip,
+  $sample as mingoSample
+} from 'mingo/operators/pipeline'
 import { CommandError } from '../errors.js'
 import { bsonTypeName, isNumeric, toNumber } from '../engine/bson-order.js'
 import { isPlainDoc } from '../engine/paths.js'
 import { mingoAcc, mingoExpr, operands, typeOf, type AccOp, type ExprOp } from './operator-kit.js'
-
-
 
 /** Date part operators return null for a null or missing date (mingo throws). */
 function nullDateSafe (name: string): ExprOp {
@@ -28,8 +32,23 @@ function nullDateSafe (name: string): ExprOp {
   }
 }
 
-const DATE_OPS = ['$year', '$month', '$dayOfMonth', '$dayOfWeek', '$dayOfYear', '$hour', '$minute', '$second', '$millisecond',
-  '$week', '$isoWeek', '$isoWeekYear', '$isoDayOfWeek', '$dateToString', '$dateToParts']
+const DATE_OPS = [
+  '$year',
+  '$month',
+  '$dayOfMonth',
+  '$dayOfWeek',
+  '$dayOfYear',
+  '$hour',
+  '$minute',
+  '$second',
+  '$millisecond',
+  '$week',
+  '$isoWeek',
+  '$isoWeekYear',
+  '$isoDayOfWeek',
+  '$dateToString',
+  '$dateToParts'
+]
 
 function single (obj: unknown, expr: unknown, options: Options): unknown {
   const v = evalExpr(obj, expr, options)
@@ -52,8 +71,20 @@ export const addedExpressions: Record<string, ExprOp> = {
   $indexOfCP: (obj, expr, options) => {
     const [str, sub, start, end] = operands('$indexOfCP', obj, expr, options, 2, 4)
     if (str === null || str === undefined) return null
-    if (typeof str !== 'string') throw new CommandError(40093, 'Location40093', `$indexOfCP requires a string as the first argument, found: ${typeOf(str)}`)
-    if (typeof sub !== 'string') throw new CommandError(40094, 'Location40094', `$indexOfCP requires a string as the second argument, found: ${typeOf(sub)}`)
+    if (typeof str !== 'string') {
+      throw new CommandError(
+        40093,
+        'Location40093',
+        `$indexOfCP requires a string as the first argument, found: ${typeOf(str)}`
+      )
+    }
+    if (typeof sub !== 'string') {
+      throw new CommandError(
+        40094,
+        'Location40094',
+        `$indexOfCP requires a string as the second argument, found: ${typeOf(sub)}`
+      )
+    }
     const cps = [...str]
     const subCps = [...sub]
     const from = isNumeric(start) ? toNumber(start) : 0
@@ -68,12 +99,18 @@ export const addedExpressions: Record<string, ExprOp> = {
     if (v === null || v === undefined) return null
     if (bsonTypeName(v) === 'objectId') return v
     if (typeof v === 'string' && /^[0-9a-fA-F]{24}$/.test(v)) return new ObjectId(v)
-    throw new CommandError(241, 'ConversionFailure', `Failed to parse objectId '${String(v)}' in $convert with no onError value: Invalid string length for parsing to OID, expected 24 but found ${String(v).length}`)
+    throw new CommandError(
+      241,
+      'ConversionFailure',
+      `Failed to parse objectId '${String(v)}' in $convert with no onError value: Invalid string length for parsing to OID, expected 24 but found ${String(v).length}`
+    )
   },
   $bsonSize: (obj, expr, options) => {
     const v = single(obj, expr, options)
     if (v === null || v === undefined) return null
-    if (!isPlainDoc(v)) throw new CommandError(31393, 'Location31393', `$bsonSize requires a document input, found: ${typeOf(v)}`)
+    if (!isPlainDoc(v)) {
+      throw new CommandError(31393, 'Location31393', `$bsonSize requires a document input, found: ${typeOf(v)}`)
+    }
     return calculateObjectSize(v)
   },
   $binarySize: (obj, expr, options) => {
@@ -81,28 +118,46 @@ export const addedExpressions: Record<string, ExprOp> = {
     if (v === null || v === undefined) return null
     if (typeof v === 'string') return Buffer.byteLength(v, 'utf8')
     if (bsonTypeName(v) === 'binData') return (v as { position: number }).position
-    throw new CommandError(51276, 'Location51276', `$binarySize requires a string or BinData argument, found: ${typeOf(v)}`)
+    throw new CommandError(
+      51276,
+      'Location51276',
+      `$binarySize requires a string or BinData argument, found: ${typeOf(v)}`
+    )
   },
   $tsSecond: (obj, expr, options) => {
     const v = single(obj, expr, options)
     if (v === null || v === undefined) return null
-    if (bsonTypeName(v) !== 'timestamp') throw new CommandError(5687301, 'Location5687301', `$tsSecond requires a timestamp argument, found: ${typeOf(v)}`)
+    if (bsonTypeName(v) !== 'timestamp') {
+      throw new CommandError(5687301, 'Location5687301', `$tsSecond requires a timestamp argument, found: ${typeOf(v)}`)
+    }
     return (v as { t: number }).t
   },
   $tsIncrement: (obj, expr, options) => {
     const v = single(obj, expr, options)
     if (v === null || v === undefined) return null
-    if (bsonTypeName(v) !== 'timestamp') throw new CommandError(5687302, 'Location5687302', `$tsIncrement requires a timestamp argument, found: ${typeOf(v)}`)
+    if (bsonTypeName(v) !== 'timestamp') {
+      throw new CommandError(
+        5687302,
+        'Location5687302',
+        `$tsIncrement requires a timestamp argument, found: ${typeOf(v)}`
+      )
+    }
     return (v as { i: number }).i
   }
 }
 
 export const expressionFixes: Record<string, ExprOp> = {
   ...addedExpressions,
-  ...Object.fromEntries(DATE_OPS.filter(n => typeof mingoExpr[n] === 'function').map(n => [n, nullDateSafe(n)])),
+  ...Object.fromEntries(DATE_OPS.filter((n) => typeof mingoExpr[n] === 'function').map((n) => [n, nullDateSafe(n)])),
   $size: (obj, expr, options) => {
     const v = single(obj, expr, options)
-    if (!Array.isArray(v)) throw new CommandError(17124, 'Location17124', `The argument to $size must be an array. Type of the argument was: ${typeOf(v)}`)
+    if (!Array.isArray(v)) {
+      throw new CommandError(
+        17124,
+        'Location17124',
+        `The argument to $size must be an array. Type of the argument was: ${typeOf(v)}`
+      )
+    }
     return v.length
   },
   $first: firstLast('$first'),
@@ -111,8 +166,10 @@ export const expressionFixes: Record<string, ExprOp> = {
 
 /** $top/$bottom return the single selected value, not a one-element array. */
 export const accumulatorFixes: Record<string, AccOp> = {
-  $top: (coll, expr, options) => (mingoAcc.$topN(coll, { ...(expr as Document), n: 1 }, options) as unknown[])[0] ?? null,
-  $bottom: (coll, expr, options) => (mingoAcc.$bottomN(coll, { ...(expr as Document), n: 1 }, options) as unknown[])[0] ?? null
+  $top: (coll, expr, options) =>
+    (mingoAcc.$topN(coll, { ...(expr as Document), n: 1 }, options) as unknown[])[0] ?? null,
+  $bottom: (coll, expr, options) =>
+    (mingoAcc.$bottomN(coll, { ...(expr as Document), n: 1 }, options) as unknown[])[0] ?? null
 }
 
 /** `_id` leads every $project output document, as in mongod. */
@@ -133,16 +190,17 @@ export function projectionOrder (input: unknown, output: unknown, flatSpec: Docu
   const spec = nestSpec(flatSpec)
   const computed: string[] = []
   for (const [k, v] of Object.entries(spec)) {
-    const sub = isPlainDoc(v) && !Object.keys(v).some(x => x.startsWith('$')) && Object.values(v).every(isFlag)
+    const sub = isPlainDoc(v) && !Object.keys(v).some((x) => x.startsWith('$')) && Object.values(v).every(isFlag)
     if (!isFlag(v) && !sub) computed.push(k)
   }
   const out: Document = {}
   for (const k of Object.keys(input)) {
     if (!(k in output) || computed.includes(k)) continue
     const sub = spec[k]
-    out[k] = isPlainDoc(sub) && isPlainDoc(input[k]) && !Object.keys(sub).some(x => x.startsWith('$'))
-      ? projectionOrder(input[k], output[k], sub)
-      : output[k]
+    out[k] =
+      isPlainDoc(sub) && isPlainDoc(input[k]) && !Object.keys(sub).some((x) => x.startsWith('$'))
+        ? projectionOrder(input[k], output[k], sub)
+        : output[k]
   }
   for (const k of computed) if (k in output) out[k] = output[k]
   for (const k of Object.keys(output)) if (!(k in out)) out[k] = output[k]
@@ -151,7 +209,7 @@ export function projectionOrder (input: unknown, output: unknown, flatSpec: Docu
 
 /** `{ 'a.b': 1 }` → `{ a: { b: 1 } }` so nested inclusions can be ordered like top-level ones. */
 function nestSpec (spec: Document): Document {
-  if (!Object.keys(spec).some(k => k.includes('.'))) return spec
+  if (!Object.keys(spec).some((k) => k.includes('.'))) return spec
   const out: Document = {}
   for (const [k, v] of Object.entries(spec)) {
     const parts = k.split('.')
@@ -170,24 +228,32 @@ function nestSpec (spec: Document): Document {
  * doubles (`{ a: 1.0 }`) or longs mean inclusion, and mingo knows only `1`/`true`.
  */
 function plainFlags (spec: unknown): unknown {
-  if (!isPlainDoc(spec) || Object.keys(spec).some(k => k.startsWith('$'))) return spec
+  if (!isPlainDoc(spec) || Object.keys(spec).some((k) => k.startsWith('$'))) return spec
   const out: Document = {}
   for (const [k, v] of Object.entries(spec)) out[k] = isNumeric(v) ? toNumber(v) : plainFlags(v)
   return out
 }
 
 /** A numeric stage argument (`$limit: NumberLong(5)`, `$skip: 2.0`) as the JS number mingo expects. */
-const plainCount = (v: unknown): unknown => isNumeric(v) ? toNumber(v) : v
+const plainCount = (v: unknown): unknown => (isNumeric(v) ? toNumber(v) : v)
 
 export const stageFixes = {
   $project: (coll: Iterator, expr: unknown, options: Options): Iterator => {
     const spec = plainFlags(expr) as Document
-    return coll.map((d: unknown) => projectionOrder(d, mingoProject(Lazy([d]), spec as never, options).next().value, spec))
+    return coll.map((d: unknown) =>
+      projectionOrder(d, mingoProject(Lazy([d]), spec as never, options).next().value, spec)
+    )
   },
   $bucketAuto: (coll: Iterator, expr: unknown, options: Options): Iterator =>
-    mingoBucketAuto(coll, (isPlainDoc(expr) ? { ...expr, buckets: plainCount(expr.buckets) } : expr) as never, options).map(idFirst),
-  $limit: (coll: Iterator, expr: unknown, options: Options): Iterator => mingoLimit(coll, plainCount(expr) as never, options),
-  $skip: (coll: Iterator, expr: unknown, options: Options): Iterator => mingoSkip(coll, plainCount(expr) as never, options),
+    mingoBucketAuto(
+      coll,
+      (isPlainDoc(expr) ? { ...expr, buckets: plainCount(expr.buckets) } : expr) as never,
+      options
+    ).map(idFirst),
+  $limit: (coll: Iterator, expr: unknown, options: Options): Iterator =>
+    mingoLimit(coll, plainCount(expr) as never, options),
+  $skip: (coll: Iterator, expr: unknown, options: Options): Iterator =>
+    mingoSkip(coll, plainCount(expr) as never, options),
   $sample: (coll: Iterator, expr: unknown, options: Options): Iterator =>
     mingoSample(coll, (isPlainDoc(expr) ? { ...expr, size: plainCount(expr.size) } : expr) as never, options)
 }

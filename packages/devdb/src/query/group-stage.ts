@@ -13,12 +13,14 @@ import { isPlainDoc } from '../engine/paths.js'
 import { keyString } from '../engine/key-string.js'
 
 export function $group (coll: Iterator, expr: unknown, options: Options): Iterator {
-  if (!isPlainDoc(expr) || !('_id' in expr)) throw new CommandError(15955, 'Location15955', 'a group specification must include an _id')
+  if (!isPlainDoc(expr) || !('_id' in expr)) {
+    throw new CommandError(15955, 'Location15955', 'a group specification must include an _id')
+  }
   const idExpr = expr._id
-  const fields = Object.keys(expr).filter(k => k !== '_id')
+  const fields = Object.keys(expr).filter((k) => k !== '_id')
   const copts = groupOptions(options)
   return coll.transform((items: unknown[]) => {
-    const groups = new Map<string, { id: unknown, members: unknown[] }>()
+    const groups = new Map<string, { id: unknown; members: unknown[] }>()
     for (const item of items) {
       const id = evalExpr(item, idExpr, options) ?? null
       const key = keyString(id)

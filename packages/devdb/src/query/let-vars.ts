@@ -18,12 +18,20 @@ function checkName (name: string): void {
   if (name.length === 0) throw new CommandError(16869, 'Location16869', 'empty variable names are not allowed')
   const first = name.charCodeAt(0)
   if (!((first >= 0x61 && first <= 0x7a) || first >= 0x80)) {
-    throw new CommandError(16870, 'Location16870', `'${name}' starts with an invalid character for a user variable name`)
+    throw new CommandError(
+      16870,
+      'Location16870',
+      `'${name}' starts with an invalid character for a user variable name`
+    )
   }
   for (const ch of name) {
     const c = ch.charCodeAt(0)
     if (!(c >= 0x80 || /[A-Za-z0-9_]/.test(ch))) {
-      throw new CommandError(16871, 'Location16871', `'${name}' contains an invalid character for a variable name: '${ch}'`)
+      throw new CommandError(
+        16871,
+        'Location16871',
+        `'${name}' contains an invalid character for a variable name: '${ch}'`
+      )
     }
   }
 }
@@ -35,7 +43,11 @@ function checkName (name: string): void {
 export function letVariables (spec: unknown, field: string, base?: Document): Document | undefined {
   if (spec === undefined || spec === null) return base
   if (!isPlainDoc(spec)) {
-    throw new CommandError(Codes.TypeMismatch, 'TypeMismatch', `BSON field '${field}' is the wrong type '${typeLabel(spec)}', expected type 'object'`)
+    throw new CommandError(
+      Codes.TypeMismatch,
+      'TypeMismatch',
+      `BSON field '${field}' is the wrong type '${typeLabel(spec)}', expected type 'object'`
+    )
   }
   const vars: Document = { ...base }
   for (const [name, expr] of Object.entries(spec)) {

@@ -18,7 +18,11 @@ export class LinearRegExp extends RegExp {
     try {
       re2 = RE2JS.compile(RE2JS.translateRegExp(source), re2Flags(flags))
     } catch (e) {
-      throw new CommandError(Codes.NotImplemented, 'NotImplemented', `devdb evaluates $regex in linear time (RE2) and cannot run /${source}/: ${e instanceof Error ? e.message : String(e)} (backreferences and lookaround are not supported)`)
+      throw new CommandError(
+        Codes.NotImplemented,
+        'NotImplemented',
+        `devdb evaluates $regex in linear time (RE2) and cannot run /${source}/: ${e instanceof Error ? e.message : String(e)} (backreferences and lookaround are not supported)`
+      )
     }
     this.re2 = re2
   }
@@ -38,11 +42,11 @@ export class LinearRegExp extends RegExp {
   }
 
   /** Every successive match in `s` (an empty match advances by one, as RE2's `find`), with its groups (null when unset). */
-  * matchesIn (s: string): Generator<{ index: number, groups: Array<string | null> }> {
+  * matchesIn (s: string): Generator<{ index: number; groups: Array<string | null> }> {
     const m = this.re2.matcher(s)
     while (m.find()) {
       const groups: Array<string | null> = []
-      for (let g = 1; g <= m.groupCount(); g++) groups.push(m.start(g) < 0 ? null : m.group(g) as string)
+      for (let g = 1; g <= m.groupCount(); g++) groups.push(m.start(g) < 0 ? null : (m.group(g) as string))
       yield { index: m.start(), groups: [m.group(0) as string, ...groups] }
     }
   }

@@ -13,18 +13,26 @@ const VALID_OPTIONS = /^[imsxu]*$/
 /** Builds a RegExp from a MongoDB pattern and options (`x` strips white space and `#` comments). */
 export function mongoRegex (pattern: string, options: string): RegExp {
   if (!VALID_OPTIONS.test(options)) {
-    const bad = [...options].find(c => !'imsxu'.includes(c)) ?? options
+    const bad = [...options].find((c) => !'imsxu'.includes(c)) ?? options
     throw new CommandError(51108, 'Location51108', `invalid flag in regex options: ${bad}`)
   }
   let src = pattern
   if (options.includes('x')) {
-    src = src.replace(/\\#/g, '\u0000').replace(/#[^\n]*/g, '').replace(/(?<!\\)\s+/g, '').replace(/\u0000/g, '\\#')
+    src = src
+      .replace(/\\#/g, '\u0000')
+      .replace(/#[^\n]*/g, '')
+      .replace(/(?<!\\)\s+/g, '')
+      .replaceAll('\u0000', '\\#')
   }
   let re: RegExp
   try {
     re = new RegExp(src, [...new Set(options.replace(/[xu]/g, ''))].join(''))
   } catch (e) {
-    throw new CommandError(51091, 'Location51091', `Regular expression is invalid: ${e instanceof Error ? e.message : String(e)}`)
+    throw new CommandError(
+      51091,
+      'Location51091',
+      `Regular expression is invalid: ${e instanceof Error ? e.message : String(e)}`
+    )
   }
   return linear(re)
 }
@@ -32,7 +40,7 @@ export function mongoRegex (pattern: string, options: string): RegExp {
 /** Regex values (`{ a: /x/ }`, `$in: [/x/]`, `$not: /x/`) are matched in linear time too. */
 function linearValue (v: unknown): unknown {
   if (v instanceof RegExp) return linear(v)
-  if (Array.isArray(v) && v.some(x => x instanceof RegExp)) return v.map(x => x instanceof RegExp ? linear(x) : x)
+  if (Array.isArray(v) && v.some((x) => x instanceof RegExp)) return v.map((x) => (x instanceof RegExp ? linear(x) : x))
   return v
 }
 
@@ -50,10 +58,16 @@ function normalizeOperand (v: unknown): unknown {
       else out.$regex = mongoRegex(String(r), opts ?? '')
       continue
     }
-    if (k === '$not') { out.$not = normalizeOperand(v.$not); continue }
+    if (k === '$not') {
+      out.$not = normalizeOperand(v.$not)
+      continue
+    }
     if (k === '$elemMatch' && isPlainDoc(v.$elemMatch)) {
       const em = v.$elemMatch
-      const opForm = Object.keys(em).length > 0 && Object.keys(em)[0].startsWith('$') && !['$and', '$or', '$nor', '$expr'].includes(Object.keys(em)[0])
+      const opForm =
+        Object.keys(em).length > 0 &&
+        Object.keys(em)[0].startsWith('$') &&
+        !['$and', '$or', '$nor', '$expr'].includes(Object.keys(em)[0])
       out.$elemMatch = opForm ? normalizeOperand(em) : normalizeFilter(em)
       continue
     }
@@ -67,7 +81,7 @@ export function normalizeFilter (filter: Document): Document {
   for (const [k, v] of Object.entries(filter)) {
     if (k === '$comment') continue
     if ((k === '$and' || k === '$or' || k === '$nor') && Array.isArray(v)) {
-      out[k] = v.map(f => isPlainDoc(f) ? normalizeFilter(f) : f)
+      out[k] = v.map((f) => (isPlainDoc(f) ? normalizeFilter(f) : f))
       continue
     }
     out[k] = k.startsWith('$') ? v : normalizeOperand(v)

@@ -10,14 +10,26 @@ import { CommandError, Codes } from '../errors.js'
 import { compareValues } from '../engine/bson-order.js'
 import { keyString } from '../engine/key-string.js'
 import { isPlainDoc } from '../engine/paths.js'
-import { Dec, compareNumbers, decimalScale, makeDecimal, makeDouble, makeInteger, numKind, toBig, toDec, toDouble, widest, type NumKind } from '../engine/numeric.js'
+import {
+  Dec,
+  compareNumbers,
+  decimalScale,
+  makeDecimal,
+  makeDouble,
+  makeInteger,
+  numKind,
+  toBig,
+  toDec,
+  toDouble,
+  widest,
+  type NumKind
+} from '../engine/numeric.js'
 import { collatorOf } from '../collation/collation.js'
 import { fail, mingoAcc, typeOf, type AccOp, type ExprOp } from './operator-kit.js'
 
-
 /** The values an accumulator folds: each group member's evaluated `expr`, or the array itself in expression form. */
 function values (coll: unknown[], expr: unknown, options: Options): unknown[] {
-  return expr === null || expr === undefined ? coll : mingoAcc.$push(coll, expr, options) as unknown[]
+  return expr === null || expr === undefined ? coll : (mingoAcc.$push(coll, expr, options) as unknown[])
 }
 
 /** Numeric total in the widest type met: integers exact, doubles compensated (Neumaier), decimals at 34 digits. */
@@ -43,7 +55,7 @@ class NumberSum {
     else {
       const x = toDouble(v)
       const t = this.sum + x
-      this.comp += Math.abs(this.sum) >= Math.abs(x) ? (this.sum - t) + x : (x - t) + this.sum
+      this.comp += Math.abs(this.sum) >= Math.abs(x) ? this.sum - t + x : x - t + this.sum
       this.sum = t
     }
   }
@@ -54,9 +66,15 @@ class NumberSum {
 
   total (): unknown {
     switch (this.kind) {
-      case 'decimal': return makeDecimal((this.dec ?? new Dec(0)).plus(new Dec(this.ints.toString())).plus(new Dec(this.sum + this.comp)), this.scale)
-      case 'double': return makeDouble(this.double())
-      default: return makeInteger(this.ints, this.kind, 'double')
+      case 'decimal':
+        return makeDecimal(
+          (this.dec ?? new Dec(0)).plus(new Dec(this.ints.toString())).plus(new Dec(this.sum + this.comp)),
+          this.scale
+        )
+      case 'double':
+        return makeDouble(this.double())
+      default:
+        return makeInteger(this.ints, this.kind, 'double')
     }
   }
 
@@ -114,9 +132,10 @@ const $addToSet: AccOp = (coll, expr, options) => {
   return [...seen.values()]
 }
 
-
 function nCount (n: unknown): number {
-  if (numKind(n) === undefined || !Number.isInteger(toDouble(n))) fail(5787902, `Value for 'n' must be of integral type, but found ${String(n)}`)
+  if (numKind(n) === undefined || !Number.isInteger(toDouble(n))) {
+    fail(5787902, `Value for 'n' must be of integral type, but found ${String(n)}`)
+  }
   const k = toDouble(n)
   if (k < 1) fail(5787908, `'n' must be greater than 0, found ${k}`)
   return k
@@ -124,7 +143,10 @@ function nCount (n: unknown): number {
 
 /** The `n` first non-null values in BSON order (`dir` 1) or reverse order (-1). */
 function topValues (list: unknown[], n: number, dir: 1 | -1, strCmp?: (a: string, b: string) => number): unknown[] {
-  return list.filter(v => v !== null && v !== undefined).sort((x, y) => dir * compareValues(x, y, strCmp)).slice(0, n)
+  return list
+    .filter((v) => v !== null && v !== undefined)
+    .sort((x, y) => dir * compareValues(x, y, strCmp))
+    .slice(0, n)
 }
 
 function extremesN (name: '$maxN' | '$minN'): AccOp {
@@ -136,12 +158,32 @@ function extremesN (name: '$maxN' | '$minN'): AccOp {
 }
 
 function percentiles (name: string, spec: unknown): number[] {
-  if (!isPlainDoc(spec) || !('input' in spec) || !('method' in spec)) throw new CommandError(40414, 'Location40414', `BSON field '${name}.${!isPlainDoc(spec) || !('input' in spec) ? 'input' : 'method'}' is missing but a required field`)
-  if (spec.method !== 'approximate') throw new CommandError(Codes.BadValue, 'BadValue', `Currently only 'approximate' can be used as percentile 'method'`)
+  if (!isPlainDoc(spec) || !('input' in spec) || !('method' in spec)) {
+    throw new CommandError(
+      40414,
+      'Location40414',
+      `BSON field '${name}.${!isPlainDoc(spec) || !('input' in spec) ? 'input' : 'method'}' is missing but a required field`
+    )
+  }
+  if (spec.method !== 'approximate') {
+    throw new CommandError(
+      Codes.BadValue,
+      'BadValue',
+      "Currently only 'approximate' can be used as percentile 'method'"
+    )
+  }
   if (name === '$median') return [0.5]
   const p = spec.p
-  if (!Array.isArray(p) || p.length === 0 || p.some(x => numKind(x) === undefined || toDouble(x) < 0 || toDouble(x) > 1)) {
-    throw new CommandError(7750301, 'Location7750301', "The $percentile 'p' field must be an array of numbers from [0.0, 1.0]")
+  if (
+    !Array.isArray(p) ||
+    p.length === 0 ||
+    p.some((x) => numKind(x) === undefined || toDouble(x) < 0 || toDouble(x) > 1)
+  ) {
+    throw new CommandError(
+      7750301,
+      'Location7750301',
+      "The $percentile 'p' field must be an array of numbers from [0.0, 1.0]"
+    )
   }
   return p.map(toDouble)
 }
@@ -150,8 +192,12 @@ function percentiles (name: string, spec: unknown): number[] {
 function percentileOf (name: '$percentile' | '$median'): AccOp {
   return (coll, expr, options) => {
     const ps = percentiles(name, expr)
-    const xs = values(coll, (expr as Record<string, unknown>).input, options).filter(v => numKind(v) !== undefined).sort(compareNumbers)
-    const out = ps.map(p => xs.length === 0 ? null : makeDouble(toDouble(xs[Math.max(0, Math.ceil(p * xs.length) - 1)])))
+    const xs = values(coll, (expr as Record<string, unknown>).input, options)
+      .filter((v) => numKind(v) !== undefined)
+      .sort(compareNumbers)
+    const out = ps.map((p) =>
+      xs.length === 0 ? null : makeDouble(toDouble(xs[Math.max(0, Math.ceil(p * xs.length) - 1)]))
+    )
     return name === '$median' ? out[0] : out
   }
 }
@@ -189,7 +235,9 @@ function extremesNExpression (name: '$maxN' | '$minN'): ExprOp {
   const acc = numberAccumulators[name]
   return (obj, expr, options) => {
     if (Array.isArray(obj)) return acc(obj, expr, options)
-    if (!isPlainDoc(expr) || !('input' in expr) || !('n' in expr)) return fail(5787900, `${name} requires 'input' and 'n'`)
+    if (!isPlainDoc(expr) || !('input' in expr) || !('n' in expr)) {
+      return fail(5787900, `${name} requires 'input' and 'n'`)
+    }
     const input = evalExpr(obj, expr.input, options)
     const n = nCount(evalExpr(obj, expr.n, options))
     if (input === null || input === undefined) return null

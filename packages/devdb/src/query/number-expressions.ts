@@ -10,12 +10,26 @@ import type { Options } from 'mingo/types'
 import { CommandError } from '../errors.js'
 import { isPlainDoc } from '../engine/paths.js'
 import {
-  Dec, arith, asKind, inInt64, isZero, makeDecimal, makeDouble, makeInteger, makeLong, numKind, remainder, toBig, toDec,
-  toDouble, widest, type ArithOp, type NumKind
+  Dec,
+  arith,
+  asKind,
+  inInt64,
+  isZero,
+  makeDecimal,
+  makeDouble,
+  makeInteger,
+  makeLong,
+  numKind,
+  remainder,
+  toBig,
+  toDec,
+  toDouble,
+  widest,
+  type ArithOp,
+  type NumKind
 } from '../engine/numeric.js'
 import { deepPlain } from './plain-values.js'
 import { fail, mingoExpr, operands, typeOf, type ExprOp } from './operator-kit.js'
-
 
 const isNullish = (v: unknown): boolean => v === null || v === undefined
 const isNum = (v: unknown): boolean => numKind(v) !== undefined
@@ -35,7 +49,9 @@ function sumOrProduct (name: '$add' | '$multiply', op: ArithOp, code: number): E
         date = a
         continue
       }
-      if (!isNum(a)) fail(code, `${name} only supports numeric${name === '$add' ? ' or date' : ''} types, not ${typeOf(a)}`)
+      if (!isNum(a)) {
+        fail(code, `${name} only supports numeric${name === '$add' ? ' or date' : ''} types, not ${typeOf(a)}`)
+      }
       acc = arith(op, acc, a)
     }
     // Date arithmetic is in milliseconds; a fractional sum is rounded as mongod does.
@@ -99,7 +115,12 @@ function integral (name: string, math: (n: number) => number, mode: Decimal.Roun
 }
 
 /** Double-valued functions of numbers (a decimal operand gives a decimal where decimal.js has the function). */
-function doubleFn (name: string, fn: (n: number) => number, check?: (n: number) => void, decimal?: (d: Dec) => Dec): ExprOp {
+function doubleFn (
+  name: string,
+  fn: (n: number) => number,
+  check?: (n: number) => void,
+  decimal?: (d: Dec) => Dec
+): ExprOp {
   return oneNumber(name, (v, kind) => {
     const n = toDouble(v)
     if (check !== undefined && !Number.isNaN(n)) check(n)
@@ -108,10 +129,31 @@ function doubleFn (name: string, fn: (n: number) => number, check?: (n: number) 
   })
 }
 
-const $sqrt = doubleFn('$sqrt', Math.sqrt, n => { if (n < 0) fail(28714, "$sqrt's argument must be greater than or equal to 0") }, d => d.sqrt())
-const $exp = doubleFn('$exp', Math.exp, undefined, d => d.exp())
-const $ln = doubleFn('$ln', Math.log, n => { if (n <= 0) fail(28766, `$ln's argument must be a positive number, but is ${n}`) }, d => d.ln())
-const $log10 = doubleFn('$log10', Math.log10, n => { if (n <= 0) fail(28761, `$log10's argument must be a positive number, but is ${n}`) }, d => d.log(10))
+const $sqrt = doubleFn(
+  '$sqrt',
+  Math.sqrt,
+  (n) => {
+    if (n < 0) fail(28714, "$sqrt's argument must be greater than or equal to 0")
+  },
+  (d) => d.sqrt()
+)
+const $exp = doubleFn('$exp', Math.exp, undefined, (d) => d.exp())
+const $ln = doubleFn(
+  '$ln',
+  Math.log,
+  (n) => {
+    if (n <= 0) fail(28766, `$ln's argument must be a positive number, but is ${n}`)
+  },
+  (d) => d.ln()
+)
+const $log10 = doubleFn(
+  '$log10',
+  Math.log10,
+  (n) => {
+    if (n <= 0) fail(28761, `$log10's argument must be a positive number, but is ${n}`)
+  },
+  (d) => d.log(10)
+)
 
 const $log: ExprOp = (obj, expr, options) => {
   const [v, base] = operands('$log', obj, expr, options, 2, 2)
@@ -154,12 +196,14 @@ function rounding (name: '$round' | '$trunc'): ExprOp {
   const mode = name === '$round' ? Dec.ROUND_HALF_EVEN : Dec.ROUND_DOWN
   return (obj, expr, options) => {
     const [v, placeArg] = operands(name, obj, expr, options, 1, 2)
-    if (isNullish(v) || (placeArg === null)) return null
+    if (isNullish(v) || placeArg === null) return null
     const kind = numKind(v)
     if (kind === undefined) return fail(51081, `${name} only supports numeric types, not ${typeOf(v)}`)
     let place = 0
     if (placeArg !== undefined) {
-      if (!isNum(placeArg) || !Number.isInteger(toDouble(placeArg))) fail(51082, `precision argument to  ${name} must be a integral value`)
+      if (!isNum(placeArg) || !Number.isInteger(toDouble(placeArg))) {
+        fail(51082, `precision argument to  ${name} must be a integral value`)
+      }
       place = toDouble(placeArg)
       if (place < -20 || place > 100) fail(51083, `cannot set precision argument for ${name} below -20 or above 100`)
     }
@@ -177,19 +221,38 @@ function rounding (name: '$round' | '$trunc'): ExprOp {
 
 // ---- conversions ------------------------------------------------------------------------------
 
-const conversionFailure = (msg: string): never => { throw new CommandError(241, 'ConversionFailure', msg) }
+const conversionFailure = (msg: string): never => {
+  throw new CommandError(241, 'ConversionFailure', msg)
+}
 
-const TYPE_CODES: Record<string, string> = { 1: 'double', 2: 'string', 7: 'objectId', 8: 'bool', 9: 'date', 16: 'int', 18: 'long', 19: 'decimal' }
+const TYPE_CODES: Record<string, string> = {
+  1: 'double',
+  2: 'string',
+  7: 'objectId',
+  8: 'bool',
+  9: 'date',
+  16: 'int',
+  18: 'long',
+  19: 'decimal'
+}
 
 /** A string in mongod's number syntax (`$toInt` and `$toLong` take base-10 integers only). */
 function parseNumberString (s: string, target: NumKind): unknown {
   const t = s.trim() === s ? s : ''
   if (target === 'int' || target === 'long') {
-    if (!/^[+-]?\d+$/.test(t)) conversionFailure(`Failed to parse number '${s}' in $convert with no onError value: Did not consume whole string.`)
+    if (!/^[+-]?\d+$/.test(t)) {
+      conversionFailure(
+        `Failed to parse number '${s}' in $convert with no onError value: Did not consume whole string.`
+      )
+    }
     return toTarget(BigInt(t), 'long', target)
   }
-  if (/^[+-]?(inf(inity)?|nan)$/i.test(t)) return toTarget(Number(t.replace(/^([+-]?)inf(inity)?$/i, '$1Infinity').replace(/nan/i, 'NaN')), 'double', target)
-  if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(t)) conversionFailure(`Failed to parse number '${s}' in $convert with no onError value: Did not consume whole string.`)
+  if (/^[+-]?(inf(inity)?|nan)$/i.test(t)) {
+    return toTarget(Number(t.replace(/^([+-]?)inf(inity)?$/i, '$1Infinity').replace(/nan/i, 'NaN')), 'double', target)
+  }
+  if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(t)) {
+    conversionFailure(`Failed to parse number '${s}' in $convert with no onError value: Did not consume whole string.`)
+  }
   return target === 'decimal' ? makeDecimal(new Dec(t)) : makeDouble(Number(t))
 }
 
@@ -200,7 +263,11 @@ function toTarget (v: unknown, from: NumKind, target: NumKind): unknown {
   let b: bigint
   if (from === 'double' || from === 'decimal') {
     const d = toDec(v)
-    if (!d.isFinite()) conversionFailure(`Attempt to convert ${d.isNaN() ? 'NaN' : 'infinity'} value to integer type in $convert with no onError value`)
+    if (!d.isFinite()) {
+      conversionFailure(
+        `Attempt to convert ${d.isNaN() ? 'NaN' : 'infinity'} value to integer type in $convert with no onError value`
+      )
+    }
     b = BigInt(d.trunc().toFixed(0))
   } else b = toBig(v)
   const ok = target === 'int' ? b >= -2147483648n && b <= 2147483647n : inInt64(b)
@@ -241,7 +308,9 @@ const $convert: ExprOp = (obj, expr, options) => {
   if (isNullish(input)) return 'onNull' in spec ? evalExpr(obj, spec.onNull, options) : null
   const toValue = evalExpr(obj, spec.to, options)
   const to = isNum(toValue) ? TYPE_CODES[String(toDouble(toValue))] : toValue
-  if (typeof to !== 'string') return fail(2, `$convert's 'to' argument must be a string or number, but is ${typeOf(toValue)}`)
+  if (typeof to !== 'string') {
+    return fail(2, `$convert's 'to' argument must be a string or number, but is ${typeOf(toValue)}`)
+  }
   try {
     if (to === 'int' || to === 'long' || to === 'double' || to === 'decimal') return convertNumber(input, to)
     if (to === 'string') return $toString(obj, { $literal: input }, options)
@@ -281,8 +350,25 @@ const $bitNot: ExprOp = (obj, expr, options) => {
 // ---- the table --------------------------------------------------------------------------------
 
 /** Double-valued functions mingo computes correctly on plain numbers; only the result's type needs fixing. */
-const DOUBLE_RESULT = ['$sin', '$cos', '$tan', '$asin', '$acos', '$atan', '$atan2', '$asinh', '$acosh', '$atanh', '$sinh', '$cosh', '$tanh',
-  '$degreesToRadians', '$radiansToDegrees', '$sigmoid', '$rand']
+const DOUBLE_RESULT = [
+  '$sin',
+  '$cos',
+  '$tan',
+  '$asin',
+  '$acos',
+  '$atan',
+  '$atan2',
+  '$asinh',
+  '$acosh',
+  '$atanh',
+  '$sinh',
+  '$cosh',
+  '$tanh',
+  '$degreesToRadians',
+  '$radiansToDegrees',
+  '$sigmoid',
+  '$rand'
+]
 
 function doubleResult (name: string): ExprOp {
   const inner = mingoExpr[name]
@@ -294,9 +380,11 @@ function doubleResult (name: string): ExprOp {
 
 /** `expr` evaluated and handed back as literals of plain numbers (mingo's operators test `typeof === 'number'`). */
 export function plainLiterals (obj: unknown, expr: unknown, options: Options): unknown {
-  if (Array.isArray(expr)) return expr.map(e => ({ $literal: deepPlain(evalExpr(obj, e, options)) }))
-  if (isPlainDoc(expr) && !Object.keys(expr).some(k => k.startsWith('$'))) {
-    return Object.fromEntries(Object.entries(expr).map(([k, e]) => [k, { $literal: deepPlain(evalExpr(obj, e, options)) }]))
+  if (Array.isArray(expr)) return expr.map((e) => ({ $literal: deepPlain(evalExpr(obj, e, options)) }))
+  if (isPlainDoc(expr) && !Object.keys(expr).some((k) => k.startsWith('$'))) {
+    return Object.fromEntries(
+      Object.entries(expr).map(([k, e]) => [k, { $literal: deepPlain(evalExpr(obj, e, options)) }])
+    )
   }
   return { $literal: deepPlain(evalExpr(obj, expr, options)) }
 }
@@ -338,7 +426,10 @@ export const numberExpressions: Record<string, ExprOp> = {
   $bitOr: bitwise('$bitOr', (a, b) => a | b, 0n),
   $bitXor: bitwise('$bitXor', (a, b) => a ^ b, 0n),
   $bitNot,
-  $dateDiff: longResult('$dateDiff', (obj, expr, options) => mingoExpr.$dateDiff(obj, plainLiterals(obj, expr, options), options)),
-  ...Object.fromEntries(DOUBLE_RESULT.filter(n => typeof mingoExpr[n] === 'function').map(n => [n, doubleResult(n)]))
+  $dateDiff: longResult('$dateDiff', (obj, expr, options) =>
+    mingoExpr.$dateDiff(obj, plainLiterals(obj, expr, options), options)
+  ),
+  ...Object.fromEntries(
+    DOUBLE_RESULT.filter((n) => typeof mingoExpr[n] === 'function').map((n) => [n, doubleResult(n)])
+  )
 }
-

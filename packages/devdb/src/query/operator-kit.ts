@@ -28,11 +28,22 @@ export function typeOf (v: unknown): string {
 }
 
 /** The evaluated operands, `expr` taken as one operand when it is not an array; arity checked like mongod (16020). */
-export function operands (name: string, obj: unknown, expr: unknown, options: Options, min = 0, max = Infinity): unknown[] {
+export function operands (
+  name: string,
+  obj: unknown,
+  expr: unknown,
+  options: Options,
+  min = 0,
+  max = Infinity
+): unknown[] {
   const v = evalExpr(obj, Array.isArray(expr) ? expr : [expr], options) as unknown[]
   if (v.length < min || v.length > max) {
-    const want = min === max ? `exactly ${min}` : max === Infinity ? `at least ${min}` : `at least ${min} and at most ${max}`
-    fail(16020, `Expression ${name} takes ${want} argument${min === 1 && max === 1 ? '' : 's'}. ${v.length} were passed in.`)
+    const want =
+      min === max ? `exactly ${min}` : max === Infinity ? `at least ${min}` : `at least ${min} and at most ${max}`
+    fail(
+      16020,
+      `Expression ${name} takes ${want} argument${min === 1 && max === 1 ? '' : 's'}. ${v.length} were passed in.`
+    )
   }
   return v
 }

@@ -26,18 +26,35 @@ import { regexExpressions } from './regex-expressions.js'
 import { projectionFixes } from './projection-ops.js'
 import { evalExpr } from 'mingo/core'
 
-const ops = (m: object): Record<string, never> => Object.fromEntries(Object.entries(m).filter(([k]) => k.startsWith('$'))) as Record<string, never>
+const ops = (m: object): Record<string, never> =>
+  Object.fromEntries(Object.entries(m).filter(([k]) => k.startsWith('$'))) as Record<string, never>
 
 /** devdb's own expression operators; every other mingo operator is adapted to BSON values (value-expressions.ts). */
-const OWN_EXPRESSIONS = { ...expressionFixes, ...bsonExpressionOperators, ...numberExpressions, ...valueExpressions, ...accumulatorExpressions, ...regexExpressions }
+const OWN_EXPRESSIONS = {
+  ...expressionFixes,
+  ...bsonExpressionOperators,
+  ...numberExpressions,
+  ...valueExpressions,
+  ...accumulatorExpressions,
+  ...regexExpressions
+}
 
 /** `$expr` in a query: true by mongod's truth (a numeric zero of any type is false). */
-const $expr = (_: string, expr: unknown, options: Options) => (doc: Document): boolean => truthy(evalExpr(doc, expr, options))
+const $expr =
+  (_: string, expr: unknown, options: Options) =>
+    (doc: Document): boolean =>
+      truthy(evalExpr(doc, expr, options))
 
 const CONTEXT = Context.init({
   accumulator: { ...ops(accumulatorOps), ...ops(accumulatorFixes), ...ops(numberAccumulators) },
   expression: { ...ops(adaptedMingoExpressions(new Set(Object.keys(OWN_EXPRESSIONS)))), ...ops(OWN_EXPRESSIONS) },
-  pipeline: { ...ops(pipelineOps), ...ops(stageFixes), ...ops(stageValueFixes), ...ops(bsonPipelineOperators), $group: $group as never },
+  pipeline: {
+    ...ops(pipelineOps),
+    ...ops(stageFixes),
+    ...ops(stageValueFixes),
+    ...ops(bsonPipelineOperators),
+    $group: $group as never
+  },
   projection: { ...ops(projectionOps), ...ops(projectionFixes) },
   query: { ...ops(queryOps), ...ops(bsonQueryOperators), $expr: $expr as never },
   window: ops(windowOps)

@@ -25,7 +25,10 @@ export function splitPipelineHead (pipeline: Document[]): PipelineHead {
   if (i < pipeline.length && stageName(pipeline[i]) === '$sort') {
     const parsed = parseSort(pipeline[i].$sort)
     // $natural is refused in pipelines (by the $sort stage itself).
-    if (parsed.length > 0 && !parsed.some(k => k.meta === 'natural')) { sort = parsed; i++ }
+    if (parsed.length > 0 && !parsed.some((k) => k.meta === 'natural')) {
+      sort = parsed
+      i++
+    }
   }
   let skip = 0
   let limit: number | undefined

@@ -15,7 +15,7 @@ export const projectionFixes = {
     const arr = resolve(obj, field)
     if (!Array.isArray(arr)) return undefined
     const query = new Query(normalizeFilter({ v: { $elemMatch: expr } }), options)
-    const hit = arr.find(item => query.test({ v: [item] }))
+    const hit = arr.find((item) => query.test({ v: [item] }))
     return hit === undefined ? undefined : [hit]
   }
 }

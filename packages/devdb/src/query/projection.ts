@@ -34,7 +34,11 @@ export function compileProjection (spec: unknown, variables?: Document): Compile
     for (const p of seen) {
       if (p === path || p.startsWith(path + '.') || path.startsWith(p + '.')) {
         const [short, long] = p.length <= path.length ? [p, path] : [path, p]
-        throw new CommandError(31250, 'Location31250', `Path collision at ${long} remaining portion ${long.slice(short.length + 1)}`)
+        throw new CommandError(
+          31250,
+          'Location31250',
+          `Path collision at ${long} remaining portion ${long.slice(short.length + 1)}`
+        )
       }
     }
     seen.push(path)
@@ -51,18 +55,27 @@ export function compileProjection (spec: unknown, variables?: Document): Compile
         if (path !== '_id') inclusion = mark(inclusion, true, path)
       }
       // $slice and $elemMatch do not decide inclusion/exclusion (mongod): they join either kind.
-      if (op === '$elemMatch' || op === '$slice') { arrayOps[path] = v; continue }
+      if (op === '$elemMatch' || op === '$slice') {
+        arrayOps[path] = v
+        continue
+      }
       rest[path] = v
       continue
     }
-    if (isPlainDoc(v)) { validateExpression(v); if (path !== '_id') inclusion = mark(inclusion, true, path); rest[path] = v; continue }
+    if (isPlainDoc(v)) {
+      validateExpression(v)
+      if (path !== '_id') inclusion = mark(inclusion, true, path)
+      rest[path] = v
+      continue
+    }
     const on = typeof v === 'boolean' ? v : isNumeric(v) ? toNumber(v) !== 0 : true
     if (path !== '_id') inclusion = mark(inclusion, on, path)
     rest[path] = typeof v === 'boolean' || isNumeric(v) ? (on ? 1 : 0) : v
   }
   // Only $slice (no field flag) is an exclusion projection — every other field kept; a lone
   // $elemMatch is an inclusion one — `_id` and that field — as in mongod.
-  const exclusion = inclusion === false || (inclusion === undefined && !Object.values(arrayOps).some(v => '$elemMatch' in v))
+  const exclusion =
+    inclusion === false || (inclusion === undefined && !Object.values(arrayOps).some((v) => '$elemMatch' in v))
   const hasOps = Object.keys(arrayOps).length > 0
   const mingoSpec = exclusion ? rest : { ...rest, ...arrayOps }
   const hasRest = Object.keys(mingoSpec).length > 0
@@ -72,7 +85,12 @@ export function compileProjection (spec: unknown, variables?: Document): Compile
     const input = exclusion ? docs.map(copyContainers) : docs
     let out = input
     if (hasRest) {
-      out = new Query(positional && filter !== undefined ? normalizeFilter(filter) : {}, mingoOptions(variables !== undefined ? { variables } : {})).find(input, mingoSpec).all() as Document[]
+      out = new Query(
+        positional && filter !== undefined ? normalizeFilter(filter) : {},
+        mingoOptions(variables !== undefined ? { variables } : {})
+      )
+        .find(input, mingoSpec)
+        .all() as Document[]
       out = out.map((d, i) => projectionOrder(docs[i], d, mingoSpec) as Document)
     }
     if (exclusion && hasOps) out = out.map((d, i) => applyArrayOps(docs[i], d, arrayOps))
@@ -112,7 +130,7 @@ function applyArrayOps (doc: Document, out: Document, ops: Document): Document {
     const value = getPath(projected, path)
     const parts = path.split('.')
     let parent: Document | undefined = out
-    for (const p of parts.slice(0, -1)) parent = isPlainDoc(parent?.[p]) ? parent[p] as Document : undefined
+    for (const p of parts.slice(0, -1)) parent = isPlainDoc(parent?.[p]) ? (parent[p] as Document) : undefined
     if (parent === undefined) continue
     const leaf = parts[parts.length - 1]
     if ('$elemMatch' in op) delete parent[leaf]

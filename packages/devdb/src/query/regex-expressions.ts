@@ -10,20 +10,30 @@ import { LinearRegExp, linear } from './linear-regex.js'
 import { mongoRegex } from './normalize-filter.js'
 import { fail, typeOf, type ExprOp } from './operator-kit.js'
 
-
 /** The input and compiled pattern of a regex expression; null when the input or the pattern is null or missing. */
-function regexArgs (name: string, obj: unknown, expr: unknown, options: Options): { input: string, re: LinearRegExp } | null {
+function regexArgs (
+  name: string,
+  obj: unknown,
+  expr: unknown,
+  options: Options
+): { input: string; re: LinearRegExp } | null {
   if (!isPlainDoc(expr)) return fail(51103, `${name} expects an object of named arguments but found: ${typeOf(expr)}`)
-  for (const k of Object.keys(expr)) if (!['input', 'regex', 'options'].includes(k)) fail(31024, `${name} found an unknown argument: ${k}`)
+  for (const k of Object.keys(expr)) {
+    if (!['input', 'regex', 'options'].includes(k)) fail(31024, `${name} found an unknown argument: ${k}`)
+  }
   const input = evalExpr(obj, expr.input, options)
   const regex = evalExpr(obj, expr.regex, options)
   const flags = expr.options === undefined ? undefined : evalExpr(obj, expr.options, options)
-  if (flags !== undefined && flags !== null && typeof flags !== 'string') fail(51106, `${name} needs 'options' to be of type string`)
+  if (flags !== undefined && flags !== null && typeof flags !== 'string') {
+    fail(51106, `${name} needs 'options' to be of type string`)
+  }
   if (input === null || input === undefined || regex === null || regex === undefined) return null
   if (typeof input !== 'string') fail(51104, `${name} needs 'input' to be of type string`)
   let re: RegExp
   if (regex instanceof RegExp) {
-    if (regex.flags !== '' && typeof flags === 'string' && flags !== '') fail(51075, `${name}: found regex option(s) specified in both 'regex' and 'option' fields`)
+    if (regex.flags !== '' && typeof flags === 'string' && flags !== '') {
+      fail(51075, `${name}: found regex option(s) specified in both 'regex' and 'option' fields`)
+    }
     re = mongoRegex(regex.source, typeof flags === 'string' && flags !== '' ? flags : regex.flags)
   } else if (typeof regex === 'string') {
     if (regex.includes('\u0000')) fail(51109, `${name}: regular expression cannot contain an embedded null byte`)
@@ -34,7 +44,10 @@ function regexArgs (name: string, obj: unknown, expr: unknown, options: Options)
 
 const codePoints = (s: string, end: number): number => [...s.slice(0, end)].length
 
-function found (input: string, m: { index: number, groups: Array<string | null> }): { match: string, idx: number, captures: Array<string | null> } {
+function found (
+  input: string,
+  m: { index: number; groups: Array<string | null> }
+): { match: string; idx: number; captures: Array<string | null> } {
   return { match: m.groups[0] ?? '', idx: codePoints(input, m.index), captures: m.groups.slice(1) }
 }
 
@@ -52,6 +65,6 @@ export const regexExpressions: Record<string, ExprOp> = {
   $regexFindAll: (obj, expr, options) => {
     const a = regexArgs('$regexFindAll', obj, expr, options)
     if (a === null) return []
-    return [...a.re.matchesIn(a.input)].map(m => found(a.input, m))
+    return [...a.re.matchesIn(a.input)].map((m) => found(a.input, m))
   }
 }

@@ -3,11 +3,15 @@
  * its largest descending; an empty array sorts before null; missing sorts as null.
  */
 import type { Document } from 'bson'
-import { CommandError, Codes, badValue } from '../errors.js'
+import { CommandError, badValue } from '../errors.js'
 import { compareValues, isNumeric, toNumber, type StringCompare } from '../engine/bson-order.js'
 import { isPlainDoc, valuesAtPath } from '../engine/paths.js'
 
-export interface SortKey { path: string, dir: 1 | -1, meta?: 'textScore' | 'natural' }
+export interface SortKey {
+  path: string
+  dir: 1 | -1
+  meta?: 'textScore' | 'natural'
+}
 export type DocComparator = (a: Document, b: Document) => number
 
 const EMPTY_ARRAY = Symbol('emptyArray')
@@ -18,18 +22,27 @@ export function parseSort (spec: unknown): SortKey[] {
   const keys: SortKey[] = []
   for (const [path, v] of Object.entries(spec)) {
     if (path === '$natural') {
-      if (!isNumeric(v) || (toNumber(v) !== 1 && toNumber(v) !== -1)) throw badValue('$natural sort cannot be combined with other sort keys')
+      if (!isNumeric(v) || (toNumber(v) !== 1 && toNumber(v) !== -1)) {
+        throw badValue('$natural sort cannot be combined with other sort keys')
+      }
       keys.push({ path, dir: toNumber(v) as 1 | -1, meta: 'natural' })
       continue
     }
     if (isPlainDoc(v)) {
-      if (v.$meta === 'textScore') { keys.push({ path, dir: -1, meta: 'textScore' }); continue }
+      if (v.$meta === 'textScore') {
+        keys.push({ path, dir: -1, meta: 'textScore' })
+        continue
+      }
       throw badValue(`Illegal key in $sort specification: ${path}: ${JSON.stringify(v)}`)
     }
     if (!isNumeric(v) || (toNumber(v) !== 1 && toNumber(v) !== -1)) {
-      throw new CommandError(15975, 'Location15975', '$sort key ordering must be 1 (for ascending) or -1 (for descending)')
+      throw new CommandError(
+        15975,
+        'Location15975',
+        '$sort key ordering must be 1 (for ascending) or -1 (for descending)'
+      )
     }
-    if (path === '' || path.startsWith('$')) throw badValue(`FieldPath field names may not start with '$'.`)
+    if (path === '' || path.startsWith('$')) throw badValue("FieldPath field names may not start with '$'.")
     keys.push({ path, dir: toNumber(v) as 1 | -1 })
   }
   return keys
@@ -61,7 +74,11 @@ export function cmpSortValues (a: unknown, b: unknown, strCmp?: StringCompare): 
 }
 
 /** Comparator over documents; `score` supplies $meta textScore values. Stable sort keeps natural order for ties. */
-export function makeComparator (keys: SortKey[], score?: (d: Document) => number, strCmp?: StringCompare): DocComparator {
+export function makeComparator (
+  keys: SortKey[],
+  score?: (d: Document) => number,
+  strCmp?: StringCompare
+): DocComparator {
   return (a, b) => {
     for (const k of keys) {
       let c: number
@@ -74,10 +91,15 @@ export function makeComparator (keys: SortKey[], score?: (d: Document) => number
 }
 
 /** Sorts with precomputed keys (decorate-sort-undecorate) — sort keys are costly to extract. */
-export function sortDocs (docs: Document[], keys: SortKey[], score?: (d: Document) => number, strCmp?: StringCompare): Document[] {
+export function sortDocs (
+  docs: Document[],
+  keys: SortKey[],
+  score?: (d: Document) => number,
+  strCmp?: StringCompare
+): Document[] {
   if (keys.length === 0) return docs
-  if (keys.some(k => k.meta !== undefined)) return docs.slice().sort(makeComparator(keys, score, strCmp))
-  const decorated = docs.map((d, i) => ({ d, i, v: keys.map(k => sortValue(d, k.path, k.dir, strCmp)) }))
+  if (keys.some((k) => k.meta !== undefined)) return docs.slice().sort(makeComparator(keys, score, strCmp))
+  const decorated = docs.map((d, i) => ({ d, i, v: keys.map((k) => sortValue(d, k.path, k.dir, strCmp)) }))
   decorated.sort((x, y) => {
     for (let j = 0; j < keys.length; j++) {
       const c = cmpSortValues(x.v[j], y.v[j], strCmp) * keys[j].dir
@@ -85,5 +107,5 @@ export function sortDocs (docs: Document[], keys: SortKey[], score?: (d: Documen
     }
     return x.i - y.i
   })
-  return decorated.map(x => x.d)
+  return decorated.map((x) => x.d)
 }

@@ -37,12 +37,24 @@ function setPath (doc: Document, path: string, value: unknown): Document {
 
 const $lookup = (coll: Iterator, expr: unknown, options: Options): Iterator => {
   const spec = expr as Document
-  if (!isPlainDoc(spec)) throw new CommandError(Codes.FailedToParse, 'FailedToParse', 'the $lookup specification must be an Object')
+  if (!isPlainDoc(spec)) {
+    throw new CommandError(Codes.FailedToParse, 'FailedToParse', 'the $lookup specification must be an Object')
+  }
   if (spec.pipeline !== undefined || spec.localField === undefined) return mingoLookup(coll, spec as never, options)
   const { from, localField, foreignField, as } = spec
-  if (typeof from !== 'string') throw new CommandError(Codes.FailedToParse, 'FailedToParse', "missing 'from' option to $lookup stage specification")
-  if (typeof localField !== 'string' || typeof foreignField !== 'string') throw new CommandError(Codes.FailedToParse, 'FailedToParse', "$lookup argument 'localField' and 'foreignField' must be strings")
-  if (typeof as !== 'string') throw new CommandError(Codes.FailedToParse, 'FailedToParse', "must specify 'as' field for a $lookup")
+  if (typeof from !== 'string') {
+    throw new CommandError(Codes.FailedToParse, 'FailedToParse', "missing 'from' option to $lookup stage specification")
+  }
+  if (typeof localField !== 'string' || typeof foreignField !== 'string') {
+    throw new CommandError(
+      Codes.FailedToParse,
+      'FailedToParse',
+      "$lookup argument 'localField' and 'foreignField' must be strings"
+    )
+  }
+  if (typeof as !== 'string') {
+    throw new CommandError(Codes.FailedToParse, 'FailedToParse', "must specify 'as' field for a $lookup")
+  }
   const foreign = options.collectionResolver?.(from) ?? []
   const cache = new Map<string, unknown[]>()
   return coll.map((d: unknown) => {
@@ -53,7 +65,7 @@ const $lookup = (coll: Iterator, expr: unknown, options: Options): Iterator => {
     let matches = cache.get(key)
     if (matches === undefined) {
       const test = bsonQueryOperators.$in(foreignField, locals, options)
-      matches = foreign.filter(f => test(f as Document))
+      matches = foreign.filter((f) => test(f as Document))
       cache.set(key, matches)
     }
     return setPath(doc, as, matches)
@@ -86,13 +98,28 @@ function joinValues (doc: unknown, path: string): unknown[] {
  * depth it was first reached (a long, as mongod writes `depthField`).
  */
 const $graphLookup = (coll: Iterator, expr: unknown, options: Options): Iterator => {
-  if (!isPlainDoc(expr)) throw new CommandError(Codes.FailedToParse, 'FailedToParse', 'the $graphLookup specification must be an Object')
-  for (const f of ['from', 'connectFromField', 'connectToField', 'as']) {
-    if (typeof expr[f] !== 'string') throw new CommandError(40103, 'Location40103', `$graphLookup requires '${f}' to be a string`)
+  if (!isPlainDoc(expr)) {
+    throw new CommandError(Codes.FailedToParse, 'FailedToParse', 'the $graphLookup specification must be an Object')
   }
-  const spec = expr as { from: string, connectFromField: string, connectToField: string, as: string, startWith: unknown, maxDepth?: unknown, depthField?: unknown, restrictSearchWithMatch?: unknown }
+  for (const f of ['from', 'connectFromField', 'connectToField', 'as']) {
+    if (typeof expr[f] !== 'string') {
+      throw new CommandError(40103, 'Location40103', `$graphLookup requires '${f}' to be a string`)
+    }
+  }
+  const spec = expr as {
+    from: string
+    connectFromField: string
+    connectToField: string
+    as: string
+    startWith: unknown
+    maxDepth?: unknown
+    depthField?: unknown
+    restrictSearchWithMatch?: unknown
+  }
   const maxDepth = spec.maxDepth === undefined ? Infinity : Number(spec.maxDepth)
-  const restrict = isPlainDoc(spec.restrictSearchWithMatch) ? new Query(spec.restrictSearchWithMatch, options) : undefined
+  const restrict = isPlainDoc(spec.restrictSearchWithMatch)
+    ? new Query(spec.restrictSearchWithMatch, options)
+    : undefined
   const foreign = (options.collectionResolver?.(spec.from) ?? []) as Document[]
   return coll.map((d: unknown) => {
     const doc = d as Document

@@ -54,18 +54,37 @@ export class JournalDurableStore implements DurableStore {
     if (limit !== undefined && limit > 0) {
       writer.onFlushed = (_gen, bytes) => {
         if (bytes >= limit && this.snapshotRunning === undefined && !this.closing) {
-          this.compact().catch((err: Error) => { this.compactionErrors.push(err) })
+          this.compact().catch((err: Error) => {
+            this.compactionErrors.push(err)
+          })
         }
       }
     }
   }
 
-  get stats (): Readonly<WriterStats> { return this.writer.stats }
-  get writable (): boolean { return this.writer.lastError === undefined }
-  get lastWriteError (): Error | undefined { return this.writer.lastError }
-  get onWriteFailure (): ((err: Error) => void) | undefined { return this.writer.onFailure }
-  set onWriteFailure (fn: ((err: Error) => void) | undefined) { this.writer.onFailure = fn }
-  get journalGeneration (): number { return this.writer.activeGen }
+  get stats (): Readonly<WriterStats> {
+    return this.writer.stats
+  }
+
+  get writable (): boolean {
+    return this.writer.lastError === undefined
+  }
+
+  get lastWriteError (): Error | undefined {
+    return this.writer.lastError
+  }
+
+  get onWriteFailure (): ((err: Error) => void) | undefined {
+    return this.writer.onFailure
+  }
+
+  set onWriteFailure (fn: ((err: Error) => void) | undefined) {
+    this.writer.onFailure = fn
+  }
+
+  get journalGeneration (): number {
+    return this.writer.activeGen
+  }
 
   commit (entries: JournalEntry[]): Promise<void> {
     if (this.closing) return Promise.reject(new Error('devdb storage: store is closed'))
@@ -79,10 +98,13 @@ export class JournalDurableStore implements DurableStore {
     }
     const seq = ++this.seq
     const p = this.writer.append(buf)
-    this.lastCommit = p.then(() => {}, () => {
-      this.failedSeqs.push(seq)
-      if (this.failedSeqs.length > 1000) this.failedSeqs.splice(0, 500)
-    })
+    this.lastCommit = p.then(
+      () => {},
+      () => {
+        this.failedSeqs.push(seq)
+        if (this.failedSeqs.length > 1000) this.failedSeqs.splice(0, 500)
+      }
+    )
     return p
   }
 
@@ -99,10 +121,18 @@ export class JournalDurableStore implements DurableStore {
     // memory) this snapshot must not make it permanent.
     const included = this.lastCommit
     const failuresBefore = this.failedSeqs.length
-    await this.track(this.finishSnapshot(gen, async () => records, async () => {
-      await included
-      if (this.failedSeqs.slice(failuresBefore).some(s => s <= seq)) throw new Error('devdb storage: snapshot abandoned: a write it contained failed')
-    }))
+    await this.track(
+      this.finishSnapshot(
+        gen,
+        async () => records,
+        async () => {
+          await included
+          if (this.failedSeqs.slice(failuresBefore).some((s) => s <= seq)) {
+            throw new Error('devdb storage: snapshot abandoned: a write it contained failed')
+          }
+        }
+      )
+    )
   }
 
   /** Compaction from the files alone (used by compactEveryBytes; needs no state from the engine). */
@@ -111,12 +141,14 @@ export class JournalDurableStore implements DurableStore {
     if (this.closing) return
     const gen = this.writer.activeGen + 1
     this.writer.switchTo(gen)
-    await this.track(this.finishSnapshot(gen, async () => {
-      // The batch in flight at the switch still goes to journal gen-1; after it, that file is final.
-      await this.writer.settled()
-      const { builder, lastSeq } = await rebuildFromDisk(this.dir, gen - 1)
-      return encodeSnapshot(builder.toState(), gen, lastSeq)
-    }))
+    await this.track(
+      this.finishSnapshot(gen, async () => {
+        // The batch in flight at the switch still goes to journal gen-1; after it, that file is final.
+        await this.writer.settled()
+        const { builder, lastSeq } = await rebuildFromDisk(this.dir, gen - 1)
+        return encodeSnapshot(builder.toState(), gen, lastSeq)
+      })
+    )
   }
 
   async close (): Promise<void> {
@@ -136,8 +168,14 @@ export class JournalDurableStore implements DurableStore {
     }
   }
 
-  private async finishSnapshot (gen: number, produce: () => Promise<Buffer[]>, beforeRename?: () => Promise<void>): Promise<void> {
-    const step = async (s: SnapshotStep): Promise<void> => { await this.options.onSnapshotStep?.(s, gen) }
+  private async finishSnapshot (
+    gen: number,
+    produce: () => Promise<Buffer[]>,
+    beforeRename?: () => Promise<void>
+  ): Promise<void> {
+    const step = async (s: SnapshotStep): Promise<void> => {
+      await this.options.onSnapshotStep?.(s, gen)
+    }
     await step('switched')
     const records = await produce()
     const final = snapshotPath(this.dir, gen)
@@ -165,7 +203,10 @@ export class JournalDurableStore implements DurableStore {
   }
 }
 
-export async function openDurableStore (dbPath: string, options: DurableStoreOptions = {}): Promise<{ store: JournalDurableStore, state: StoredState }> {
+export async function openDurableStore (
+  dbPath: string,
+  options: DurableStoreOptions = {}
+): Promise<{ store: JournalDurableStore; state: StoredState }> {
   await fsp.mkdir(dbPath, { recursive: true })
   const lock = await acquireLock(dbPath)
   try {

@@ -17,7 +17,11 @@
 import { promises as fsp, type promises } from 'node:fs'
 import { fsyncDir, journalPath } from './db-files.js'
 
-interface Pending { buf: Buffer, resolve: () => void, reject: (err: Error) => void }
+interface Pending {
+  buf: Buffer
+  resolve: () => void
+  reject: (err: Error) => void
+}
 
 export interface WriterStats {
   /** fdatasync calls on journal files (one per batch). */
@@ -52,12 +56,22 @@ export class JournalWriter {
   /** size of the open journal up to its last synced batch */
   private fhSynced = 0
   /** a journal to cut back to its last synced byte before the next write */
-  private repair: { gen: number, size: number } | undefined
+  private repair: { gen: number; size: number } | undefined
 
-  constructor (private readonly dir: string, private gen: number, private journalBytes: number, private readonly options: JournalWriterOptions = {}) {}
+  constructor (
+    private readonly dir: string,
+    private gen: number,
+    private journalBytes: number,
+    private readonly options: JournalWriterOptions = {}
+  ) {}
 
-  get activeGen (): number { return this.gen }
-  get activeBytes (): number { return this.journalBytes }
+  get activeGen (): number {
+    return this.gen
+  }
+
+  get activeBytes (): number {
+    return this.journalBytes
+  }
 
   append (buf: Buffer): Promise<void> {
     if (this.failure !== undefined) return Promise.reject(this.failure)
@@ -67,7 +81,9 @@ export class JournalWriter {
         this.running = true
         // setImmediate rather than a microtask: every commit made during this turn of the event
         // loop (e.g. requests from many sockets read in one poll phase) joins the first batch.
-        setImmediate(() => { void this.run() })
+        setImmediate(() => {
+          void this.run()
+        })
       }
     })
   }
@@ -86,7 +102,7 @@ export class JournalWriter {
   /** Resolves when the queue is empty and nothing is being written. */
   async idle (): Promise<void> {
     if (!this.running) return
-    await new Promise<void>(resolve => this.idleWaiters.push(resolve))
+    await new Promise<void>((resolve) => this.idleWaiters.push(resolve))
   }
 
   async close (): Promise<void> {
@@ -113,7 +129,7 @@ export class JournalWriter {
       if (this.failure !== undefined) throw this.failure
       if (this.repair !== undefined) await this.cutBack(this.repair)
       const fh = await this.handleFor(gen)
-      const data = batch.length === 1 ? batch[0].buf : Buffer.concat(batch.map(p => p.buf))
+      const data = batch.length === 1 ? batch[0].buf : Buffer.concat(batch.map((p) => p.buf))
       const free = this.options.diskFree?.() ?? Infinity
       let written = 0
       while (written < data.length) {
@@ -149,7 +165,7 @@ export class JournalWriter {
     }
   }
 
-  private async cutBack (repair: { gen: number, size: number }): Promise<void> {
+  private async cutBack (repair: { gen: number; size: number }): Promise<void> {
     if (this.fh !== undefined && this.fhGen === repair.gen) {
       await this.fh.truncate(repair.size)
       await this.fh.datasync()

@@ -25,11 +25,16 @@ function pidAlive (pid: number): boolean {
 }
 
 function inUse (dir: string, pid: number | string): CommandError {
-  return new CommandError(DB_PATH_IN_USE, 'DBPathInUse',
-    `Unable to lock the dbPath ${dir}: it is in use by another devdb process (pid ${pid}); lock file ${lockPath(dir)}`)
+  return new CommandError(
+    DB_PATH_IN_USE,
+    'DBPathInUse',
+    `Unable to lock the dbPath ${dir}: it is in use by another devdb process (pid ${pid}); lock file ${lockPath(dir)}`
+  )
 }
 
-export interface DbLock { release: () => Promise<void> }
+export interface DbLock {
+  release: () => Promise<void>
+}
 
 export async function acquireLock (dir: string): Promise<DbLock> {
   const key = path.resolve(dir)

@@ -17,7 +17,7 @@ export const HEADER_BYTES = 20
 export const MAX_PAYLOAD_BYTES = 1024 * 1024 * 1024
 
 export function encodeRecord (seq: number, docs: readonly Document[]): Buffer {
-  const parts = docs.map(d => serialize(d, { checkKeys: false, ignoreUndefined: false }))
+  const parts = docs.map((d) => serialize(d, { checkKeys: false, ignoreUndefined: false }))
   return frame(seq, parts)
 }
 
@@ -48,7 +48,7 @@ export interface DecodedRecord {
 /** Why a record at some offset could not be read. */
 export type RecordProblem = 'truncated' | 'bad-magic' | 'bad-length' | 'bad-crc' | 'bad-bson'
 
-export type ReadResult = { ok: true, record: DecodedRecord } | { ok: false, problem: RecordProblem }
+export type ReadResult = { ok: true; record: DecodedRecord } | { ok: false; problem: RecordProblem }
 
 /** Reads the record starting at `offset`; never throws. */
 export function readRecord (buf: Buffer, offset: number): ReadResult {
@@ -89,7 +89,7 @@ export interface ScanResult {
   /** Length of the valid prefix of the file. */
   validLength: number
   /** Set when the file has bytes after the valid prefix. */
-  damage?: { offset: number, problem: RecordProblem, laterValidRecordAt?: number }
+  damage?: { offset: number; problem: RecordProblem; laterValidRecordAt?: number }
 }
 
 /**
@@ -103,7 +103,11 @@ export function scanRecords (buf: Buffer): ScanResult {
   while (offset < buf.length) {
     const r = readRecord(buf, offset)
     if (!r.ok) {
-      return { records, validLength: offset, damage: { offset, problem: r.problem, laterValidRecordAt: findLaterRecord(buf, offset + 1) } }
+      return {
+        records,
+        validLength: offset,
+        damage: { offset, problem: r.problem, laterValidRecordAt: findLaterRecord(buf, offset + 1) }
+      }
     }
     records.push(r.record)
     offset = r.record.end

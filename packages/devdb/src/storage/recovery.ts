@@ -37,7 +37,7 @@ export async function recover (dir: string): Promise<Recovered> {
   const snapshotGen = files.snapshots.at(-1)
   const replay = await startFrom(dir, snapshotGen)
   const base = snapshotGen ?? 0
-  const journals = files.journals.filter(g => g >= base)
+  const journals = files.journals.filter((g) => g >= base)
   const report: RecoveryReport = { snapshotGen, journalsReplayed: [], recordsReplayed: 0, truncatedBytes: 0 }
   let activeJournalBytes = 0
 
@@ -49,9 +49,13 @@ export async function recover (dir: string): Promise<Recovered> {
     if (scan.damage !== undefined) {
       const d = scan.damage
       if (!isLast || d.laterValidRecordAt !== undefined) {
-        throw new Error(`devdb storage: journal ${file} is corrupt at byte ${d.offset} (${d.problem})` +
-          (d.laterValidRecordAt !== undefined ? `, followed by intact records at byte ${d.laterValidRecordAt}` : ', and newer journals follow it') +
-          '; refusing to start because acknowledged writes would be lost. Restore the dbPath from a backup.')
+        throw new Error(
+          `devdb storage: journal ${file} is corrupt at byte ${d.offset} (${d.problem})` +
+            (d.laterValidRecordAt !== undefined
+              ? `, followed by intact records at byte ${d.laterValidRecordAt}`
+              : ', and newer journals follow it') +
+            '; refusing to start because acknowledged writes would be lost. Restore the dbPath from a backup.'
+        )
       }
       await fsp.truncate(file, scan.validLength)
       report.truncatedBytes = buf.length - scan.validLength
@@ -66,7 +70,13 @@ export async function recover (dir: string): Promise<Recovered> {
   for (const g of files.journals) if (g < base) await removeIfExists(journalPath(dir, g))
   for (const g of files.snapshots) if (g < base) await removeIfExists(snapshotPath(dir, g))
 
-  return { builder: replay.builder, lastSeq: replay.lastSeq, activeGen: Math.max(base, journals.at(-1) ?? base), activeJournalBytes, report }
+  return {
+    builder: replay.builder,
+    lastSeq: replay.lastSeq,
+    activeGen: Math.max(base, journals.at(-1) ?? base),
+    activeJournalBytes,
+    report
+  }
 }
 
 /**
@@ -74,14 +84,21 @@ export async function recover (dir: string): Promise<Recovered> {
  * up to `lastGen`, all of which are complete (the writer has moved on to a newer journal), so
  * any damage at all is an error here.
  */
-export async function rebuildFromDisk (dir: string, lastGen: number): Promise<{ builder: StateBuilder, lastSeq: number }> {
+export async function rebuildFromDisk (
+  dir: string,
+  lastGen: number
+): Promise<{ builder: StateBuilder; lastSeq: number }> {
   const files = await listDbFiles(dir)
-  const snapshotGen = files.snapshots.filter(g => g <= lastGen).at(-1)
+  const snapshotGen = files.snapshots.filter((g) => g <= lastGen).at(-1)
   const replay = await startFrom(dir, snapshotGen)
-  for (const gen of files.journals.filter(g => g >= (snapshotGen ?? 0) && g <= lastGen)) {
+  for (const gen of files.journals.filter((g) => g >= (snapshotGen ?? 0) && g <= lastGen)) {
     const file = journalPath(dir, gen)
     const scan = scanRecords(await fsp.readFile(file))
-    if (scan.damage !== undefined) throw new Error(`devdb storage: journal ${file} is corrupt at byte ${scan.damage.offset} (${scan.damage.problem}); compaction aborted`)
+    if (scan.damage !== undefined) {
+      throw new Error(
+        `devdb storage: journal ${file} is corrupt at byte ${scan.damage.offset} (${scan.damage.problem}); compaction aborted`
+      )
+    }
     replay.apply(scan.records)
   }
   return { builder: replay.builder, lastSeq: replay.lastSeq }

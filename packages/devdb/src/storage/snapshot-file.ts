@@ -27,7 +27,9 @@ export function encodeSnapshot (state: StoredState, gen: number, seq: number): B
   const out: Buffer[] = [frame(0, [bson({ t: 'snapshot', v: FORMAT_VERSION, gen, seq })])]
   let total = 0
   for (const c of state.collections) {
-    out.push(frame(0, [bson({ t: 'coll', db: c.db, name: c.name, options: c.options ?? {}, indexes: c.indexes ?? [] })]))
+    out.push(
+      frame(0, [bson({ t: 'coll', db: c.db, name: c.name, options: c.options ?? {}, indexes: c.indexes ?? [] })])
+    )
     let parts: Uint8Array[] = []
     let bytes = 0
     const flush = (): void => {
@@ -71,12 +73,18 @@ export async function writeSnapshotFile (file: string, records: readonly Buffer[
   }
 }
 
-export interface LoadedSnapshot { builder: StateBuilder, gen: number, seq: number }
+export interface LoadedSnapshot {
+  builder: StateBuilder
+  gen: number
+  seq: number
+}
 
 export async function readSnapshotFile (file: string): Promise<LoadedSnapshot> {
   const buf = await fsp.readFile(file)
   const corrupt = (why: string): Error =>
-    new Error(`devdb storage: snapshot ${file} is corrupt (${why}); refusing to start. Restore the dbPath from a backup or remove the file to fall back to the journals.`)
+    new Error(
+      `devdb storage: snapshot ${file} is corrupt (${why}); refusing to start. Restore the dbPath from a backup or remove the file to fall back to the journals.`
+    )
   const scan = scanRecords(buf)
   if (scan.damage !== undefined) throw corrupt(`${scan.damage.problem} record at byte ${scan.damage.offset}`)
   const [head, ...rest] = scan.records
@@ -88,8 +96,9 @@ export async function readSnapshotFile (file: string): Promise<LoadedSnapshot> {
   for (const r of rest) {
     const [meta, ...body] = r.docs
     if (sawEnd || meta === undefined) throw corrupt('records after end')
-    if (meta.t === 'coll') builder.loadCollection({ db: meta.db, name: meta.name, options: meta.options, indexes: meta.indexes, docs: [] })
-    else if (meta.t === 'docs') {
+    if (meta.t === 'coll') {
+      builder.loadCollection({ db: meta.db, name: meta.name, options: meta.options, indexes: meta.indexes, docs: [] })
+    } else if (meta.t === 'docs') {
       if (body.length !== meta.n) throw corrupt('document count mismatch')
       builder.addDocs(meta.db, meta.coll, body)
       docs += body.length

@@ -93,7 +93,13 @@ export class StateBuilder {
   toState (): StoredState {
     const collections: StoredCollection[] = []
     for (const c of this.collections.values()) {
-      collections.push({ db: c.db, name: c.name, options: c.options, indexes: [...c.indexes.values()], docs: [...c.docs.values()] })
+      collections.push({
+        db: c.db,
+        name: c.name,
+        options: c.options,
+        indexes: [...c.indexes.values()],
+        docs: [...c.docs.values()]
+      })
     }
     return { collections }
   }
@@ -111,7 +117,9 @@ export class StateBuilder {
 
 /** Checks that a decoded BSON document has the shape of a JournalEntry before it is applied. */
 export function asJournalEntry (d: Document): JournalEntry {
-  const ok = typeof d.t === 'string' && typeof d.db === 'string' &&
+  const ok =
+    typeof d.t === 'string' &&
+    typeof d.db === 'string' &&
     (d.t === 'dropDatabase' || typeof d.coll === 'string') &&
     (d.t !== 'put' || (typeof d.doc === 'object' && d.doc !== null)) &&
     (d.t !== 'createIndex' || (typeof d.index === 'object' && d.index !== null && typeof d.index.name === 'string')) &&

@@ -14,13 +14,13 @@ export interface StoredIndex {
 }
 
 export type JournalEntry =
-  | { t: 'put', db: string, coll: string, doc: Document } // insert or full replace, keyed by doc._id
-  | { t: 'del', db: string, coll: string, id: unknown } // remove by _id value
-  | { t: 'createCollection', db: string, coll: string, options: Document }
-  | { t: 'dropCollection', db: string, coll: string }
-  | { t: 'dropDatabase', db: string }
-  | { t: 'createIndex', db: string, coll: string, index: StoredIndex }
-  | { t: 'dropIndex', db: string, coll: string, name: string }
+  | { t: 'put'; db: string; coll: string; doc: Document } // insert or full replace, keyed by doc._id
+  | { t: 'del'; db: string; coll: string; id: unknown } // remove by _id value
+  | { t: 'createCollection'; db: string; coll: string; options: Document }
+  | { t: 'dropCollection'; db: string; coll: string }
+  | { t: 'dropDatabase'; db: string }
+  | { t: 'createIndex'; db: string; coll: string; index: StoredIndex }
+  | { t: 'dropIndex'; db: string; coll: string; name: string }
 
 export interface StoredCollection {
   db: string
@@ -41,7 +41,7 @@ export interface DurableStore {
    * then calls `onWriteFailure` synchronously (the engine undoes them in memory there); the
    * store then accepts commits again, cutting the journal back to its last good byte first.
    */
-  commit (entries: JournalEntry[]): Promise<void>
+  commit(entries: JournalEntry[]): Promise<void>
   onWriteFailure: ((err: Error) => void) | undefined
   /** false from a failed journal write until the next one succeeds */
   readonly writable: boolean
@@ -51,9 +51,12 @@ export interface DurableStore {
    * Compaction: writes a snapshot of `state` (taken synchronously, consistent with every entry
    * committed so far) and truncates the journal. Safe to call while commits continue.
    */
-  snapshot (state: () => StoredState): Promise<void>
-  close (): Promise<void>
+  snapshot(state: () => StoredState): Promise<void>
+  close(): Promise<void>
 }
 
 /** Implemented in ./durable-store.ts: `openDurableStore(dbPath) → { store, state }` (snapshot + replayed journal, torn tail tolerated). */
-export type OpenDurableStore = (dbPath: string, options?: { compactEveryBytes?: number }) => Promise<{ store: DurableStore, state: StoredState }>
+export type OpenDurableStore = (
+  dbPath: string,
+  options?: { compactEveryBytes?: number }
+) => Promise<{ store: DurableStore; state: StoredState }>

@@ -23,7 +23,12 @@ function cannotCreate (msg: string): CommandError {
 }
 
 function isNumber (v: unknown): v is number {
-  return typeof v === 'number' || (typeof v === 'object' && v !== null && ['Int32', 'Double', 'Long', 'Decimal128'].includes((v as { _bsontype?: string })._bsontype ?? ''))
+  return (
+    typeof v === 'number' ||
+    (typeof v === 'object' &&
+      v !== null &&
+      ['Int32', 'Double', 'Long', 'Decimal128'].includes((v as { _bsontype?: string })._bsontype ?? ''))
+  )
 }
 
 /** BSON numberInt(): truncation toward zero, as fixSpec reads weights and key directions. */
@@ -33,7 +38,9 @@ function numberInt (v: unknown): number {
 }
 
 function checkNotReserved (field: string): void {
-  if (field === '_fts' || field === '_ftsx') throw cannotCreate('text index with reserved fields _fts/_ftsx not allowed')
+  if (field === '_fts' || field === '_ftsx') {
+    throw cannotCreate('text index with reserved fields _fts/_ftsx not allowed')
+  }
 }
 
 export function normalizeTextIndex (key: Document, options: Document): NormalizedTextIndex {
@@ -83,7 +90,9 @@ export function normalizeTextIndex (key: Document, options: Document): Normalize
   for (const field of [...weights.keys()].sort(byteOrder)) {
     const weight = weights.get(field) as number
     if (weight <= 0 || weight >= MAX_WORD_WEIGHT) {
-      throw cannotCreate(`text index weight must be in the exclusive interval (0,${MAX_WORD_WEIGHT}) but found: ${weight}`)
+      throw cannotCreate(
+        `text index weight must be in the exclusive interval (0,${MAX_WORD_WEIGHT}) but found: ${weight}`
+      )
     }
     if (field !== WILDCARD) checkWeightPath(field)
     sorted[field] = weight
@@ -102,7 +111,9 @@ export function normalizeTextIndex (key: Document, options: Document): Normalize
   const version = options.textIndexVersion
   if (version !== undefined) {
     if (!isNumber(version)) throw cannotCreate("text index option 'textIndexVersion' must be a number")
-    if (numberInt(version) === 2) throw new CommandError(238, 'NotImplemented', 'devdb implements text index version 3 only')
+    if (numberInt(version) === 2) {
+      throw new CommandError(238, 'NotImplemented', 'devdb implements text index version 3 only')
+    }
     if (numberInt(version) !== 3) throw cannotCreate(`bad textIndexVersion: ${numberInt(version)}`)
   }
 
@@ -125,7 +136,9 @@ function byteOrder (a: string, b: string): number {
 
 /** The name drivers and the shell give an index: `field_value` pairs joined by `_`. */
 export function defaultIndexName (key: Document): string {
-  return Object.entries(key).map(([f, v]) => `${f}_${String(v)}`).join('_')
+  return Object.entries(key)
+    .map(([f, v]) => `${f}_${String(v)}`)
+    .join('_')
 }
 
 /** How listIndexes shows a text index. */

@@ -36,13 +36,43 @@ function stemKeepingCase (word: string): string {
   return word.slice(0, common) + stemmed.slice(common)
 }
 
-const ENGLISH: TextLanguage = { name: 'english', stopWords: ENGLISH_STOP_WORDS, stem: stemKeepingCase, apostropheIsDelimiter: false }
-const NONE: TextLanguage = { name: 'none', stopWords: NO_STOP_WORDS, stem: w => w, apostropheIsDelimiter: true }
+const ENGLISH: TextLanguage = {
+  name: 'english',
+  stopWords: ENGLISH_STOP_WORDS,
+  stem: stemKeepingCase,
+  apostropheIsDelimiter: false
+}
+const NONE: TextLanguage = { name: 'none', stopWords: NO_STOP_WORDS, stem: (w) => w, apostropheIsDelimiter: true }
 
 const OTHER_MONGODB_LANGUAGES = new Set([
-  'danish', 'da', 'dutch', 'nl', 'finnish', 'fi', 'french', 'fr', 'german', 'de', 'hungarian', 'hu',
-  'italian', 'it', 'norwegian', 'nb', 'portuguese', 'pt', 'romanian', 'ro', 'russian', 'ru',
-  'spanish', 'es', 'swedish', 'sv', 'turkish', 'tr'
+  'danish',
+  'da',
+  'dutch',
+  'nl',
+  'finnish',
+  'fi',
+  'french',
+  'fr',
+  'german',
+  'de',
+  'hungarian',
+  'hu',
+  'italian',
+  'it',
+  'norwegian',
+  'nb',
+  'portuguese',
+  'pt',
+  'romanian',
+  'ro',
+  'russian',
+  'ru',
+  'spanish',
+  'es',
+  'swedish',
+  'sv',
+  'turkish',
+  'tr'
 ])
 
 /** undefined: not a MongoDB language at all. Throws NotImplemented for MongoDB languages devdb lacks. */
@@ -51,7 +81,11 @@ export function findLanguage (name: string): TextLanguage | undefined {
   if (n === 'english' || n === 'en') return ENGLISH
   if (n === 'none') return NONE
   if (OTHER_MONGODB_LANGUAGES.has(n)) {
-    throw new CommandError(238, 'NotImplemented', `devdb does not implement text search in language "${name}" (supported: english, none)`)
+    throw new CommandError(
+      238,
+      'NotImplemented',
+      `devdb does not implement text search in language "${name}" (supported: english, none)`
+    )
   }
   return undefined
 }

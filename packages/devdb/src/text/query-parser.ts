@@ -19,7 +19,7 @@ export interface ParsedTextQueryFull extends ParsedTextQuery {
   boundsTerms: string[]
 }
 
-type QueryToken = { kind: 'text' | 'delim', data: string, offset: number, previousWhiteSpace: boolean }
+type QueryToken = { kind: 'text' | 'delim'; data: string; offset: number; previousWhiteSpace: boolean }
 
 const WHITESPACE = new Set([' ', '\n', '\v', '\f', '\r'])
 
@@ -56,7 +56,20 @@ export function bsonTypeName (v: unknown): string {
   if (v instanceof Date) return 'date'
   if (v instanceof RegExp) return 'regex'
   const t = (v as { _bsontype?: string })._bsontype
-  const names: Record<string, string> = { ObjectId: 'objectId', Long: 'long', Int32: 'int', Double: 'double', Decimal128: 'decimal', Binary: 'binData', Timestamp: 'timestamp', BSONRegExp: 'regex', MinKey: 'minKey', MaxKey: 'maxKey', Code: 'javascript', BSONSymbol: 'symbol' }
+  const names: Record<string, string> = {
+    ObjectId: 'objectId',
+    Long: 'long',
+    Int32: 'int',
+    Double: 'double',
+    Decimal128: 'decimal',
+    Binary: 'binData',
+    Timestamp: 'timestamp',
+    BSONRegExp: 'regex',
+    MinKey: 'minKey',
+    MaxKey: 'maxKey',
+    Code: 'javascript',
+    BSONSymbol: 'symbol'
+  }
   return t !== undefined ? (names[t] ?? 'object') : 'object'
 }
 
@@ -67,7 +80,11 @@ function field (obj: Document, name: string, type: 'string' | 'bool', required: 
   }
   const v = obj[name]
   if (bsonTypeName(v) !== type) {
-    throw new CommandError(14, 'TypeMismatch', `"${name}" had the wrong type. Expected ${type}, found ${bsonTypeName(v)}`)
+    throw new CommandError(
+      14,
+      'TypeMismatch',
+      `"${name}" had the wrong type. Expected ${type}, found ${bsonTypeName(v)}`
+    )
   }
   return v
 }
@@ -80,11 +97,14 @@ export function parseTextQuery (text: Document, spec: TextIndexSpec): ParsedText
   const languageName = field(text, '$language', 'string', false) as string | undefined
   const caseSensitive = (field(text, '$caseSensitive', 'bool', false) as boolean | undefined) ?? false
   const diacriticSensitive = (field(text, '$diacriticSensitive', 'bool', false) as boolean | undefined) ?? false
-  const expected = 1 + [languageName, text.$caseSensitive, text.$diacriticSensitive].filter(v => v !== undefined).length
+  const expected =
+    1 + [languageName, text.$caseSensitive, text.$diacriticSensitive].filter((v) => v !== undefined).length
   if (Object.keys(text).length !== expected) throw new CommandError(2, 'BadValue', 'extra fields in $text')
 
   // An empty $language means "the index's default", as in MongoDB.
-  const language = queryLanguage(languageName === undefined || languageName === '' ? spec.defaultLanguage : languageName)
+  const language = queryLanguage(
+    languageName === undefined || languageName === '' ? spec.defaultLanguage : languageName
+  )
 
   const positiveWords: string[] = []
   const negativeWords: string[] = []
@@ -112,7 +132,9 @@ export function parseTextQuery (text: Document, spec: TextIndexSpec): ParsedText
   }
 
   const sensitive = caseSensitive || diacriticSensitive
-  const words = (list: string[], opts: typeof INDEX_TOKENS): string[] => [...new Set(tokenize(list.join(' '), language, opts))]
+  const words = (list: string[], opts: typeof INDEX_TOKENS): string[] => [
+    ...new Set(tokenize(list.join(' '), language, opts))
+  ]
   const exact = { filterStopWords: true, caseSensitive, diacriticSensitive }
   const boundsTerms = words(positiveWords, INDEX_TOKENS)
   return {

@@ -34,7 +34,7 @@ function equalAsciiCaseInsensitive (a: string, b: string): boolean {
 export function documentTermScores (values: readonly TextValue[]): Map<string, number> {
   const scores = new Map<string, number>()
   for (const { text, language, weight } of values) {
-    const terms = new Map<string, { freq: number, count: number, exp: number }>()
+    const terms = new Map<string, { freq: number; count: number; exp: number }>()
     let numTokens = 0
     for (const term of tokenize(text, language, INDEX_TOKENS)) {
       let data = terms.get(term)
@@ -48,9 +48,10 @@ export function documentTermScores (values: readonly TextValue[]): Map<string, n
       numTokens++
     }
     for (const [term, data] of terms) {
-      const coeff = (0.5 * data.count / numTokens) + 0.5
+      const coeff = (0.5 * data.count) / numTokens + 0.5
       // Byte length, as MongoDB compares std::string sizes.
-      const exactBonus = Buffer.byteLength(text) === Buffer.byteLength(term) && equalAsciiCaseInsensitive(text, term) ? 0.1 : 0
+      const exactBonus =
+        Buffer.byteLength(text) === Buffer.byteLength(term) && equalAsciiCaseInsensitive(text, term) ? 0.1 : 0
       scores.set(term, (scores.get(term) ?? 0) + weight * data.freq * coeff * (1 + exactBonus))
     }
   }
@@ -60,19 +61,23 @@ export function documentTermScores (values: readonly TextValue[]): Map<string, n
 function boundsOf (query: ParsedTextQuery): string[] {
   const full = query as Partial<ParsedTextQueryFull>
   if (Array.isArray(full.boundsTerms)) return full.boundsTerms
-  return [...new Set(query.terms.map(t => stripDiacritics(t.toLowerCase())))]
+  return [...new Set(query.terms.map((t) => stripDiacritics(t.toLowerCase())))]
 }
 
 function anyToken (values: readonly TextValue[], wanted: readonly string[], query: ParsedTextQuery): boolean {
   if (wanted.length === 0) return false
   const set = new Set(wanted)
-  const opts = { filterStopWords: false, caseSensitive: query.caseSensitive, diacriticSensitive: query.diacriticSensitive }
-  return values.some(v => tokenize(v.text, v.language, opts).some(t => set.has(t)))
+  const opts = {
+    filterStopWords: false,
+    caseSensitive: query.caseSensitive,
+    diacriticSensitive: query.diacriticSensitive
+  }
+  return values.some((v) => tokenize(v.text, v.language, opts).some((t) => set.has(t)))
 }
 
 function phraseIn (values: readonly TextValue[], phrase: string, query: ParsedTextQuery): boolean {
   const needle = foldForPhrase(phrase, query.caseSensitive, query.diacriticSensitive)
-  return values.some(v => foldForPhrase(v.text, query.caseSensitive, query.diacriticSensitive).includes(needle))
+  return values.some((v) => foldForPhrase(v.text, query.caseSensitive, query.diacriticSensitive).includes(needle))
 }
 
 /** The document's textScore for the query, or 0 when the query does not match it. */
@@ -91,8 +96,8 @@ export function textScore (doc: Document, spec: TextIndexSpec, query: ParsedText
   if (!found) return 0
   if ((query.caseSensitive || query.diacriticSensitive) && !anyToken(values, query.terms, query)) return 0
   if (anyToken(values, query.negatedTerms, query)) return 0
-  if (!query.phrases.every(p => phraseIn(values, p, query))) return 0
-  if (query.negatedPhrases.some(p => phraseIn(values, p, query))) return 0
+  if (!query.phrases.every((p) => phraseIn(values, p, query))) return 0
+  if (query.negatedPhrases.some((p) => phraseIn(values, p, query))) return 0
   return score
 }
 

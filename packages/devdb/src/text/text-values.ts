@@ -15,7 +15,11 @@ import { documentLanguage, type TextLanguage } from './languages.js'
 import { WILDCARD } from './index-spec.js'
 import type { TextIndexSpec } from './types.js'
 
-export interface TextValue { text: string, language: TextLanguage, weight: number }
+export interface TextValue {
+  text: string
+  language: TextLanguage
+  weight: number
+}
 
 /** A BSON embedded document (not an array, Date, ObjectId or other BSON value class). */
 function isEmbeddedDoc (v: unknown): v is Document {
@@ -31,7 +35,9 @@ function compareBytes (a: string, b: string): number {
 
 export function textValues (doc: Document, spec: TextIndexSpec, defaultLanguage: TextLanguage): TextValue[] {
   const wildcard = WILDCARD in spec.weights
-  const weighted = Object.entries(spec.weights).filter(([f]) => f !== WILDCARD).sort((a, b) => compareBytes(a[0], b[0]))
+  const weighted = Object.entries(spec.weights)
+    .filter(([f]) => f !== WILDCARD)
+    .sort((a, b) => compareBytes(a[0], b[0]))
   const lowerBound = (key: string): number => {
     let lo = 0
     let hi = weighted.length

@@ -10,7 +10,8 @@
 import type { TextLanguage } from './languages.js'
 
 // Hyphen is not a JS regex property; its members outside Dash are listed explicitly.
-const DELIMITER = /[\p{White_Space}\p{Dash}\p{Quotation_Mark}\p{Terminal_Punctuation}\p{Pattern_Syntax}\p{Sentence_Terminal}\u00AD\u058A\u1806\u2010\u2011\u2E17\u30FB\uFE63\uFF0D\uFF65]/u
+const DELIMITER =
+  /[\p{White_Space}\p{Dash}\p{Quotation_Mark}\p{Terminal_Punctuation}\p{Pattern_Syntax}\p{Sentence_Terminal}\u00AD\u058A\u1806\u2010\u2011\u2E17\u30FB\uFE63\uFF0D\uFF65]/u
 
 export interface TokenizeOptions {
   filterStopWords: boolean
@@ -29,7 +30,8 @@ function isDelimiter (ch: string, language: TextLanguage): boolean {
 export function rawTokens (text: string, language: TextLanguage): string[] {
   const out: string[] = []
   let current = ''
-  for (const ch of text) { // iterates code points, not UTF-16 units
+  for (const ch of text) {
+    // iterates code points, not UTF-16 units
     if (isDelimiter(ch, language)) {
       if (current !== '') out.push(current)
       current = ''
@@ -43,7 +45,10 @@ export function rawTokens (text: string, language: TextLanguage): string[] {
 export function stripDiacritics (s: string): string {
   // eslint-disable-next-line no-control-regex
   if (/^[\x00-\x7f]*$/.test(s)) return s
-  return s.normalize('NFD').replace(/\p{Diacritic}/gu, '').normalize('NFC')
+  return s
+    .normalize('NFD')
+    .replace(/\p{Diacritic}/gu, '')
+    .normalize('NFC')
 }
 
 export function tokenize (text: string, language: TextLanguage, options: TokenizeOptions): string[] {

@@ -22,7 +22,7 @@ export class ClusterClock {
   /** time of the latest write (or of the start) */
   last = new Timestamp({ t: this.secs, i: this.inc })
   /** catalog forks by the time they show, oldest first */
-  private readonly history = new Map<string, { catalog: Catalog, takenAt: number }>()
+  private readonly history = new Map<string, { catalog: Catalog; takenAt: number }>()
 
   /** Advances the time for a write and returns it. */
   tick (): Timestamp {
@@ -44,20 +44,32 @@ export class ClusterClock {
    * The catalog a snapshot read at `at` (default: now) sees, and that time. `current` is the live
    * catalog, forked the first time a read asks for the current time.
    */
-  snapshot (current: Catalog, at: unknown): { catalog: Catalog, atClusterTime: Timestamp } {
+  snapshot (current: Catalog, at: unknown): { catalog: Catalog; atClusterTime: Timestamp } {
     this.prune()
     if (at !== undefined && !(at instanceof Timestamp)) {
-      throw new CommandError(Codes.TypeMismatch, 'TypeMismatch', "BSON field 'readConcern.atClusterTime' is the wrong type, expected type 'timestamp'")
+      throw new CommandError(
+        Codes.TypeMismatch,
+        'TypeMismatch',
+        "BSON field 'readConcern.atClusterTime' is the wrong type, expected type 'timestamp'"
+      )
     }
     const t = at ?? this.last
     if (t.greaterThan(this.last)) {
-      throw new CommandError(Codes.InvalidOptions, 'InvalidOptions', `readConcern atClusterTime value must not be greater than the current clusterTime. Requested clusterTime: ${formatTs(t)}; current clusterTime: ${formatTs(this.last)}`)
+      throw new CommandError(
+        Codes.InvalidOptions,
+        'InvalidOptions',
+        `readConcern atClusterTime value must not be greater than the current clusterTime. Requested clusterTime: ${formatTs(t)}; current clusterTime: ${formatTs(this.last)}`
+      )
     }
     const key = t.toString()
     const kept = this.history.get(key)
     if (kept !== undefined) return { catalog: kept.catalog, atClusterTime: t }
     if (!t.equals(this.last)) {
-      throw new CommandError(239, 'SnapshotTooOld', `Read timestamp ${formatTs(t)} is older than the oldest available timestamp.`)
+      throw new CommandError(
+        239,
+        'SnapshotTooOld',
+        `Read timestamp ${formatTs(t)} is older than the oldest available timestamp.`
+      )
     }
     const catalog = current.fork()
     this.history.set(key, { catalog, takenAt: Date.now() })

@@ -16,7 +16,7 @@ export function applyCommit (catalog: Catalog, txn: Transaction): void {
     if ((catalog.lastWrite.get(key) ?? 0) > txn.snapshotSeq) throw writeConflict()
   }
   // ns → the collection the commit builds (a snapshot of the live one, or a new one)
-  const staged = new Map<string, { coll: Collection, live?: Collection }>()
+  const staged = new Map<string, { coll: Collection; live?: Collection }>()
   const target = (db: string, name: string): Collection => {
     const ns = `${db}.${name}`
     let s = staged.get(ns)

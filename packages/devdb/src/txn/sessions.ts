@@ -27,8 +27,22 @@ export const TRANSACTION_LIFETIME_MS = 60_000
  * them there either). `create` and `createIndexes` make new collections and their indexes, seen by
  * the transaction and installed by its commit.
  */
-const IN_TRANSACTION = new Set(['find', 'getMore', 'killCursors', 'insert', 'update', 'delete', 'findAndModify', 'findandmodify',
-  'aggregate', 'distinct', 'commitTransaction', 'abortTransaction', 'create', 'createIndexes'])
+const IN_TRANSACTION = new Set([
+  'find',
+  'getMore',
+  'killCursors',
+  'insert',
+  'update',
+  'delete',
+  'findAndModify',
+  'findandmodify',
+  'aggregate',
+  'distinct',
+  'commitTransaction',
+  'abortTransaction',
+  'create',
+  'createIndexes'
+])
 
 /** Runs a command's handler against `catalog`, with its writes going to `journal`. */
 export type Execute = (catalog: Catalog, journal: JournalEntry[]) => Document
@@ -37,7 +51,7 @@ interface Session {
   txnNumber: bigint
   txn?: Transaction
   /** the reply of the session's last retryable write, answered again to a retry of it */
-  retried?: { txnNumber: bigint, reply: Document }
+  retried?: { txnNumber: bigint; reply: Document }
 }
 
 /** mongod's logicalSessionTimeoutMinutes: an idle session leaves the local session cache after it */
@@ -53,10 +67,13 @@ export class Sessions {
   /** docKey → the open transaction that wrote it */
   private readonly locks = new Map<string, Transaction>()
   /** the local logical session cache ($listLocalSessions): every lsid a command carried, by key */
-  private readonly local = new Map<string, { id: unknown, lastUse: Date }>()
+  private readonly local = new Map<string, { id: unknown; lastUse: Date }>()
 
   /** `lifetimeMs`: read at each check, so setParameter transactionLifetimeLimitSeconds applies at once. */
-  constructor (private readonly catalog: Catalog, private readonly lifetimeMs: () => number = () => TRANSACTION_LIFETIME_MS) {}
+  constructor (
+    private readonly catalog: Catalog,
+    private readonly lifetimeMs: () => number = () => TRANSACTION_LIFETIME_MS
+  ) {}
 
   /** serverStatus `transactions` counters, named as mongod's */
   readonly stats = { totalStarted: 0, totalCommitted: 0, totalAborted: 0 }
@@ -73,17 +90,29 @@ export class Sessions {
     const sessionId = lsidKey(cmd.lsid)
     const txnNumber = txnNumberOf(cmd)
     if (cmd.autocommit !== false) {
-      throw new CommandError(Codes.InvalidOptions, 'InvalidOptions', "'autocommit' field can only be specified as false")
+      throw new CommandError(
+        Codes.InvalidOptions,
+        'InvalidOptions',
+        "'autocommit' field can only be specified as false"
+      )
     }
     if (!IN_TRANSACTION.has(name)) throw notInTransaction(name)
     this.expire()
     let session = this.sessions.get(sessionId)
     if (cmd.startTransaction === true) {
       if (session !== undefined && txnNumber < session.txnNumber) {
-        throw new CommandError(225, 'TransactionTooOld', `Cannot start transaction ${txnNumber} on session ${sessionId} because a newer transaction ${session.txnNumber} has already started.`)
+        throw new CommandError(
+          225,
+          'TransactionTooOld',
+          `Cannot start transaction ${txnNumber} on session ${sessionId} because a newer transaction ${session.txnNumber} has already started.`
+        )
       }
       if (session !== undefined && txnNumber === session.txnNumber) {
-        throw new CommandError(Codes.ConflictingOperationInProgress, 'ConflictingOperationInProgress', `Cannot start a transaction with txnNumber ${txnNumber} on session ${sessionId} because it has already started`)
+        throw new CommandError(
+          Codes.ConflictingOperationInProgress,
+          'ConflictingOperationInProgress',
+          `Cannot start a transaction with txnNumber ${txnNumber} on session ${sessionId} because it has already started`
+        )
       }
       if (session?.txn?.state === 'inProgress') this.end(session.txn, 'aborted')
       session = { txnNumber, txn: this.begin(sessionId, txnNumber) }
@@ -93,17 +122,35 @@ export class Sessions {
     }
     const txn = session?.txn
     if (session === undefined || txn === undefined || session.txnNumber !== txnNumber) {
-      throw noSuchTransaction(`Given transaction number ${txnNumber} does not match any in-progress transactions.${session !== undefined ? ` The active transaction number is ${session.txnNumber}` : ''}`)
+      throw noSuchTransaction(
+        `Given transaction number ${txnNumber} does not match any in-progress transactions.${session !== undefined ? ` The active transaction number is ${session.txnNumber}` : ''}`
+      )
     }
     if (name === 'commitTransaction') return this.commit(txn, journal)
     if (name === 'abortTransaction') {
-      if (txn.state === 'committed') throw new CommandError(256, 'TransactionCommitted', `Transaction with { txnNumber: ${txnNumber} } has been committed.`)
-      if (txn.state === 'aborted') throw noSuchTransaction(`Transaction with { txnNumber: ${txnNumber} } has been aborted.`)
+      if (txn.state === 'committed') {
+        throw new CommandError(
+          256,
+          'TransactionCommitted',
+          `Transaction with { txnNumber: ${txnNumber} } has been committed.`
+        )
+      }
+      if (txn.state === 'aborted') {
+        throw noSuchTransaction(`Transaction with { txnNumber: ${txnNumber} } has been aborted.`)
+      }
       this.end(txn, 'aborted')
       return { ok: 1 }
     }
-    if (txn.state === 'committed') throw new CommandError(256, 'TransactionCommitted', `Transaction with { txnNumber: ${txnNumber} } has been committed.`)
-    if (txn.state === 'aborted') throw noSuchTransaction(`Transaction with { txnNumber: ${txnNumber} } has been aborted.`)
+    if (txn.state === 'committed') {
+      throw new CommandError(
+        256,
+        'TransactionCommitted',
+        `Transaction with { txnNumber: ${txnNumber} } has been committed.`
+      )
+    }
+    if (txn.state === 'aborted') {
+      throw noSuchTransaction(`Transaction with { txnNumber: ${txnNumber} } has been aborted.`)
+    }
     return this.statement(txn, execute)
   }
 
@@ -117,7 +164,11 @@ export class Sessions {
     const txnNumber = txnNumberOf(cmd)
     let session = this.sessions.get(sessionId)
     if (session !== undefined && txnNumber < session.txnNumber) {
-      throw new CommandError(225, 'TransactionTooOld', `Retryable write with txnNumber ${txnNumber} is prohibited on session ${sessionId} because a newer retryable write with txnNumber ${session.txnNumber} has already started on this session.`)
+      throw new CommandError(
+        225,
+        'TransactionTooOld',
+        `Retryable write with txnNumber ${txnNumber} is prohibited on session ${sessionId} because a newer retryable write with txnNumber ${session.txnNumber} has already started on this session.`
+      )
     }
     if (session?.retried !== undefined && session.retried.txnNumber === txnNumber) return session.retried.reply
     if (session?.txn?.state === 'inProgress') this.end(session.txn, 'aborted')
@@ -163,12 +214,12 @@ export class Sessions {
   localSessions (): Document[] {
     const limit = Date.now() - SESSION_TIMEOUT_MS
     for (const [key, s] of this.local) if (s.lastUse.getTime() < limit) this.local.delete(key)
-    return [...this.local.values()].map(s => ({ _id: { id: s.id, uid: NO_AUTH_UID }, lastUse: s.lastUse }))
+    return [...this.local.values()].map((s) => ({ _id: { id: s.id, uid: NO_AUTH_UID }, lastUse: s.lastUse }))
   }
 
   /** The transactions in progress (currentOp lists those not running a statement as idle sessions). */
   inProgress (): Transaction[] {
-    return [...this.sessions.values()].flatMap(s => s.txn?.state === 'inProgress' ? [s.txn] : [])
+    return [...this.sessions.values()].flatMap((s) => (s.txn?.state === 'inProgress' ? [s.txn] : []))
   }
 
   /** killAllSessions: every open transaction is aborted (the sessions and their retry history stay, as in mongod). */
@@ -212,7 +263,11 @@ export class Sessions {
       if (e.t === 'createIndex' && !createdIn(txn.entries, local, e.db, e.coll)) {
         // mongod: only a collection the transaction created (or creates with the index) may get one
         this.end(txn, 'aborted')
-        throw new CommandError(Codes.OperationNotSupportedInTransaction, 'OperationNotSupportedInTransaction', `Cannot create new indexes on existing collection ${e.db}.${e.coll} in a multi-document transaction.`)
+        throw new CommandError(
+          Codes.OperationNotSupportedInTransaction,
+          'OperationNotSupportedInTransaction',
+          `Cannot create new indexes on existing collection ${e.db}.${e.coll} in a multi-document transaction.`
+        )
       }
       if (e.t !== 'put' && e.t !== 'del' && e.t !== 'createCollection' && e.t !== 'createIndex') {
         this.end(txn, 'aborted')
@@ -234,7 +289,9 @@ export class Sessions {
 
   private commit (txn: Transaction, journal: JournalEntry[]): Document {
     if (txn.state === 'committed') return { ok: 1 } // a retried commit
-    if (txn.state === 'aborted') throw noSuchTransaction(`Transaction with { txnNumber: ${txn.txnNumber} } has been aborted.`)
+    if (txn.state === 'aborted') {
+      throw noSuchTransaction(`Transaction with { txnNumber: ${txn.txnNumber} } has been aborted.`)
+    }
     try {
       applyCommit(this.catalog, txn)
     } catch (e) {
@@ -267,18 +324,24 @@ export class Sessions {
 }
 
 function createdIn (entries: JournalEntry[], local: JournalEntry[], db: string, coll: string): boolean {
-  return [...entries, ...local].some(e => e.t === 'createCollection' && e.db === db && e.coll === coll)
+  return [...entries, ...local].some((e) => e.t === 'createCollection' && e.db === db && e.coll === coll)
 }
 
 function lsidKeyOrUndefined (lsid: unknown): string | undefined {
-  const id = (lsid as { id?: { toString?: (enc: string) => string, buffer?: Uint8Array } } | undefined)?.id
+  const id = (lsid as { id?: { toString?: (enc: string) => string; buffer?: Uint8Array } } | undefined)?.id
   if (id === undefined || typeof id !== 'object' || id === null) return undefined
   return Buffer.from((id as { buffer: Uint8Array }).buffer).toString('hex')
 }
 
 function lsidKey (lsid: unknown): string {
   const key = lsidKeyOrUndefined(lsid)
-  if (key === undefined) throw new CommandError(Codes.InvalidOptions, 'InvalidOptions', 'Transaction numbers are only allowed on a session (lsid is missing)')
+  if (key === undefined) {
+    throw new CommandError(
+      Codes.InvalidOptions,
+      'InvalidOptions',
+      'Transaction numbers are only allowed on a session (lsid is missing)'
+    )
+  }
   return key
 }
 
@@ -287,5 +350,9 @@ function txnNumberOf (cmd: Document): bigint {
   if (n instanceof Long) return n.toBigInt()
   if (typeof n === 'number' && Number.isInteger(n)) return BigInt(n)
   if (typeof n === 'bigint') return n
-  throw new CommandError(Codes.TypeMismatch, 'TypeMismatch', "BSON field 'txnNumber' is the wrong type, expected type 'long'")
+  throw new CommandError(
+    Codes.TypeMismatch,
+    'TypeMismatch',
+    "BSON field 'txnNumber' is the wrong type, expected type 'long'"
+  )
 }

@@ -5,7 +5,17 @@
  */
 import type { Socket } from 'node:net'
 import type { Document } from 'bson'
-import { encodeMsgReply, encodeOpReply, HEADER_SIZE, MAX_MESSAGE_SIZE, OP_MSG, OP_QUERY, parseMessage, readHeader, type Request } from './messages.js'
+import {
+  encodeMsgReply,
+  encodeOpReply,
+  HEADER_SIZE,
+  MAX_MESSAGE_SIZE,
+  OP_MSG,
+  OP_QUERY,
+  parseMessage,
+  readHeader,
+  type Request
+} from './messages.js'
 
 export type RequestHandler = (req: Request) => Promise<Document>
 
@@ -24,8 +34,13 @@ export function serveConnection (socket: Socket, handle: RequestHandler, onClose
     socket.destroy()
   }
   socket.setNoDelay(true)
-  socket.on('error', () => { close() })
-  socket.on('close', () => { closed = true; onClose() })
+  socket.on('error', () => {
+    close()
+  })
+  socket.on('close', () => {
+    closed = true
+    onClose()
+  })
 
   socket.on('data', (chunk: Buffer) => {
     if (closed) return
@@ -45,7 +60,9 @@ export function serveConnection (socket: Socket, handle: RequestHandler, onClose
       chunks = remainder.length > 0 ? [remainder] : []
       buffered = remainder.length
       const copy = Buffer.from(message)
-      queue = queue.then(async () => { await process(copy) })
+      queue = queue.then(async () => {
+        await process(copy)
+      })
     }
   })
 
@@ -60,7 +77,12 @@ export function serveConnection (socket: Socket, handle: RequestHandler, onClose
         close()
         return
       }
-      const err = { ok: 0, errmsg: `invalid message: ${e instanceof Error ? e.message : String(e)}`, code: 22, codeName: 'InvalidBSON' }
+      const err = {
+        ok: 0,
+        errmsg: `invalid message: ${e instanceof Error ? e.message : String(e)}`,
+        code: 22,
+        codeName: 'InvalidBSON'
+      }
       write(header.opCode === OP_MSG ? encodeMsgReply(header.requestId, err) : encodeOpReply(header.requestId, err))
       return
     }
@@ -77,9 +99,15 @@ export function serveConnection (socket: Socket, handle: RequestHandler, onClose
     if (req.kind === 'msg' && req.moreToCome) return
     let out: Buffer
     try {
-      out = req.kind === 'msg' ? encodeMsgReply(req.header.requestId, reply) : encodeOpReply(req.header.requestId, reply)
+      out =
+        req.kind === 'msg' ? encodeMsgReply(req.header.requestId, reply) : encodeOpReply(req.header.requestId, reply)
     } catch (e) {
-      const err = { ok: 0, errmsg: `reply could not be encoded: ${e instanceof Error ? e.message : String(e)}`, code: 10334, codeName: 'BSONObjectTooLarge' }
+      const err = {
+        ok: 0,
+        errmsg: `reply could not be encoded: ${e instanceof Error ? e.message : String(e)}`,
+        code: 10334,
+        codeName: 'BSONObjectTooLarge'
+      }
       out = req.kind === 'msg' ? encodeMsgReply(req.header.requestId, err) : encodeOpReply(req.header.requestId, err)
     }
     write(out)

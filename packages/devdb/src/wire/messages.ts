@@ -15,11 +15,16 @@ const MORE_TO_COME = 2
 const EXHAUST_ALLOWED = 1 << 16
 const KNOWN_MSG_FLAGS = CHECKSUM_PRESENT | MORE_TO_COME | EXHAUST_ALLOWED
 
-export interface Header { length: number, requestId: number, responseTo: number, opCode: number }
+export interface Header {
+  length: number
+  requestId: number
+  responseTo: number
+  opCode: number
+}
 
 export type Request =
-  | { kind: 'msg', header: Header, body: Document, moreToCome: boolean }
-  | { kind: 'query', header: Header, collection: string, body: Document }
+  | { kind: 'msg'; header: Header; body: Document; moreToCome: boolean }
+  | { kind: 'query'; header: Header; collection: string; body: Document }
 
 /** Thrown for input that cannot be parsed as a request; the connection answers with an error or closes. */
 export class WireError extends Error {}
@@ -33,7 +38,7 @@ export function readHeader (buf: Buffer): Header {
   }
 }
 
-function readBsonAt (buf: Buffer, offset: number, end: number): { doc: Document, size: number } {
+function readBsonAt (buf: Buffer, offset: number, end: number): { doc: Document; size: number } {
   if (offset + 5 > end) throw new WireError('truncated BSON document')
   const size = buf.readInt32LE(offset)
   if (size < 5 || offset + size > end) throw new WireError(`invalid BSON document size ${size}`)
@@ -42,7 +47,7 @@ function readBsonAt (buf: Buffer, offset: number, end: number): { doc: Document,
   return { doc, size }
 }
 
-function readCString (buf: Buffer, offset: number, end: number): { value: string, next: number } {
+function readCString (buf: Buffer, offset: number, end: number): { value: string; next: number } {
   const zero = buf.indexOf(0, offset)
   if (zero < 0 || zero >= end) throw new WireError('unterminated cstring')
   return { value: buf.toString('utf8', offset, zero), next: zero + 1 }

@@ -33,7 +33,6 @@ export interface ApplyOptions {
   variables?: Document
 }
 
-
 function idLabel (doc: Document): string {
   return `{_id: ${formatValue(doc._id)}}`
 }
@@ -55,22 +54,42 @@ function checkTargets (doc: Document, ops: Document): void {
       const last = path.split('.').pop() ?? path
       const t = bsonTypeName(cur)
       if ((op === '$inc' || op === '$mul') && !isNumeric(cur)) {
-        throw new CommandError(Codes.TypeMismatch, 'TypeMismatch', `Cannot apply ${op} to a value of non-numeric type. ${idLabel(doc)} has the field '${last}' of non-numeric type ${t}`)
+        throw new CommandError(
+          Codes.TypeMismatch,
+          'TypeMismatch',
+          `Cannot apply ${op} to a value of non-numeric type. ${idLabel(doc)} has the field '${last}' of non-numeric type ${t}`
+        )
       }
       if (op === '$push' && !Array.isArray(cur)) {
-        throw new CommandError(Codes.BadValue, 'BadValue', `The field '${path}' must be an array but is of type ${t} in document ${idLabel(doc)}`)
+        throw new CommandError(
+          Codes.BadValue,
+          'BadValue',
+          `The field '${path}' must be an array but is of type ${t} in document ${idLabel(doc)}`
+        )
       }
       if (op === '$addToSet' && !Array.isArray(cur)) {
-        throw new CommandError(Codes.BadValue, 'BadValue', `Cannot apply $addToSet to non-array field. Field named '${last}' has non-array type ${t}`)
+        throw new CommandError(
+          Codes.BadValue,
+          'BadValue',
+          `Cannot apply $addToSet to non-array field. Field named '${last}' has non-array type ${t}`
+        )
       }
       if (op === '$pop' && !Array.isArray(cur)) {
-        throw new CommandError(Codes.TypeMismatch, 'TypeMismatch', `Path '${path}' contains an element of non-array type '${t}'`)
+        throw new CommandError(
+          Codes.TypeMismatch,
+          'TypeMismatch',
+          `Path '${path}' contains an element of non-array type '${t}'`
+        )
       }
       if ((op === '$pull' || op === '$pullAll') && !Array.isArray(cur)) {
         throw new CommandError(Codes.BadValue, 'BadValue', 'Cannot apply $pull to a non-array value')
       }
       if (op === '$bit' && numKind(cur) !== 'int' && numKind(cur) !== 'long') {
-        throw new CommandError(Codes.BadValue, 'BadValue', `Cannot apply $bit to a value of non-integral type.${idLabel(doc)} has the field ${last} of non-integer type ${t}`)
+        throw new CommandError(
+          Codes.BadValue,
+          'BadValue',
+          `Cannot apply $bit to a value of non-integral type.${idLabel(doc)} has the field ${last} of non-integer type ${t}`
+        )
       }
     }
   }
@@ -84,7 +103,11 @@ function checkRenameSide (doc: Document, path: string, side: 'source' | 'destina
     if (!isPlainDoc(cur)) return
     cur = cur[parts[i]]
     if (Array.isArray(cur)) {
-      throw new CommandError(Codes.BadValue, 'BadValue', `The ${side} field cannot be an array element, '${path}' in doc with _id: ${formatValue(doc._id)} has an array field called '${parts[i]}'`)
+      throw new CommandError(
+        Codes.BadValue,
+        'BadValue',
+        `The ${side} field cannot be an array element, '${path}' in doc with _id: ${formatValue(doc._id)} has an array field called '${parts[i]}'`
+      )
     }
   }
 }
@@ -92,18 +115,33 @@ function checkRenameSide (doc: Document, path: string, side: 'source' | 'destina
 /** `a.$[]`/`a.$[x]` need `a` to be an array when it exists (mongod: BadValue). */
 function checkArrayUpdateTarget (doc: Document, path: string): void {
   const parts = path.split('.')
-  const i = parts.findIndex(p => p.startsWith('$['))
-  if (i <= 0 || parts.slice(0, i).some(p => p.startsWith('$'))) return
+  const i = parts.findIndex((p) => p.startsWith('$['))
+  if (i <= 0 || parts.slice(0, i).some((p) => p.startsWith('$'))) return
   const prefix = parts.slice(0, i).join('.')
   const v = getPath(doc, prefix)
   if (v !== MISSING && !Array.isArray(v)) {
-    throw new CommandError(Codes.BadValue, 'BadValue', `Cannot apply array updates to non-array element ${parts[i - 1]}: ${formatValue(v)}`)
+    throw new CommandError(
+      Codes.BadValue,
+      'BadValue',
+      `Cannot apply array updates to non-array element ${parts[i - 1]}: ${formatValue(v)}`
+    )
   }
 }
 
 /** Setting `a.b` where `a` is a scalar fails with PathNotViable (28), as in mongod. */
 /** Operators that create their field when it is missing (the others leave a missing path alone). */
-const CREATING = new Set(['$set', '$setOnInsert', '$inc', '$mul', '$min', '$max', '$push', '$addToSet', '$currentDate', '$bit'])
+const CREATING = new Set([
+  '$set',
+  '$setOnInsert',
+  '$inc',
+  '$mul',
+  '$min',
+  '$max',
+  '$push',
+  '$addToSet',
+  '$currentDate',
+  '$bit'
+])
 
 /**
  * The path can be walked, or created: no scalar on the way; an array is entered by index only —
@@ -116,13 +154,21 @@ function checkTraversal (doc: Document, path: string, creating: boolean): void {
   for (let i = 0; i < parts.length; i++) {
     if (i === parts.length - 1) {
       if (creating && Array.isArray(cur) && !/^\d+$/.test(parts[i])) {
-        throw new CommandError(28, 'PathNotViable', `Cannot create field '${parts[i]}' in element {${parts[i - 1]}: ${formatValue(cur)}}`)
+        throw new CommandError(
+          28,
+          'PathNotViable',
+          `Cannot create field '${parts[i]}' in element {${parts[i - 1]}: ${formatValue(cur)}}`
+        )
       }
       return
     }
     if (Array.isArray(cur)) {
       if (!/^\d+$/.test(parts[i])) {
-        throw new CommandError(28, 'PathNotViable', `Cannot create field '${parts[i]}' in element {${parts[i - 1]}: ${formatValue(cur)}}`)
+        throw new CommandError(
+          28,
+          'PathNotViable',
+          `Cannot create field '${parts[i]}' in element {${parts[i - 1]}: ${formatValue(cur)}}`
+        )
       }
       cur = cur[Number(parts[i])]
     } else if (isPlainDoc(cur)) {
@@ -130,20 +176,32 @@ function checkTraversal (doc: Document, path: string, creating: boolean): void {
     } else return
     if (cur === undefined) return
     if (!isPlainDoc(cur) && !Array.isArray(cur)) {
-      throw new CommandError(28, 'PathNotViable', `Cannot create field '${parts[i + 1]}' in element {${parts[i]}: ${formatValue(cur)}}`)
+      throw new CommandError(
+        28,
+        'PathNotViable',
+        `Cannot create field '${parts[i + 1]}' in element {${parts[i]}: ${formatValue(cur)}}`
+      )
     }
   }
 }
 
 function immutableIdError (): CommandError {
-  return new CommandError(Codes.ImmutableField, 'ImmutableField', "Performing an update on the path '_id' would modify the immutable field '_id'")
+  return new CommandError(
+    Codes.ImmutableField,
+    'ImmutableField',
+    "Performing an update on the path '_id' would modify the immutable field '_id'"
+  )
 }
 
 export function applyUpdate (doc: Document, parsed: ParsedUpdate, opts: ApplyOptions = {}): Document {
   if (parsed.kind === 'replacement') {
     const rep = cloneDoc(parsed.doc)
     if (rep._id !== undefined && doc._id !== undefined && keyString(rep._id) !== keyString(doc._id)) {
-      throw new CommandError(Codes.ImmutableField, 'ImmutableField', `After applying the update, the (immutable) field '_id' was found to have been altered to _id: ${formatValue(rep._id)}`)
+      throw new CommandError(
+        Codes.ImmutableField,
+        'ImmutableField',
+        `After applying the update, the (immutable) field '_id' was found to have been altered to _id: ${formatValue(rep._id)}`
+      )
     }
     const { _id: _ignored, ...rest } = rep
     return doc._id === undefined ? rep : { _id: doc._id, ...rest }
@@ -151,7 +209,10 @@ export function applyUpdate (doc: Document, parsed: ParsedUpdate, opts: ApplyOpt
   if (parsed.kind === 'pipeline') {
     let out: Document
     try {
-      out = new Aggregator(parsed.stages, mingoOptions(opts.variables !== undefined ? { variables: opts.variables } : {})).run([cloneDoc(doc)])[0] as Document
+      out = new Aggregator(
+        parsed.stages,
+        mingoOptions(opts.variables !== undefined ? { variables: opts.variables } : {})
+      ).run([cloneDoc(doc)])[0] as Document
     } catch (e) {
       throw translateMingoError(e)
     }
@@ -168,7 +229,10 @@ export function applyUpdate (doc: Document, parsed: ParsedUpdate, opts: ApplyOpt
     if (op === '$currentDate') {
       const set: Document = ops.$set ?? {}
       for (const [path, spec] of Object.entries(arg as Document)) {
-        set[path] = isPlainDoc(spec) && spec.$type === 'timestamp' ? new Timestamp({ t: Math.floor(Date.now() / 1000), i: 1 }) : new Date()
+        set[path] =
+          isPlainDoc(spec) && spec.$type === 'timestamp'
+            ? new Timestamp({ t: Math.floor(Date.now() / 1000), i: 1 })
+            : new Date()
       }
       ops.$set = set
       continue
@@ -193,7 +257,13 @@ export function applyUpdate (doc: Document, parsed: ParsedUpdate, opts: ApplyOpt
     for (const arg of Object.values(ops)) {
       for (const path of Object.keys(arg as Document)) {
         const first = path.split('.')[0]
-        if (first.startsWith('$') && !isPositional(first)) throw new CommandError(52, 'DollarPrefixedFieldName', `The dollar ($) prefixed field '${first}' in '${path}' is not valid for storage.`)
+        if (first.startsWith('$') && !isPositional(first)) {
+          throw new CommandError(
+            52,
+            'DollarPrefixedFieldName',
+            `The dollar ($) prefixed field '${first}' in '${path}' is not valid for storage.`
+          )
+        }
       }
     }
   }
@@ -207,8 +277,16 @@ export function applyUpdate (doc: Document, parsed: ParsedUpdate, opts: ApplyOpt
     throw translateUpdateError(e)
   }
   if (concrete !== ops) checkTargets(out, concrete)
-  applyTypedOperators(out, concrete, filter => compileFilter(filter, opts.collation !== undefined ? { collation: opts.collation as never } : {}), opts.collation?.compare)
-  const rest = dollarFields(out, Object.fromEntries(Object.entries(concrete).filter(([op]) => !TYPED_OPERATORS.has(op))))
+  applyTypedOperators(
+    out,
+    concrete,
+    (filter) => compileFilter(filter, opts.collation !== undefined ? { collation: opts.collation as never } : {}),
+    opts.collation?.compare
+  )
+  const rest = dollarFields(
+    out,
+    Object.fromEntries(Object.entries(concrete).filter(([op]) => !TYPED_OPERATORS.has(op)))
+  )
   try {
     if (Object.keys(rest).length > 0) mingoUpdate(out, rest, undefined, undefined, { cloneMode: 'none', queryOptions })
   } catch (e) {
@@ -216,8 +294,12 @@ export function applyUpdate (doc: Document, parsed: ParsedUpdate, opts: ApplyOpt
   }
   // mingo skips a $set whose value is "equal" ignoring field order or number types; mongod
   // compares bytes, so re-assign the exact value (idempotent for everything else).
-  for (const [path, value] of Object.entries((concrete.$set ?? {}) as Document)) assignExisting(out, path, cloneDoc(value))
-  if (doc._id !== undefined && (out._id === undefined || keyString(out._id) !== keyString(doc._id))) throw immutableIdError()
+  for (const [path, value] of Object.entries((concrete.$set ?? {}) as Document)) {
+    assignExisting(out, path, cloneDoc(value))
+  }
+  if (doc._id !== undefined && (out._id === undefined || keyString(out._id) !== keyString(doc._id))) {
+    throw immutableIdError()
+  }
   return out
 }
 
@@ -229,7 +311,7 @@ function dollarFields (doc: Document, ops: Document): Document {
   const rest: Document = { ...ops }
   for (const op of ['$set', '$unset']) {
     const arg = rest[op]
-    if (!isPlainDoc(arg) || !Object.keys(arg).some(p => p.startsWith('$'))) continue
+    if (!isPlainDoc(arg) || !Object.keys(arg).some((p) => p.startsWith('$'))) continue
     const left: Document = {}
     for (const [path, v] of Object.entries(arg)) {
       if (!path.startsWith('$')) left[path] = v
@@ -267,9 +349,23 @@ function translateUpdateError (e: unknown): CommandError {
   if (e instanceof CommandError) return e
   const msg = e instanceof Error ? e.message : String(e)
   if (/immutable field/.test(msg)) return immutableIdError()
-  if (/positional operator found no match|must include the array field for '\.\$'/.test(msg)) return new CommandError(Codes.BadValue, 'BadValue', 'The positional operator did not find the match needed from the query.')
-  if (/Dollar \(\$\) prefixed field paths/.test(msg)) return new CommandError(Codes.BadValue, 'BadValue', msg.replace(/\.$/, ''))
-  if (/conflict/i.test(msg)) return new CommandError(Codes.ConflictingUpdateOperators, 'ConflictingUpdateOperators', msg.replace(/^updating/, 'Updating'))
+  if (/positional operator found no match|must include the array field for '\.\$'/.test(msg)) {
+    return new CommandError(
+      Codes.BadValue,
+      'BadValue',
+      'The positional operator did not find the match needed from the query.'
+    )
+  }
+  if (/Dollar \(\$\) prefixed field paths/.test(msg)) {
+    return new CommandError(Codes.BadValue, 'BadValue', msg.replace(/\.$/, ''))
+  }
+  if (/conflict/i.test(msg)) {
+    return new CommandError(
+      Codes.ConflictingUpdateOperators,
+      'ConflictingUpdateOperators',
+      msg.replace(/^updating/, 'Updating')
+    )
+  }
   if (/arrayFilters|array filter|identifier/i.test(msg)) return new CommandError(Codes.BadValue, 'BadValue', msg)
   return new CommandError(Codes.BadValue, 'BadValue', msg)
 }

@@ -12,7 +12,7 @@ import { isPlainDoc } from '../paths.js'
 import { cloneDoc } from './clone.js'
 
 /** `$`, `$[]` and `$[id]` are positional; any other `$`-prefixed part is a field name (mongod 5.0+). */
-export const isPositional = (path: string): boolean => path.split('.').some(p => p === '$' || /^\$\[\w*\]$/.test(p))
+export const isPositional = (path: string): boolean => path.split('.').some((p) => p === '$' || /^\$\[\w*\]$/.test(p))
 
 class Marker {
   constructor (readonly index: number) {}
@@ -32,9 +32,17 @@ function collectMarkers (v: unknown, path: string, out: string[][]): void {
  * `ops` with every positional path replaced by the concrete paths it names in `doc` (none: the
  * operator has nothing to do there). Throws mingo's errors (e.g. `$` without a query match).
  */
-export function concretize (doc: Document, ops: Document, arrayFilters: Document[] | undefined, query: Document | undefined, queryOptions: Options): Document {
+export function concretize (
+  doc: Document,
+  ops: Document,
+  arrayFilters: Document[] | undefined,
+  query: Document | undefined,
+  queryOptions: Options
+): Document {
   const positional: string[] = []
-  for (const arg of Object.values(ops)) for (const path of Object.keys(arg as Document)) if (isPositional(path)) positional.push(path)
+  for (const arg of Object.values(ops)) {
+    for (const path of Object.keys(arg as Document)) if (isPositional(path)) positional.push(path)
+  }
   if (positional.length === 0) return ops
   // One path at a time: mingo refuses two positional paths into the same array in one $set
   // ('a.$.x' and 'a.$.y' "would create a conflict at 'a'"), which mongod allows; real conflicts

@@ -43,21 +43,47 @@ export interface UpdateOutcome {
 export function runUpdate (coll: Collection, spec: UpdateSpec, journal: JournalEntry[]): UpdateOutcome {
   const parsed = parseUpdate(spec.u)
   if (spec.multi === true && parsed.kind === 'replacement') {
-    throw new CommandError(Codes.FailedToParse, 'FailedToParse', 'multi update is not supported for replacement-style update')
+    throw new CommandError(
+      Codes.FailedToParse,
+      'FailedToParse',
+      'multi update is not supported for replacement-style update'
+    )
   }
   if (spec.arrayFilters !== undefined) {
-    if (!Array.isArray(spec.arrayFilters)) throw new CommandError(Codes.TypeMismatch, 'TypeMismatch', "BSON field 'arrayFilters' is the wrong type, expected type 'array'")
+    if (!Array.isArray(spec.arrayFilters)) {
+      throw new CommandError(
+        Codes.TypeMismatch,
+        'TypeMismatch',
+        "BSON field 'arrayFilters' is the wrong type, expected type 'array'"
+      )
+    }
     for (const f of spec.arrayFilters) {
-      if (!isPlainDoc(f) || Object.keys(f).length === 0) throw new CommandError(Codes.FailedToParse, 'FailedToParse', 'Cannot use an expression without a top-level field name in arrayFilters')
+      if (!isPlainDoc(f) || Object.keys(f).length === 0) {
+        throw new CommandError(
+          Codes.FailedToParse,
+          'FailedToParse',
+          'Cannot use an expression without a top-level field name in arrayFilters'
+        )
+      }
     }
   }
   if (parsed.kind === 'operators') checkArrayFilters(parsed.paths, spec.arrayFilters)
   else if (spec.arrayFilters !== undefined && spec.arrayFilters.length > 0) checkArrayFilters([], spec.arrayFilters)
   const prepared = prepareFilter(coll, spec.q, spec.variables, spec.collation)
-  const { docs } = selectPrepared(coll, prepared, { limit: spec.multi === true ? 0 : 1, sort: spec.sort, deadline: spec.deadline, hint: spec.hint })
+  const { docs } = selectPrepared(coll, prepared, {
+    limit: spec.multi === true ? 0 : 1,
+    sort: spec.sort,
+    deadline: spec.deadline,
+    hint: spec.hint
+  })
   const out: UpdateOutcome = { n: 0, nModified: 0 }
   for (const doc of docs) {
-    const updated = applyUpdate(doc, parsed, { arrayFilters: spec.arrayFilters, query: prepared.filter, collation: spec.collation, variables: spec.variables })
+    const updated = applyUpdate(doc, parsed, {
+      arrayFilters: spec.arrayFilters,
+      query: prepared.filter,
+      collation: spec.collation,
+      variables: spec.variables
+    })
     out.n++
     out.before = doc
     if (identicalDocs(updated, doc)) {
@@ -78,9 +104,18 @@ export function runUpdate (coll: Collection, spec: UpdateSpec, journal: JournalE
       doc = applyUpdate({}, parsed)
       if (doc._id === undefined && seed._id !== undefined) doc = { _id: seed._id, ...doc }
     } else {
-      doc = applyUpdate(seed, parsed, { arrayFilters: spec.arrayFilters, query: spec.q, isInsert: true, variables: spec.variables })
+      doc = applyUpdate(seed, parsed, {
+        arrayFilters: spec.arrayFilters,
+        query: spec.q,
+        isInsert: true,
+        variables: spec.variables
+      })
       if (seed._id !== undefined && (doc._id === undefined || keyString(doc._id) !== keyString(seed._id))) {
-        throw new CommandError(Codes.ImmutableField, 'ImmutableField', "Performing an update on the path '_id' would modify the immutable field '_id'")
+        throw new CommandError(
+          Codes.ImmutableField,
+          'ImmutableField',
+          "Performing an update on the path '_id' would modify the immutable field '_id'"
+        )
       }
     }
     const stored = prepareForStorage(doc)

@@ -38,12 +38,18 @@ export function setAt (doc: Document, path: string, value: unknown): void {
     if (Array.isArray(cur)) {
       const idx = Number(part)
       while (cur.length < idx) cur.push(null)
-      if (last) { cur[idx] = value; return }
+      if (last) {
+        cur[idx] = value
+        return
+      }
       if (cur[idx] === undefined || cur[idx] === null) cur[idx] = {}
       cur = cur[idx]
     } else {
       const o = cur as Document
-      if (last) { o[part] = value; return }
+      if (last) {
+        o[part] = value
+        return
+      }
       if (!Object.prototype.hasOwnProperty.call(o, part) || o[part] === undefined) o[part] = {}
       cur = o[part]
     }
@@ -52,7 +58,11 @@ export function setAt (doc: Document, path: string, value: unknown): void {
 
 function overflow (op: string, cur: unknown, doc: Document): () => never {
   return () => {
-    throw new CommandError(Codes.BadValue, 'BadValue', `Failed to apply ${op} operations to current value (${formatValue(cur)}) for document {_id: ${formatValue(doc._id)}}`)
+    throw new CommandError(
+      Codes.BadValue,
+      'BadValue',
+      `Failed to apply ${op} operations to current value (${formatValue(cur)}) for document {_id: ${formatValue(doc._id)}}`
+    )
   }
 }
 
@@ -61,20 +71,36 @@ function bit (cur: unknown, spec: Document, path: string): unknown {
   let acc = cur === MISSING ? 0n : toBig(cur)
   for (const [how, operand] of Object.entries(spec)) {
     const k = numKind(operand)
-    if (k !== 'int' && k !== 'long') throw new CommandError(Codes.BadValue, 'BadValue', `The $bit modifier field must be an Integer(32/64 bit); a '${k ?? typeof operand}' is not supported here: {${how}: ${formatValue(operand)}}`)
+    if (k !== 'int' && k !== 'long') {
+      throw new CommandError(
+        Codes.BadValue,
+        'BadValue',
+        `The $bit modifier field must be an Integer(32/64 bit); a '${k ?? typeof operand}' is not supported here: {${how}: ${formatValue(operand)}}`
+      )
+    }
     if (k === 'long') kind = 'long'
     const b = toBig(operand)
     if (how === 'and') acc &= b
     else if (how === 'or') acc |= b
     else if (how === 'xor') acc ^= b
-    else throw new CommandError(Codes.BadValue, 'BadValue', `The $bit modifier only supports 'and', 'or', and 'xor', not '${how}' which is an unknown operator: {${how}: ${formatValue(operand)}} for field '${path}'`)
+    else {
+      throw new CommandError(
+        Codes.BadValue,
+        'BadValue',
+        `The $bit modifier only supports 'and', 'or', and 'xor', not '${how}' which is an unknown operator: {${how}: ${formatValue(operand)}} for field '${path}'`
+      )
+    }
   }
   return kind === 'long' ? makeLong(BigInt.asIntN(64, acc)) : Number(BigInt.asIntN(32, acc))
 }
 
 function intArg (v: unknown, clause: string): number {
   if (numKind(v) === undefined || !Number.isInteger(toDouble(v))) {
-    throw new CommandError(Codes.BadValue, 'BadValue', `The value for ${clause} must be an integer value but was given type: ${typeof v === 'object' ? 'object' : typeof v}`)
+    throw new CommandError(
+      Codes.BadValue,
+      'BadValue',
+      `The value for ${clause} must be an integer value but was given type: ${typeof v === 'object' ? 'object' : typeof v}`
+    )
   }
   return toDouble(v)
 }
@@ -90,10 +116,14 @@ function push (cur: unknown, arg: unknown, strCmp?: StringCompare): unknown[] {
     const by = spec.$sort
     if (isPlainDoc(by)) {
       const docs = list as Document[]
-      sortDocs(docs, parseSort(by), undefined, strCmp).forEach((d, i) => { list[i] = d })
+      sortDocs(docs, parseSort(by), undefined, strCmp).forEach((d, i) => {
+        list[i] = d
+      })
     } else {
       const dir = numKind(by) !== undefined ? toDouble(by) : 0
-      if (dir !== 1 && dir !== -1) throw new CommandError(Codes.BadValue, 'BadValue', 'The $sort element value must be either 1 or -1')
+      if (dir !== 1 && dir !== -1) {
+        throw new CommandError(Codes.BadValue, 'BadValue', 'The $sort element value must be either 1 or -1')
+      }
       list.sort((x, y) => dir * compareValues(x, y, strCmp))
     }
   }
@@ -107,7 +137,7 @@ function push (cur: unknown, arg: unknown, strCmp?: StringCompare): unknown[] {
 function addToSet (cur: unknown, arg: unknown): unknown[] {
   const list = cur === MISSING ? [] : [...(cur as unknown[])]
   const have = new Set(list.map(keyString))
-  const each = isPlainDoc(arg) && '$each' in arg ? arg.$each as unknown[] : [arg]
+  const each = isPlainDoc(arg) && '$each' in arg ? (arg.$each as unknown[]) : [arg]
   for (const v of each) {
     const k = keyString(v)
     if (have.has(k)) continue
@@ -129,33 +159,54 @@ function pull (cur: unknown, arg: unknown, compile: CompileFilter, strCmp?: Stri
   const first = isPlainDoc(arg) ? Object.keys(arg)[0] : undefined
   if (isPlainDoc(arg) && (first === undefined || !first.startsWith('$') || TOP_LEVEL.has(first))) {
     const m = compile(arg)
-    test = v => isPlainDoc(v) && m(v)
+    test = (v) => isPlainDoc(v) && m(v)
   } else if (isPlainDoc(arg) || arg instanceof RegExp || arg instanceof BSONRegExp) {
     const m = compile({ v: arg })
-    test = v => m({ v })
-  } else test = v => compareValues(v, arg, strCmp) === 0
-  const kept = cur.filter(v => !test(v))
+    test = (v) => m({ v })
+  } else test = (v) => compareValues(v, arg, strCmp) === 0
+  const kept = cur.filter((v) => !test(v))
   return kept.length === cur.length ? MISSING : kept
 }
 
 /** The new value of one path, or MISSING when the operator leaves it as it is. */
-function next (op: string, cur: unknown, arg: unknown, path: string, doc: Document, compile: CompileFilter, strCmp?: StringCompare): unknown {
+function next (
+  op: string,
+  cur: unknown,
+  arg: unknown,
+  path: string,
+  doc: Document,
+  compile: CompileFilter,
+  strCmp?: StringCompare
+): unknown {
   switch (op) {
-    case '$inc': return cur === MISSING ? arg : arith('+', cur, arg, overflow(op, cur, doc))
+    case '$inc':
+      return cur === MISSING ? arg : arith('+', cur, arg, overflow(op, cur, doc))
     // On a missing field $mul writes a zero of the multiplier's type.
-    case '$mul': return cur === MISSING ? asKind(numKind(arg)!, 0) : arith('*', cur, arg, overflow(op, cur, doc))
-    case '$min': return cur === MISSING || compareValues(arg, cur, strCmp) < 0 ? cloneDoc(arg) : MISSING
-    case '$max': return cur === MISSING || compareValues(arg, cur, strCmp) > 0 ? cloneDoc(arg) : MISSING
-    case '$bit': return bit(cur, arg as Document, path)
-    case '$addToSet': return addToSet(cur, arg)
-    case '$push': return push(cur, arg, strCmp)
-    case '$pull': return pull(cur, arg, compile, strCmp)
+    case '$mul':
+      return cur === MISSING ? asKind(numKind(arg)!, 0) : arith('*', cur, arg, overflow(op, cur, doc))
+    case '$min':
+      return cur === MISSING || compareValues(arg, cur, strCmp) < 0 ? cloneDoc(arg) : MISSING
+    case '$max':
+      return cur === MISSING || compareValues(arg, cur, strCmp) > 0 ? cloneDoc(arg) : MISSING
+    case '$bit':
+      return bit(cur, arg as Document, path)
+    case '$addToSet':
+      return addToSet(cur, arg)
+    case '$push':
+      return push(cur, arg, strCmp)
+    case '$pull':
+      return pull(cur, arg, compile, strCmp)
   }
   return MISSING
 }
 
 /** Applies the typed operators of `ops` (concrete paths, targets already checked) to `doc` in place. */
-export function applyTypedOperators (doc: Document, ops: Document, compile: CompileFilter, strCmp?: StringCompare): void {
+export function applyTypedOperators (
+  doc: Document,
+  ops: Document,
+  compile: CompileFilter,
+  strCmp?: StringCompare
+): void {
   for (const [op, arg] of Object.entries(ops)) {
     if (!TYPED_OPERATORS.has(op)) continue
     for (const [path, v] of Object.entries(arg as Document)) {

@@ -3,7 +3,7 @@
  * inside $and), as mongod seeds it before applying the update operators.
  */
 import type { Document } from 'bson'
-import { CommandError, Codes } from '../../errors.js'
+import { CommandError } from '../../errors.js'
 import { isPlainDoc } from '../paths.js'
 import { cloneDoc } from './clone.js'
 
@@ -40,11 +40,21 @@ function setSeed (seed: Document, path: string, value: unknown): void {
       cur[parts[i]] = created
       cur = created
     } else if (isPlainDoc(next)) cur = next
-    else throw new CommandError(54, 'NotSingleValueField', `cannot infer query fields to set, path '${path}' is matched twice`)
+    else {
+      throw new CommandError(
+        54,
+        'NotSingleValueField',
+        `cannot infer query fields to set, path '${path}' is matched twice`
+      )
+    }
   }
   const last = parts[parts.length - 1]
   if (cur[last] !== undefined) {
-    throw new CommandError(54, 'NotSingleValueField', `cannot infer query fields to set, path '${path}' is matched twice`)
+    throw new CommandError(
+      54,
+      'NotSingleValueField',
+      `cannot infer query fields to set, path '${path}' is matched twice`
+    )
   }
   cur[last] = value
 }
