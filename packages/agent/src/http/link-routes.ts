@@ -163,7 +163,7 @@ export async function linkRoutes (app: FastifyInstance, opts: LinkRouteOptions):
 
 /** Tokens never travel in URLs: any use of `/oauth/callback` is refused. */
 export function oauthCallbackRoute (app: FastifyInstance): void {
-  app.all('/oauth/callback', async (req, reply) => {
+  app.all('/oauth/callback', async (_req, reply) => {
     return await reply
       .code(403)
       .header('cache-control', 'no-store')

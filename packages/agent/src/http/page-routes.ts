@@ -45,7 +45,7 @@ export async function pageRoutes (app: FastifyInstance): Promise<void> {
     'vega-embed.min.js': await load(vendored('vega-embed', 'vega-embed.min.js'), js, 'public, max-age=86400')
   }
   const page = await readFile(join(PUBLIC, 'index.html'))
-  app.get('/', async (req, reply) => {
+  app.get('/', async (_req, reply) => {
     return await reply
       .headers({
         'content-type': 'text/html; charset=utf-8',

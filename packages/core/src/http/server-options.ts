@@ -6,7 +6,7 @@ import { normalizeError } from './error-envelope.js'
 import { DEFAULT_REQUEST_TIMEOUT_MS, HEADERS_TIMEOUT_MS } from '../values/limits.js'
 
 /** Errors the router raises before any route or plugin exists to catch them (long or undecodable params). */
-function frameworkErrors (error: Error, request: FastifyRequest, reply: FastifyReply): void {
+function frameworkErrors (error: Error, _request: FastifyRequest, reply: FastifyReply): void {
   const { statusCode, body } = normalizeError(error)
   void reply.code(statusCode).send(body)
 }

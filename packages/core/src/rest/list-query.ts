@@ -17,7 +17,7 @@ const FRAMEWORK = new Set([
  * Splits a REST query string into framework parameters and field filters. Field filters stay
  * raw text: the service decodes JSON operator objects and casts, the same way for every surface.
  */
-export function toListQuery (model: ResourceModel, query: Record<string, unknown>): ListQuery {
+export function toListQuery (_model: ResourceModel, query: Record<string, unknown>): ListQuery {
   const filter: Record<string, unknown> = {}
   for (const [key, value] of Object.entries(query)) {
     if (FRAMEWORK.has(key)) continue

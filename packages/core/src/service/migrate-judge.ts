@@ -141,7 +141,7 @@ export async function judge (
   const out: Outcome[] = []
   for (const doc of docs) {
     const id = String(doc._id)
-    const chosen = steps.filter((s, i) => selected[i] === null || selected[i]!.has(id))
+    const chosen = steps.filter((_s, i) => selected[i] === null || selected[i]!.has(id))
     const open = chosen.filter((s) => !marks.has(markId(s.name, coll, id)))
     if (open.length === 0) {
       out.push({ doc, images: [], names: [], skipped: chosen.length > 0 })

@@ -56,7 +56,7 @@ export class IndexDef {
   }
 
   /** Compares two keys' values (not record ids) as this index does, ignoring directions. */
-  compareField (i: number, a: unknown, b: unknown): number {
+  compareField (_i: number, a: unknown, b: unknown): number {
     return compareKeyValues(a, b, this.collation?.compare)
   }
 

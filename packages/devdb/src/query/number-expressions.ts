@@ -390,7 +390,7 @@ export function plainLiterals (obj: unknown, expr: unknown, options: Options): u
 }
 
 /** Operators whose mingo results are integers mongod types as longs. */
-function longResult (name: string, inner: ExprOp): ExprOp {
+function longResult (_name: string, inner: ExprOp): ExprOp {
   return (obj, expr, options) => {
     const v = inner(obj, expr, options)
     return typeof v === 'number' && Number.isInteger(v) ? makeLong(BigInt(v)) : v
