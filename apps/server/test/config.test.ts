@@ -83,6 +83,7 @@ t.test('values are read and converted', async (t) => {
   )
   t.match(loadConfig({ REQUEST_COST_LIMIT: '0' }).problems, [/REQUEST_COST_LIMIT must be a whole number/])
   t.equal(loadConfig({}).config?.loadShedEventLoopDelayMs, 1000, 'load shedding past 1 s of lag by default')
+  t.equal(loadConfig({ NODE_ENV: 'test' }).config?.loadShedEventLoopDelayMs, 0, 'off when NODE_ENV=test')
   t.match(loadConfig({ LOAD_SHED_EVENT_LOOP_DELAY_MS: '-1' }).problems, [
     /LOAD_SHED_EVENT_LOOP_DELAY_MS must be a whole number between 0 and 600000/
   ])
