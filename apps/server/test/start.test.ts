@@ -51,6 +51,39 @@ t.test('startServer on MONGODB_URI: listens, serves, uses the URI database, clos
   await t.rejects(fetch(`${server.url}/healthz`), 'no longer accepting connections')
 })
 
+t.test('startServer without MONGODB_URI: the embedded database in DATA_DIR, stopped on close', async (t) => {
+  const dataDir = t.testdir()
+  const { config } = loadConfig({
+    NODE_ENV: 'test',
+    PORT: '0',
+    JWT_SECRET: 'start-test-secret',
+    DATA_DIR: dataDir,
+    SCHEMA_DIR: workspace().schemaDir
+  })
+  if (config == null) throw new Error('config')
+  const server = await startServer(config, { logger: false })
+  t.teardown(async () => await server.close())
+  t.equal(server.database.kind, 'embedded')
+  t.match(server.database.where, /^embedded database in \//)
+  const reg = await fetch(`${server.url}/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      first_name: 'E',
+      last_name: 'M',
+      email: 'embedded@example.test',
+      password: 'long-enough-password'
+    })
+  })
+  t.equal(reg.status, 201, 'POST /register on the embedded database')
+  t.equal(await server.database.db.collection('users').countDocuments({ email: 'embedded@example.test' }), 1)
+  await server.close()
+  await t.rejects(
+    server.database.db.collection('users').countDocuments(),
+    'the embedded database is stopped with the server'
+  )
+})
+
 t.test('startServer on a port in use: refuses with EADDRINUSE, nothing left open', async (t) => {
   const { uri } = await getTestDb(t)
   const { config } = loadConfig({
