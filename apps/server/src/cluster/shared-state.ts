@@ -33,16 +33,42 @@ interface Reply {
 }
 interface PasswordChanged {
   svc: 'password-changed'
+  id: number
   userId: string
+}
+interface PasswordChangedAck {
+  svc: 'password-changed-ack'
+  id: number
 }
 
 /** A call the primary has not answered within this long fails (the callers then fail open). */
 const CALL_TIMEOUT_MS = 2000
+/** How long the primary waits for a worker to confirm a relayed reset (a stuck one keeps the 10 s bound). */
+const RELAY_TIMEOUT_MS = 1000
 
-async function tell (worker: Worker | undefined, message: PasswordChanged): Promise<void> {
+let nextRelayId = 1
+
+/**
+ * Sends the reset to `worker` and resolves once the worker confirms it has forgotten the user: a
+ * message merely written could still be read after a request that arrived on another socket.
+ */
+async function relay (worker: Worker | undefined, userId: string): Promise<void> {
   if (worker?.isConnected() !== true) return
+  const id = nextRelayId++
   await new Promise<void>((resolve) => {
-    worker.send(message, () => resolve())
+    const done = (): void => {
+      clearTimeout(timer)
+      worker.off('message', onAck)
+      resolve()
+    }
+    const onAck = (message: PasswordChangedAck): void => {
+      if (message?.svc === 'password-changed-ack' && message.id === id) done()
+    }
+    const timer = setTimeout(done, RELAY_TIMEOUT_MS)
+    worker.on('message', onAck)
+    worker.send({ svc: 'password-changed', id, userId } satisfies PasswordChanged, (err: Error | null) => {
+      if (err != null) done()
+    })
   })
 }
 
@@ -58,13 +84,9 @@ export function servePrimaryState (): (worker: Worker) => void {
         return await generations.generation(call.scope, call.userId)
       case 'invalidate':
         return await generations.invalidate(call.scope, call.userId)
-      // Sent to every worker before the reply, so the caller's reset answers after the others were told.
+      // Confirmed by every worker before the reply, so the caller's reset answers after all forgot the user.
       case 'password-changed':
-        await Promise.all(
-          Object.values(cluster.workers ?? {}).map(async (w) => {
-            await tell(w, { svc: 'password-changed', userId: call.userId })
-          })
-        )
+        await Promise.all(Object.values(cluster.workers ?? {}).map(async (w) => await relay(w, call.userId)))
     }
   }
   return (worker) => {
@@ -98,7 +120,10 @@ export function primaryStores (): {
   >()
   const onPasswordChange: Array<(userId: string) => void> = []
   process.on('message', (message: Reply | PasswordChanged) => {
-    if (message?.svc === 'password-changed') for (const fn of onPasswordChange) fn(message.userId)
+    if (message?.svc === 'password-changed') {
+      for (const fn of onPasswordChange) fn(message.userId)
+      process.send?.({ svc: 'password-changed-ack', id: message.id } satisfies PasswordChangedAck)
+    }
     if (message?.svc !== 'shared-state-reply') return
     const waiter = pending.get(message.id)
     if (waiter === undefined) return
