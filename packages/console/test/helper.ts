@@ -60,7 +60,9 @@ export async function startConsoleServer (
     rmSync(uploads, { recursive: true, force: true })
   })
   const app = Fastify({ ...svcServerOptions, logger: false })
-  await app.register(svcSurface, { rateLimit: false, metrics: false, docs: false, cors: false })
+  // No load shedding: CI runs Chromium beside three other suites on 2 cores, and a lag past 1 s
+  // answered a save with 503 (live-updates.test waited 30 s for "Saved.").
+  await app.register(svcSurface, { rateLimit: false, metrics: false, docs: false, cors: false, loadShedding: false })
   await app.register(svcCore, { db, schemaDir: SCHEMA_DIR, jwtSecret: JWT_SECRET, publicBaseUrl: url })
   await app.register(svcSoftDelete)
   await app.register(svcAudit)
