@@ -79,7 +79,11 @@ t.test(
       },
       { concurrency: 10 }
     )
-    for (const a of attacks) {
+    // A client still writing when the server closes may get a reset that discards the 400 before
+    // it is read (RFC 9112 §9.6); the connection was still ended, not drained (else hugeUpload rejects).
+    const answered = attacks.filter((a) => a.status !== 0)
+    t.ok(answered.length > 0, `${answered.length} of ${attacks.length} read their answer before the close`)
+    for (const a of answered) {
       t.equal(a.status, 400, 'refused at the limit')
       t.ok(a.closedMs < 2000, `the connection ended ${Math.round(a.closedMs)} ms after the answer`)
     }
