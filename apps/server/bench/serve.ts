@@ -49,6 +49,8 @@ export interface BenchServer {
   url: string
   pid: number
   dbPid?: number
+  /** The devdb server's address (`external` only), for another server to share that database. */
+  dbServer?: string
   stop: () => Promise<void>
 }
 
@@ -88,18 +90,20 @@ export async function serve (opts: { external: boolean }): Promise<BenchServer> 
   }
   try {
     let dbPid: number | undefined
+    let dbServer: string | undefined
     if (opts.external) {
       const db = spawn(process.execPath, [DEVDB, '--port', '0', '--dbpath', join(root, 'db')], {
         stdio: ['ignore', 'pipe', 'inherit']
       })
       children.push(db)
-      env.MONGODB_URI = `${await firstLine(db, 'stdout', /^(mongodb:\/\/\S+?)\/*$/)}/svc`
+      dbServer = await firstLine(db, 'stdout', /^(mongodb:\/\/\S+?)\/*$/)
+      env.MONGODB_URI = `${dbServer}/svc`
       dbPid = db.pid
     }
     const server = spawn(process.execPath, [BIN, 'start'], { env, stdio: ['ignore', 'ignore', 'pipe'] })
     children.push(server)
     const url = await firstLine(server, 'stderr', /svc listening on (http:\/\/\S+)/)
-    return { url, pid: server.pid!, dbPid, stop }
+    return { url, pid: server.pid!, dbPid, dbServer, stop }
   } catch (err) {
     await stop()
     throw err
