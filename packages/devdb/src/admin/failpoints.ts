@@ -8,8 +8,8 @@
 import type { Document } from 'bson'
 import { Codes } from '../errors.js'
 import { adminError } from './error-codes.js'
-import { isNumeric, toNumber } from '../engine/bson-order.js'
-import { isPlainDoc } from '../engine/paths.js'
+import { isNumeric, toNumber } from '../bson/bson-order.js'
+import { isPlainDoc } from '../bson/paths.js'
 import type { ClientInfo } from './operations.js'
 import { sameCommand } from './command-aliases.js'
 

@@ -9,7 +9,7 @@ import { calculateObjectSize, type Document } from 'bson'
 import type { Collection } from '../engine/collection.js'
 import type { ServerState } from '../commands/context.js'
 import { BATCH_SLICE_MS } from '../engine/cursors.js'
-import { isPlainDoc } from '../engine/paths.js'
+import { isPlainDoc } from '../bson/paths.js'
 import { sameCommand } from './command-aliases.js'
 
 export interface Sizes {

@@ -11,7 +11,7 @@ import type { Collection } from '../engine/collection.js'
 import type { CommandContext } from '../commands/context.js'
 import { Codes } from '../errors.js'
 import { adminError } from './error-codes.js'
-import { isNumeric, toNumber } from '../engine/bson-order.js'
+import { isNumeric, toNumber } from '../bson/bson-order.js'
 import { typeLabel } from '../commands/args.js'
 import { sizesOf } from './measure.js'
 

@@ -1,7 +1,7 @@
 /** The `$changeStream` stage's specification, checked as mongod 7.0 checks it. */
 import { Timestamp, type Document } from 'bson'
 import { CommandError, Codes, badValue } from '../errors.js'
-import { isPlainDoc } from '../engine/paths.js'
+import { isPlainDoc } from '../bson/paths.js'
 import type { BeforeChangeMode, FullDocumentMode } from './event.js'
 
 export interface ChangeStreamSpec {

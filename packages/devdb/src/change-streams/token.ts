@@ -5,7 +5,7 @@
  */
 import { Timestamp, type Document } from 'bson'
 import { CommandError } from '../errors.js'
-import { isPlainDoc } from '../engine/paths.js'
+import { isPlainDoc } from '../bson/paths.js'
 
 export interface ResumePoint {
   time: Timestamp

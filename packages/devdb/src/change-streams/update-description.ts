@@ -4,7 +4,7 @@
  * into sub-documents, array elements as `path.index`, a shortened array as `truncatedArrays`.
  */
 import { serialize, type Document } from 'bson'
-import { isPlainDoc } from '../engine/paths.js'
+import { isPlainDoc } from '../bson/paths.js'
 
 export interface UpdateDescription {
   updatedFields: Document

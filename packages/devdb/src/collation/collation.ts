@@ -5,9 +5,9 @@
  */
 import type { Document } from 'bson'
 import { CommandError, Codes } from '../errors.js'
-import { isNumeric, toNumber, bsonTypeName } from '../engine/bson-order.js'
-import { isPlainDoc } from '../engine/paths.js'
-import { formatValue } from '../engine/format-value.js'
+import { isNumeric, toNumber, bsonTypeName } from '../bson/bson-order.js'
+import { isPlainDoc } from '../bson/paths.js'
+import { formatValue } from '../bson/format-value.js'
 import { MONGO_LOCALES, parseLocaleId, suggestLocale } from './locales.js'
 
 /** MongoDB 7.0 reports the ICU version it was built with; specs carrying another are refused. */

@@ -1,5 +1,5 @@
 /** Database and collection catalog commands. */
-import { isNumeric, toNumber } from '../engine/bson-order.js'
+import { isNumeric, toNumber } from '../bson/bson-order.js'
 import { UUID, type Document } from 'bson'
 import type { Handler } from './context.js'
 import { CommandError, Codes } from '../errors.js'
@@ -8,7 +8,7 @@ import { compileFilter } from '../query/options.js'
 import { validateFilter } from '../query/validate.js'
 import { assertValidDbName } from '../engine/catalog.js'
 import { parseCollation } from '../collation/collation.js'
-import { isPlainDoc } from '../engine/paths.js'
+import { isPlainDoc } from '../bson/paths.js'
 
 const uuids = new WeakMap<object, UUID>()
 function uuidOf (o: object): UUID {

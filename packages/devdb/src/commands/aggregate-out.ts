@@ -2,7 +2,7 @@
 import type { Document } from 'bson'
 import type { CommandContext } from './context.js'
 import { CommandError, Codes } from '../errors.js'
-import { isPlainDoc } from '../engine/paths.js'
+import { isPlainDoc } from '../bson/paths.js'
 import { prepareForStorage } from './write-common.js'
 import { assertValidCollectionName } from '../engine/collection.js'
 import { buildIndex } from '../engine/index-build.js'

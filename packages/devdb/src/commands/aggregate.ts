@@ -2,12 +2,12 @@
  * aggregate: the leading $match/$sort/$skip/$limit run through the query planner (indexes,
  * `$text`, limits), the rest through mingo; $out and $merge write the results.
  */
-import { isNumeric, toNumber } from '../engine/bson-order.js'
+import { isNumeric, toNumber } from '../bson/bson-order.js'
 import type { Document } from 'bson'
 import { Aggregator } from 'mingo/aggregator'
 import type { CommandContext, Handler } from './context.js'
 import { CommandError, Codes } from '../errors.js'
-import { isPlainDoc } from '../engine/paths.js'
+import { isPlainDoc } from '../bson/paths.js'
 import { openQuery, prepareFilter, type PreparedFilter } from '../engine/select.js'
 import { cloneDoc } from '../engine/update/clone.js'
 import { mingoOptions } from '../query/options.js'

@@ -1,8 +1,8 @@
 /** Argument helpers that fail with mongod's type errors. */
 import type { Document } from 'bson'
 import { CommandError, Codes } from '../errors.js'
-import { isNumeric, toNumber } from '../engine/bson-order.js'
-import { isPlainDoc } from '../engine/paths.js'
+import { isNumeric, toNumber } from '../bson/bson-order.js'
+import { isPlainDoc } from '../bson/paths.js'
 
 export function collectionArg (cmd: Document, name: string): string {
   const v = cmd[name]

@@ -2,7 +2,7 @@
 import type { Document } from 'bson'
 import type { CommandContext, Handler } from './context.js'
 import { CommandError, Codes } from '../errors.js'
-import { isPlainDoc } from '../engine/paths.js'
+import { isPlainDoc } from '../bson/paths.js'
 import { openQuery } from '../engine/select.js'
 import { explainSections, parseVerbosity, serverInfo, type Verbosity } from '../plan/explain.js'
 import { countResult, isFastCount, openCount, openFind, parseCount, parseDistinct, parseFind } from './find.js'

@@ -5,8 +5,8 @@
  */
 import type { Document } from 'bson'
 import { CommandError, Codes } from '../errors.js'
-import { isPlainDoc } from '../engine/paths.js'
-import { isNumeric, toNumber } from '../engine/bson-order.js'
+import { isPlainDoc } from '../bson/paths.js'
+import { isNumeric, toNumber } from '../bson/bson-order.js'
 
 /** Commands of Stable API version 1 (mongod 7.0). */
 const API_V1 = new Set([

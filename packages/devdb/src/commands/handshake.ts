@@ -3,7 +3,7 @@ import { Long, ObjectId, Timestamp, UUID, type Document } from 'bson'
 import type { Handler, ServerState } from './context.js'
 import { MAX_BSON_OBJECT_SIZE, MAX_MESSAGE_SIZE } from '../wire/messages.js'
 import { CommandError, Codes } from '../errors.js'
-import { isNumeric, toNumber } from '../engine/bson-order.js'
+import { isNumeric, toNumber } from '../bson/bson-order.js'
 
 export const VERSION = '7.0.0'
 const ELECTION_ID = new ObjectId('7fffffff0000000000000001')

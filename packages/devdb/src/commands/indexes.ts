@@ -1,11 +1,11 @@
 /** createIndexes, listIndexes, dropIndexes. */
-import { isNumeric, toNumber } from '../engine/bson-order.js'
+import { isNumeric, toNumber } from '../bson/bson-order.js'
 import type { Document } from 'bson'
 import type { Handler } from './context.js'
 import { CommandError, Codes } from '../errors.js'
 import { collectionArg } from './args.js'
 import { buildIndex, sameOptions, TextIndexDef } from '../engine/index-build.js'
-import { isPlainDoc } from '../engine/paths.js'
+import { isPlainDoc } from '../bson/paths.js'
 import type { StoredIndex } from '../storage/types.js'
 import { sameCollation } from '../collation/collation.js'
 

@@ -2,8 +2,8 @@
 import { ObjectId, calculateObjectSize, type Document } from 'bson'
 import { MAX_BSON_OBJECT_SIZE } from '../wire/messages.js'
 import { CommandError, Codes } from '../errors.js'
-import { bsonTypeName } from '../engine/bson-order.js'
-import { isPlainDoc } from '../engine/paths.js'
+import { bsonTypeName } from '../bson/bson-order.js'
+import { isPlainDoc } from '../bson/paths.js'
 
 export function batchArg (cmd: Document, field: string, cmdName: string): Document[] {
   const v = cmd[field]

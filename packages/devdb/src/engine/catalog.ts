@@ -5,7 +5,7 @@ import { CommandError, Codes } from '../errors.js'
 import { Collection, assertValidCollectionName, newScanStats } from './collection.js'
 import { buildIndex } from './index-build.js'
 import type { UndoSegment } from './undo.js'
-import { keyString } from './key-string.js'
+import { keyString } from '../bson/key-string.js'
 
 export class Catalog {
   readonly dbs = new Map<string, Map<string, Collection>>()

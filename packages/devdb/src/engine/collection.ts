@@ -10,7 +10,7 @@ import { CommandError, Codes } from '../errors.js'
 import { IndexDef } from './index-def.js'
 import { parseCollation, type Collation } from '../collation/collation.js'
 import { PlanCache } from '../plan/plan-cache.js'
-import { deepFreeze } from './doc-copy.js'
+import { deepFreeze } from '../bson/doc-copy.js'
 
 /** Server-wide serverStatus metrics.queryExecutor counters: documents and index keys examined. */
 export interface ScanStats {

@@ -5,7 +5,7 @@
  */
 import type { Document } from 'bson'
 import { CommandError, Codes } from '../errors.js'
-import { isNumeric, toNumber, bsonTypeName } from './bson-order.js'
+import { isNumeric, toNumber, bsonTypeName } from '../bson/bson-order.js'
 
 const CHECK_EVERY = 8
 const INT32_MAX = 2147483647

@@ -1,9 +1,9 @@
 /** Validation of createIndexes specifications and construction of IndexDef objects (MongoDB's rules and messages). */
 import type { Document } from 'bson'
 import { CommandError, Codes } from '../errors.js'
-import { isNumeric, toNumber } from './bson-order.js'
+import { isNumeric, toNumber } from '../bson/bson-order.js'
 import { IndexDef } from './index-def.js'
-import { isPlainDoc } from './paths.js'
+import { isPlainDoc } from '../bson/paths.js'
 import { compileFilter } from '../query/options.js'
 import { validateFilter } from '../query/validate.js'
 import { normalizeTextIndex, textIndexListing, validateTextDocument } from '../text/index.js'

@@ -9,9 +9,9 @@ import { BTree } from './btree.js'
 import type { Document } from 'bson'
 import { CommandError, Codes } from '../errors.js'
 import type { Collation } from '../collation/collation.js'
-import { formatValue } from './format-value.js'
-import { EMPTY_ARRAY_KEY, compareKeyValues, entryComparator } from './key-compare.js'
-import { isPlainDoc } from './paths.js'
+import { formatValue } from '../bson/format-value.js'
+import { EMPTY_ARRAY_KEY, compareKeyValues, entryComparator } from '../bson/key-compare.js'
+import { isPlainDoc } from '../bson/paths.js'
 
 /** One key of a document in an index: a value per indexed field. */
 export type IndexKey = unknown[]

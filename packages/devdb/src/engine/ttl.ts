@@ -5,8 +5,8 @@
 import type { Catalog } from './catalog.js'
 import type { JournalEntry } from '../storage/types.js'
 import type { Committer } from './committer.js'
-import { Edge } from './key-compare.js'
-import { Rank } from './bson-order.js'
+import { Edge } from '../bson/key-compare.js'
+import { Rank } from '../bson/bson-order.js'
 
 export class TtlSweeper {
   private timer: NodeJS.Timeout | undefined

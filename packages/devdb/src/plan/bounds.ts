@@ -3,8 +3,8 @@
  * index's collation for strings). Ranges stay inside their operand's type bracket, as query
  * semantics do: `$gt: 5` is (5, inf.0], `$lt: 'm'` is ["", "m").
  */
-import { rankOf, Rank, type StringCompare } from '../engine/bson-order.js'
-import { Edge, LOWEST, HIGHEST, compareKeyValues } from '../engine/key-compare.js'
+import { rankOf, Rank, type StringCompare } from '../bson/bson-order.js'
+import { Edge, LOWEST, HIGHEST, compareKeyValues } from '../bson/key-compare.js'
 import type { Predicate } from './predicates.js'
 
 export interface Interval {

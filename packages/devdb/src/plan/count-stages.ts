@@ -5,7 +5,7 @@
  */
 import type { Document } from 'bson'
 import type { IndexDef, IndexEntry } from '../engine/index-def.js'
-import { Edge } from '../engine/key-compare.js'
+import { Edge } from '../bson/key-compare.js'
 import { rankBelow } from '../engine/btree-rank.js'
 import { formatKeyValue } from './explain-format.js'
 import type { KeyRange } from './scan-ranges.js'

@@ -1,8 +1,8 @@
 /** Index bounds as mongod's explain prints them: `["a", "a"]`, `(5, inf.0]`, `[MaxKey, MinKey]`. */
 import type { Document } from 'bson'
-import { Rank } from '../engine/bson-order.js'
-import { Edge, EMPTY_ARRAY_KEY } from '../engine/key-compare.js'
-import { formatValue } from '../engine/format-value.js'
+import { Rank } from '../bson/bson-order.js'
+import { Edge, EMPTY_ARRAY_KEY } from '../bson/key-compare.js'
+import { formatValue } from '../bson/format-value.js'
 import type { IndexDef } from '../engine/index-def.js'
 import type { Interval } from './bounds.js'
 

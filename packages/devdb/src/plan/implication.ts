@@ -5,7 +5,7 @@
  * out of the plan unless it is hinted.
  */
 import type { Document } from 'bson'
-import { compareValues, rankOf } from '../engine/bson-order.js'
+import { compareValues, rankOf } from '../bson/bson-order.js'
 import { analyzeFilter, type FilterAnalysis, type Predicate } from './predicates.js'
 
 export function impliesPartialFilter (query: FilterAnalysis, partialFilter: Document): boolean {

@@ -6,8 +6,8 @@
  * evicted and the query replanned, as mongod's CachedPlanStage does. Index changes clear the cache.
  */
 import type { Document } from 'bson'
-import { bsonTypeName } from '../engine/bson-order.js'
-import { isPlainDoc } from '../engine/paths.js'
+import { bsonTypeName } from '../bson/bson-order.js'
+import { isPlainDoc } from '../bson/paths.js'
 import type { QuerySpec } from './query-spec.js'
 
 export interface CachedPlan {

@@ -5,8 +5,8 @@
  * the documents it matches, so a count can be answered from keys alone.
  */
 import type { Document } from 'bson'
-import { bsonTypeName, rankOf, Rank } from '../engine/bson-order.js'
-import { isPlainDoc } from '../engine/paths.js'
+import { bsonTypeName, rankOf, Rank } from '../bson/bson-order.js'
+import { isPlainDoc } from '../bson/paths.js'
 
 export type PredicateKind = 'eq' | 'in' | 'gt' | 'gte' | 'lt' | 'lte' | 'existsFalse' | 'existsTrue'
 

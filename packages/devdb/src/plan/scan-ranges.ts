@@ -6,7 +6,7 @@
  * at ±Infinity so a range covers every record with those values.
  */
 import type { IndexDef, IndexEntry } from '../engine/index-def.js'
-import { LOWEST, HIGHEST } from '../engine/key-compare.js'
+import { LOWEST, HIGHEST } from '../bson/key-compare.js'
 import { isFull, isPoint, type Interval } from './bounds.js'
 
 /** Most point combinations multiplied out before the rest is left to key filtering. */

@@ -5,8 +5,8 @@
  */
 import { calculateObjectSize, type Document } from 'bson'
 import { CommandError, Codes } from '../errors.js'
-import type { StringCompare } from '../engine/bson-order.js'
-import { compareKeyValues } from '../engine/key-compare.js'
+import type { StringCompare } from '../bson/bson-order.js'
+import { compareKeyValues } from '../bson/key-compare.js'
 import { cmpSortValues, sortValue, type SortKey } from '../query/sort.js'
 import { Stage, NEED_TIME, EOF, rowDoc, type ExecContext, type Row, type WorkResult } from './stage.js'
 import type { IndexScan } from './scan-stages.js'

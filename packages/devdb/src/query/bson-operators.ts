@@ -4,13 +4,13 @@
  */
 import type { Document } from 'bson'
 import { CommandError, Codes, badValue } from '../errors.js'
-import { bsonTypeName, compareValues, rankOf, Rank, toNumber, isNumeric } from '../engine/bson-order.js'
+import { bsonTypeName, compareValues, rankOf, Rank, toNumber, isNumeric } from '../bson/bson-order.js'
 import { candidates, MISSING } from './match-path.js'
-import { keyString } from '../engine/key-string.js'
+import { keyString } from '../bson/key-string.js'
 import { collatorOf } from '../collation/collation.js'
-import type { StringCompare } from '../engine/bson-order.js'
+import type { StringCompare } from '../bson/bson-order.js'
 import { linear } from './linear-regex.js'
-import { isPlainDoc } from '../engine/paths.js'
+import { isPlainDoc } from '../bson/paths.js'
 import * as queryOps from 'mingo/operators/query'
 
 const mingoQuery = queryOps as unknown as Record<string, QueryOp>

@@ -5,8 +5,8 @@
  * plan (COUNT_SCAN when the index bounds capture the whole filter), then builds the one result.
  */
 import type { Document } from 'bson'
-import { isNumeric, toNumber } from '../engine/bson-order.js'
-import { isPlainDoc } from '../engine/paths.js'
+import { isNumeric, toNumber } from '../bson/bson-order.js'
+import { isPlainDoc } from '../bson/paths.js'
 import { stageName } from './pipeline.js'
 
 export type CountResult = (n: number) => Document[]

@@ -14,8 +14,8 @@ import {
   $sample as mingoSample
 } from 'mingo/operators/pipeline'
 import { CommandError } from '../errors.js'
-import { bsonTypeName, isNumeric, toNumber } from '../engine/bson-order.js'
-import { isPlainDoc } from '../engine/paths.js'
+import { bsonTypeName, isNumeric, toNumber } from '../bson/bson-order.js'
+import { isPlainDoc } from '../bson/paths.js'
 import { mingoAcc, mingoExpr, operands, typeOf, type AccOp, type ExprOp } from './operator-kit.js'
 
 /** Date part operators return null for a null or missing date (mingo throws). */

@@ -9,8 +9,8 @@ import { evalExpr } from 'mingo/core'
 import { Lazy, type Iterator } from 'mingo/lazy'
 import type { Options } from 'mingo/types'
 import { CommandError } from '../errors.js'
-import { isPlainDoc } from '../engine/paths.js'
-import { keyString } from '../engine/key-string.js'
+import { isPlainDoc } from '../bson/paths.js'
+import { keyString } from '../bson/key-string.js'
 
 export function $group (coll: Iterator, expr: unknown, options: Options): Iterator {
   if (!isPlainDoc(expr) || !('_id' in expr)) {

@@ -7,7 +7,7 @@
 import type { Document } from 'bson'
 import { evalExpr } from 'mingo/core'
 import { CommandError, Codes } from '../errors.js'
-import { isPlainDoc } from '../engine/paths.js'
+import { isPlainDoc } from '../bson/paths.js'
 import { typeLabel } from '../commands/args.js'
 import { mingoOptions } from './options.js'
 import { translateMingoError } from './mingo-errors.js'

@@ -3,7 +3,7 @@
  * arrays met before the last component are traversed (elements that are documents), numeric
  * components index arrays, and a leaf array is offered both as a whole and element by element.
  */
-import { isPlainDoc } from '../engine/paths.js'
+import { isPlainDoc } from '../bson/paths.js'
 
 export const MISSING = Symbol('missing')
 

@@ -5,7 +5,7 @@
  */
 import type { Document } from 'bson'
 import { CommandError } from '../errors.js'
-import { isPlainDoc } from '../engine/paths.js'
+import { isPlainDoc } from '../bson/paths.js'
 import { linear } from './linear-regex.js'
 
 const VALID_OPTIONS = /^[imsxu]*$/

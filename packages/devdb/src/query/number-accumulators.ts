@@ -7,9 +7,9 @@
 import { evalExpr } from 'mingo/core'
 import type { Options } from 'mingo/types'
 import { CommandError, Codes } from '../errors.js'
-import { compareValues } from '../engine/bson-order.js'
-import { keyString } from '../engine/key-string.js'
-import { isPlainDoc } from '../engine/paths.js'
+import { compareValues } from '../bson/bson-order.js'
+import { keyString } from '../bson/key-string.js'
+import { isPlainDoc } from '../bson/paths.js'
 import {
   Dec,
   compareNumbers,
@@ -23,7 +23,7 @@ import {
   toDouble,
   widest,
   type NumKind
-} from '../engine/numeric.js'
+} from '../bson/numeric.js'
 import { collatorOf } from '../collation/collation.js'
 import { fail, mingoAcc, typeOf, type AccOp, type ExprOp } from './operator-kit.js'
 

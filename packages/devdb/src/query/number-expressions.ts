@@ -8,7 +8,7 @@ import type { Decimal } from 'decimal.js'
 import { evalExpr } from 'mingo/core'
 import type { Options } from 'mingo/types'
 import { CommandError } from '../errors.js'
-import { isPlainDoc } from '../engine/paths.js'
+import { isPlainDoc } from '../bson/paths.js'
 import {
   Dec,
   arith,
@@ -27,7 +27,7 @@ import {
   widest,
   type ArithOp,
   type NumKind
-} from '../engine/numeric.js'
+} from '../bson/numeric.js'
 import { deepPlain } from './plain-values.js'
 import { fail, mingoExpr, operands, typeOf, type ExprOp } from './operator-kit.js'
 

@@ -7,7 +7,7 @@ import type { Options } from 'mingo/types'
 import * as accumulatorOps from 'mingo/operators/accumulator'
 import * as expressionOps from 'mingo/operators/expression'
 import { CommandError } from '../errors.js'
-import { bsonTypeName } from '../engine/bson-order.js'
+import { bsonTypeName } from '../bson/bson-order.js'
 
 /** An expression operator: `obj` the current document, `expr` its unevaluated argument. */
 export type ExprOp = (obj: unknown, expr: unknown, options: Options) => unknown

@@ -3,7 +3,7 @@
  * planner (indexes, a sort walked from an index, limits that stop scans) as mongod pushes them
  * into its query layer. The rest of the pipeline runs in mingo on the planner's output.
  */
-import { toNumber } from '../engine/bson-order.js'
+import { toNumber } from '../bson/bson-order.js'
 import type { Document } from 'bson'
 import { parseSort, type SortKey } from './sort.js'
 import { stageName } from './pipeline.js'

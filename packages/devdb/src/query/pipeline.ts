@@ -5,8 +5,8 @@
 import type { Document } from 'bson'
 import * as pipelineOps from 'mingo/operators/pipeline'
 import { CommandError, Codes } from '../errors.js'
-import { isPlainDoc } from '../engine/paths.js'
-import { isNumeric, toNumber } from '../engine/bson-order.js'
+import { isPlainDoc } from '../bson/paths.js'
+import { isNumeric, toNumber } from '../bson/bson-order.js'
 import { validateExpression, ACCUMULATOR_OPERATORS, unrecognizedExpression } from './validate-expr.js'
 import { validateFilter } from './validate.js'
 

@@ -3,8 +3,8 @@
  * new from its operands (a string, a date, a boolean), never where it hands an operand back,
  * so no stored value loses its BSON type on the way through.
  */
-import { isPlainDoc } from '../engine/paths.js'
-import { plainNumber } from '../engine/numeric.js'
+import { isPlainDoc } from '../bson/paths.js'
+import { plainNumber } from '../bson/numeric.js'
 
 export function deepPlain (v: unknown): unknown {
   if (Array.isArray(v)) return v.map(deepPlain)

@@ -2,15 +2,15 @@
 import type { Document } from 'bson'
 import { Query } from 'mingo/query'
 import { CommandError, badValue } from '../errors.js'
-import { isPlainDoc } from '../engine/paths.js'
-import { isNumeric, toNumber } from '../engine/bson-order.js'
+import { isPlainDoc } from '../bson/paths.js'
+import { isNumeric, toNumber } from '../bson/bson-order.js'
 import { mingoOptions } from './options.js'
 import { translateMingoError } from './mingo-errors.js'
 import { normalizeFilter } from './normalize-filter.js'
 import { projectionOrder } from './expression-fixes.js'
 import { validateExpression } from './validate-expr.js'
-import { copyContainers } from '../engine/doc-copy.js'
-import { MISSING, getPath } from '../engine/paths.js'
+import { copyContainers } from '../bson/doc-copy.js'
+import { MISSING, getPath } from '../bson/paths.js'
 
 export interface CompiledProjection {
   apply: (docs: Document[], filter: Document | undefined, score?: (d: Document) => number) => Document[]

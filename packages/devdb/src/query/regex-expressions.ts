@@ -5,7 +5,7 @@
  */
 import { evalExpr } from 'mingo/core'
 import type { Options } from 'mingo/types'
-import { isPlainDoc } from '../engine/paths.js'
+import { isPlainDoc } from '../bson/paths.js'
 import { LinearRegExp, linear } from './linear-regex.js'
 import { mongoRegex } from './normalize-filter.js'
 import { fail, typeOf, type ExprOp } from './operator-kit.js'

@@ -4,8 +4,8 @@
  */
 import type { Document } from 'bson'
 import { CommandError, badValue } from '../errors.js'
-import { compareValues, isNumeric, toNumber, type StringCompare } from '../engine/bson-order.js'
-import { isPlainDoc, valuesAtPath } from '../engine/paths.js'
+import { compareValues, isNumeric, toNumber, type StringCompare } from '../bson/bson-order.js'
+import { isPlainDoc, valuesAtPath } from '../bson/paths.js'
 
 export interface SortKey {
   path: string

@@ -13,8 +13,8 @@ import type { Options } from 'mingo/types'
 import { evalExpr } from 'mingo/core'
 import { Query } from 'mingo/query'
 import { CommandError, Codes } from '../errors.js'
-import { getPath, isPlainDoc, valuesAtPath } from '../engine/paths.js'
-import { keyString } from '../engine/key-string.js'
+import { getPath, isPlainDoc, valuesAtPath } from '../bson/paths.js'
+import { keyString } from '../bson/key-string.js'
 import { bsonQueryOperators } from './bson-operators.js'
 
 const $count = (coll: Iterator, expr: unknown): Iterator => {

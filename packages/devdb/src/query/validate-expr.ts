@@ -5,7 +5,7 @@
 import * as expressionOps from 'mingo/operators/expression'
 import * as accumulatorOps from 'mingo/operators/accumulator'
 import { CommandError, Codes } from '../errors.js'
-import { isPlainDoc } from '../engine/paths.js'
+import { isPlainDoc } from '../bson/paths.js'
 
 /** Operators mingo has but that would run user JavaScript or are not MongoDB 7.0 operators. */
 const REFUSED = new Set(['$function', '$accumulator', '$toHashedIndexKey'])

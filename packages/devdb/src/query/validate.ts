@@ -4,7 +4,7 @@
  */
 import type { Document } from 'bson'
 import { CommandError, Codes, badValue } from '../errors.js'
-import { isPlainDoc } from '../engine/paths.js'
+import { isPlainDoc } from '../bson/paths.js'
 import { validateExpression } from './validate-expr.js'
 
 const FIELD_OPS = new Set([

@@ -9,7 +9,7 @@
  */
 import { crc32 } from 'node:zlib'
 import { serialize, type Document } from 'bson'
-import { decodeDocument } from '../engine/bson-decode.js'
+import { decodeDocument } from '../bson/bson-decode.js'
 
 export const RECORD_MAGIC = 0xdbd0_c0de
 export const HEADER_BYTES = 20

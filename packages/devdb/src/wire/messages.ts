@@ -1,5 +1,5 @@
 import { serialize, type Document } from 'bson'
-import { decodeDocument } from '../engine/bson-decode.js'
+import { decodeDocument } from '../bson/bson-decode.js'
 
 /** Wire opcodes we speak. OP_COMPRESSED is never negotiated (hello advertises no compressors). */
 export const OP_REPLY = 1

@@ -1,7 +1,7 @@
 /** arrayFilters validation as mongod does it, before any document is touched. */
 import type { Document } from 'bson'
 import { CommandError, Codes } from '../../errors.js'
-import { isPlainDoc } from '../paths.js'
+import { isPlainDoc } from '../../bson/paths.js'
 
 function filterIdentifier (f: Document): string {
   const ids = new Set<string>()

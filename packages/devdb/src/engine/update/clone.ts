@@ -1,6 +1,6 @@
 import type { Document } from 'bson'
-import { isPlainDoc } from '../paths.js'
-import { setOwn } from '../doc-copy.js'
+import { isPlainDoc } from '../../bson/paths.js'
+import { setOwn } from '../../bson/doc-copy.js'
 
 /** Deep copy of the mutable parts (plain objects, arrays); BSON values are immutable and shared. */
 export function cloneDoc<T> (v: T): T {

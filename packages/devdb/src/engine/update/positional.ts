@@ -8,7 +8,7 @@
 import type { Document } from 'bson'
 import { update as mingoUpdate } from 'mingo/updater'
 import type { Options } from 'mingo/types'
-import { isPlainDoc } from '../paths.js'
+import { isPlainDoc } from '../../bson/paths.js'
 import { cloneDoc } from './clone.js'
 
 /** `$`, `$[]` and `$[id]` are positional; any other `$`-prefixed part is a field name (mongod 5.0+). */

@@ -12,11 +12,11 @@
  */
 import { BSONRegExp, type Document } from 'bson'
 import { CommandError, Codes } from '../../errors.js'
-import { compareValues, type StringCompare } from '../bson-order.js'
-import { keyString } from '../key-string.js'
-import { formatValue } from '../format-value.js'
-import { MISSING, getPath, isPlainDoc } from '../paths.js'
-import { arith, asKind, numKind, toBig, toDouble, makeLong } from '../numeric.js'
+import { compareValues, type StringCompare } from '../../bson/bson-order.js'
+import { keyString } from '../../bson/key-string.js'
+import { formatValue } from '../../bson/format-value.js'
+import { MISSING, getPath, isPlainDoc } from '../../bson/paths.js'
+import { arith, asKind, numKind, toBig, toDouble, makeLong } from '../../bson/numeric.js'
 import { parseSort, sortDocs } from '../../query/sort.js'
 import { cloneDoc } from './clone.js'
 

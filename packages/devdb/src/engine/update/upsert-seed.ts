@@ -4,7 +4,7 @@
  */
 import type { Document } from 'bson'
 import { CommandError } from '../../errors.js'
-import { isPlainDoc } from '../paths.js'
+import { isPlainDoc } from '../../bson/paths.js'
 import { cloneDoc } from './clone.js'
 
 export function upsertSeed (query: Document | undefined): Document {

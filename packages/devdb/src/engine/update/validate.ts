@@ -1,8 +1,8 @@
 /** Parsing of update documents with mongod's error codes and messages. */
 import type { Document } from 'bson'
 import { CommandError, Codes } from '../../errors.js'
-import { isPlainDoc } from '../paths.js'
-import { isNumeric } from '../bson-order.js'
+import { isPlainDoc } from '../../bson/paths.js'
+import { isNumeric } from '../../bson/bson-order.js'
 import { typeLabel } from '../../commands/args.js'
 import { validateExpression } from '../../query/validate-expr.js'
 
