@@ -7,6 +7,8 @@ import { pathToFileURL } from 'node:url'
 
 const [dir, databaseURI, port] = process.argv.slice(2)
 console.log(JSON.stringify({ pid: process.pid }))
+// Parse writes ./logs before it reads its options: keep them in its own folder, not the project.
+process.chdir(dir)
 const resolved = createRequire(join(dir, 'package.json')).resolve('parse-server')
 const { ParseServer } = await import(pathToFileURL(resolved).href)
 await ParseServer.startApp({

@@ -54,13 +54,19 @@ export interface BenchServer {
   stop: () => Promise<void>
 }
 
-export async function serve (opts: { external: boolean }): Promise<BenchServer> {
+/**
+ * `paths`: the note-shaped schemas to serve (default `notes`); a bench that writes while it also
+ * lists gives its writes their own collection, so the lists' cost does not grow with them.
+ */
+export async function serve (opts: { external: boolean; paths?: string[] }): Promise<BenchServer> {
   const root = mkdtempSync(join(tmpdir(), 'svc-bench-'))
   mkdirSync(join(root, 'schema', 'versions', 'v1'), { recursive: true })
-  writeFileSync(
-    join(root, 'schema', 'versions', 'v1', 'notes.mjs'),
-    "export default { path: 'notes', fields: [{ name: 'title', type: 'String', required: true }, { name: 'n', type: 'Number' }] }\n"
-  )
+  for (const path of opts.paths ?? ['notes']) {
+    writeFileSync(
+      join(root, 'schema', 'versions', 'v1', `${path}.mjs`),
+      `export default { path: '${path}', fields: [{ name: 'title', type: 'String', required: true }, { name: 'n', type: 'Number' }] }\n`
+    )
+  }
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     NODE_ENV: 'development',
