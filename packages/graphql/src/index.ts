@@ -1,11 +1,11 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { graphqlRoute } from './http/graphql-route.js'
-import { buildSchema } from './schema/build.js'
+import { buildSchema } from './build-schema.js'
 import type { GraphqlOptions } from './types.js'
 
 export type { GraphqlOptions, GqlContext } from './types.js'
-export { buildSchema } from './schema/build.js'
+export { buildSchema } from './build-schema.js'
 
 const DEFAULT_MAX_DEPTH = 10
 

@@ -4,7 +4,7 @@ import { NoSchemaIntrospectionCustomRule } from 'graphql'
 import { requestContext, type RequestContext } from '@svc/core'
 import { errorFormatter } from '../errors.js'
 import { costGuard } from '../cost/guard.js'
-import type { Built } from '../schema/build.js'
+import type { Built } from '../build-schema.js'
 import { subscriptionGuard, wsOptions } from '../subscriptions/ws-options.js'
 
 /** Queries an automatic-persisted-query cache keeps (least recently used go first). */

@@ -1,13 +1,13 @@
 import { GraphQLObjectType, GraphQLSchema } from 'graphql'
 import type { MercuriusLoaders } from 'mercurius'
 import type { ResourceModel, SvcContext } from '@svc/core'
-import { restoreMutation, transitionMutations, writeMutations } from '../operations/mutations.js'
-import { readQueries, searchQuery } from '../operations/queries.js'
-import { aggregationQueries, audited, historyQuery } from '../operations/reports.js'
-import { relationFields, relationLoaders } from '../operations/relations.js'
-import type { GqlContext } from '../types.js'
-import { Catalog, type Fields } from './catalog.js'
-import { eventSubscriptions } from '../subscriptions/event-fields.js'
+import { restoreMutation, transitionMutations, writeMutations } from './operations/mutations.js'
+import { readQueries, searchQuery } from './operations/queries.js'
+import { aggregationQueries, audited, historyQuery } from './operations/reports.js'
+import { relationFields, relationLoaders } from './operations/relations.js'
+import type { GqlContext } from './types.js'
+import { Catalog, type Fields } from './schema/catalog.js'
+import { eventSubscriptions } from './subscriptions/event-fields.js'
 
 export interface Built {
   schema: GraphQLSchema
