@@ -46,6 +46,7 @@ t.test('subscribe: typed events of the caller, resumed exactly once and in order
   const bobApi: Api = createClient({ baseUrl: first.url, accessToken: bob.headers.authorization.slice(7) })
   const seen: Array<RecordEvent<{ name?: string }>> = []
   const disconnects: unknown[] = []
+  const states: string[] = []
   const sub = api.companies.subscribe(
     async (e) => {
       // Handlers run one at a time: a slow one holds the next event back, never reorders it.
@@ -55,8 +56,12 @@ t.test('subscribe: typed events of the caller, resumed exactly once and in order
     {
       types: ['created', 'companies.updated'],
       retryDelayMs: 50,
+      onConnect: () => {
+        states.push('connected')
+      },
       onDisconnect: (err) => {
         disconnects.push(err)
+        states.push('disconnected')
       }
     }
   )
@@ -96,6 +101,9 @@ t.test('subscribe: typed events of the caller, resumed exactly once and in order
   )
   t.equal(new Set(seen.map((e) => e.id)).size, 9, 'no event twice')
   t.ok(disconnects.length >= 1, 'the restart was seen as a disconnect')
+  t.equal(states[0], 'connected', 'the first stream opening was heard')
+  t.equal(states.at(-1), 'connected', 'so was the stream after the restart')
+  t.ok(states.includes('disconnected'), 'in between, the restart')
   sub.close()
   await sub.done
 })

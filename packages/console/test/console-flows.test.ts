@@ -183,6 +183,23 @@ t.test('delete, find it in the trash, restore', async (t) => {
   await page.goto(`${base}/console/data/deals`)
   await rows.first().waitFor()
   t.notOk((await rowLabels()).includes('Renewal'), 'gone from the list')
+  await page.getByText('Filters', { exact: true }).click()
+  await page.getByRole('button', { name: 'Add filter' }).click()
+  t.notOk(
+    (await page.getByLabel('Field 1').locator('option').allTextContents()).some((o) => /deleted/i.test(o)),
+    'no deletedAt filter on a list of live records (it could match nothing)'
+  )
+  await page.goto(`${base}/console/data/deals?__includeDeleted=true`)
+  await rows.first().waitFor()
+  await page.getByText('Filters', { exact: true }).click()
+  await page.getByRole('button', { name: 'Add filter' }).click()
+  await page.getByLabel('Field 1').selectOption('deletedAt')
+  await page.getByLabel('Operator 1').selectOption('gte')
+  await page.getByLabel('Value 1').fill('2000-01-01T00:00')
+  await page.getByRole('button', { name: 'Apply filters' }).click()
+  await page.waitForURL(/deletedAt=/)
+  await page.waitForFunction(() => document.querySelectorAll('main tbody tr').length === 1)
+  t.same(await rowLabels(), ['Renewal'], 'with deleted records shown, a deletedAt filter finds the tombstone')
   await page.getByRole('link', { name: 'Trash' }).click()
   await page.getByRole('button', { name: 'Restore Renewal' }).waitFor()
   t.same(await rowLabels(), ['Renewal'], 'the trash lists the tombstone only')

@@ -130,9 +130,24 @@ t.test('a lost connection resumes from the last cursor: a change made meanwhile 
     watcher.seen.requests.filter((r) => r.url.pathname === '/api/v1/_events').map((r) => r.url.search)
   const before = streams().length
   const reads = listCalls(watcher.seen)
+  // Every badge the page shows from now on, however briefly (the reconnect waits about a second).
+  await page.evaluate(() => {
+    const w = window as unknown as { badges: string[] }
+    w.badges = []
+    new MutationObserver(() => {
+      const text = document.querySelector('.title-row .badge')?.textContent ?? ''
+      if (text !== w.badges.at(-1)) w.badges.push(text)
+    }).observe(document.body, { subtree: true, childList: true, characterData: true })
+  })
   for (const socket of sockets) socket.destroy()
   await call(ada, 'PUT', `/api/v1/deals/${deals.Rollout._id as string}`, { amount: 55555 })
   await page.locator('main tbody tr', { hasText: 'Rollout' }).getByText('55,555').waitFor({ timeout: 15_000 })
+  await page.locator('.badge', { hasText: 'Live' }).waitFor()
+  t.same(
+    await page.evaluate(() => (window as unknown as { badges: string[] }).badges),
+    ['Reconnecting…', 'Live'],
+    'the badge said it was reconnecting, then live again'
+  )
   const again = streams().slice(before)
   t.ok(again.length >= 1, 'a new stream was opened')
   t.match(new URLSearchParams(again[0]).get('lastEventId'), /\S+/, 'with the cursor of the last event handled')

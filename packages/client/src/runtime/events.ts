@@ -34,7 +34,12 @@ export interface SubscribeOptions<P extends string = string> {
   retryDelayMs?: number
   /** The cursor was past the service's retention: events may have been missed; re-read, then go on. */
   onReset?: (cursor: string) => void | Promise<void>
-  /** Each lost connection (the subscription reconnects after it). */
+  /** Each stream that opened: the first (as `ready`), then every reconnect. */
+  onConnect?: () => void
+  /**
+   * Each lost connection, an error or the service ending the stream (a restart, a slow consumer
+   * dropped): the subscription reconnects after it.
+   */
   onDisconnect?: (err: unknown) => void
 }
 
@@ -131,6 +136,7 @@ export function subscribeEvents (
       try {
         const messages = await open()
         opened()
+        options.onConnect?.()
         delay = options.retryDelayMs ?? 1000
         for await (const msg of messages) {
           if (stop.signal.aborted) break
@@ -141,6 +147,7 @@ export function subscribeEvents (
             await handle(msg)
           }
         }
+        if (!stop.signal.aborted) options.onDisconnect?.(new Error('the service ended the event stream'))
       } catch (err) {
         if (stop.signal.aborted) break
         if (err instanceof HandlerError) throw err.cause

@@ -13,6 +13,13 @@ export function LiveBadge ({ live }: { live: LiveTable }): preact.JSX.Element | 
     )
   }
   if (live.status === 'connecting') return <span class='badge'>Connecting…</span>
+  if (live.status === 'reconnecting') {
+    return (
+      <span class='badge warn' title='The connection was lost; changes made meanwhile arrive once it is back'>
+        Reconnecting…
+      </span>
+    )
+  }
   if (live.status === 'stopped') return <span class='badge warn'>Live updates stopped</span>
   return null
 }

@@ -49,8 +49,17 @@ export function readableFields (s: Schema, roles: readonly string[]): Field[] {
   return s.fields.filter((f) => canRead(f, roles))
 }
 
-/** Fields a list can filter and sort on: declared scalars (and arrays of scalars), nested paths, system dates. */
-export function filterableFields (s: Schema, roles: readonly string[]): Array<{ path: string; field: Field }> {
+/**
+ * Fields a list can filter and sort on: declared scalars (and arrays of scalars), nested paths,
+ * system dates — `deletedAt` too when the list shows deleted records (without them the live
+ * scope leaves nothing for a `deletedAt` filter to match).
+ */
+export function filterableFields (
+  s: Schema,
+  roles: readonly string[],
+  { deleted = false }: { deleted?: boolean } = {}
+): Array<{ path: string; field: Field }> {
+  const stamps = ['_id', 'createdAt', 'updatedAt', ...(deleted ? ['deletedAt'] : [])]
   const out: Array<{ path: string; field: Field }> = []
   const walk = (fields: Field[], prefix: string): void => {
     for (const f of fields) {
@@ -63,7 +72,7 @@ export function filterableFields (s: Schema, roles: readonly string[]): Array<{ 
         ['string', 'number', 'boolean', 'date'].includes(k) ||
         (k === 'array' && ['string', 'number', 'boolean', 'date'].includes(itemKindOf(f)))
       ) {
-        if (f.stamped === true && !['_id', 'createdAt', 'updatedAt'].includes(f.name)) continue
+        if (f.stamped === true && !stamps.includes(f.name)) continue
         out.push({ path: `${prefix}${f.name}`, field: f })
       }
     }

@@ -8,7 +8,7 @@ import { useCallback, useEffect, useRef, useState } from 'preact/hooks'
 import type { EventSubscription, RecordEvent } from '@svc/client'
 import type { Rec, Resource } from './api.js'
 
-export type LiveStatus = 'off' | 'connecting' | 'live' | 'stopped'
+export type LiveStatus = 'off' | 'connecting' | 'live' | 'reconnecting' | 'stopped'
 
 /** What happened to a row shown since the list was read: `deleted` without a record is a hard delete. */
 export interface RowChange {
@@ -60,15 +60,18 @@ export function useLiveTable (path: string, resource: Resource | undefined): Liv
       (event) => {
         setState((prev) => apply(prev, event))
       },
-      { types: TYPES }
+      {
+        types: TYPES,
+        // The subscription reconnects by itself (resuming from its cursor): the badge says so meanwhile.
+        onConnect: () => {
+          if (sub.current === s) setStatus('live')
+        },
+        onDisconnect: () => {
+          if (sub.current === s) setStatus('reconnecting')
+        }
+      }
     )
     sub.current = s
-    s.ready.then(
-      () => {
-        if (sub.current === s) setStatus('live')
-      },
-      () => {}
-    )
     s.done.then(
       () => {
         if (sub.current === s) setStatus('off')

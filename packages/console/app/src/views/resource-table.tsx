@@ -42,7 +42,7 @@ export function ResourceTable ({ path }: { path: string }): preact.JSX.Element {
   if (found === null) return <UnknownSchema path={path} />
   const { schema, resource } = found
   const roles = identity.roles
-  const fields = filterableFields(schema, roles)
+  const fields = filterableFields(schema, roles, { deleted: query.includeDeleted === true })
   const searchable = schema.fields.some((f) => f.searchable === true)
   const relations = Object.keys(schema.relations)
   const include: string[] = [...(query.include ?? [])]
