@@ -64,9 +64,3 @@ export function nonNegative (n: number | undefined, field: string): number | und
   }
   return n
 }
-
-export function optionalBool (cmd: Document, field: string): boolean | undefined {
-  const v = cmd[field]
-  if (v === undefined || v === null) return undefined
-  return Boolean(isNumeric(v) ? toNumber(v) : v)
-}
