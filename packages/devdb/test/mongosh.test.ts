@@ -82,10 +82,11 @@ t.test('rs.status() shows the one PRIMARY; buildInfo answers 7.0', async (t) => 
 t.test('db.currentOp() lists an insert another client has in flight', async (t) => {
   const app = new MongoClient(h.server.uri, { appName: 'checkout' })
   t.teardown(async () => await app.close())
+  // Held until killOp ends it: long enough for mongosh to start on a loaded CI box (15 s was not).
   await h.client.db('admin').command({
     configureFailPoint: 'failCommand',
     mode: { times: 1 },
-    data: { failCommands: ['insert'], blockConnection: true, blockTimeMS: 15_000, appName: 'checkout' }
+    data: { failCommands: ['insert'], blockConnection: true, blockTimeMS: 60_000, appName: 'checkout' }
   })
   const insert = app
     .db('shop')
