@@ -100,6 +100,22 @@ t.test('the upload form: exactly one file part named "file", multipart only', as
       /named "file"/
     ],
     [
+      'seventeen text fields before the file (16 are allowed)',
+      multipart([
+        ...Array.from({ length: 17 }, (_, i) => ({ name: `note${i}`, content: 'x' })),
+        { name: 'file', filename: 'a.png', content: png(200) }
+      ]),
+      /too many form parts/
+    ],
+    [
+      'a field named __proto__',
+      multipart([
+        { name: '__proto__', content: 'x' },
+        { name: 'file', filename: 'a.png', content: png(200) }
+      ]),
+      /^malformed multipart body: /
+    ],
+    [
       'a JSON body',
       { payload: Buffer.from('{"file":"x"}'), headers: { 'content-type': 'application/json' } },
       /multipart\/form-data/

@@ -87,7 +87,9 @@ t.test(
       t.equal(a.status, 400, 'refused at the limit')
       t.ok(a.closedMs < 2000, `the connection ended ${Math.round(a.closedMs)} ms after the answer`)
     }
-    t.ok(victimMs < 2000, `another client waited ${Math.round(victimMs)} ms at most`)
+    // Generous for a loaded 2-core CI box (2.8 s seen with 4 suites at once); a drain would hold
+    // the attacks open for their 10 s give-up instead.
+    t.ok(victimMs < 5000, `another client waited ${Math.round(victimMs)} ms at most`)
     t.same(await ctx.blobs(), [], 'nothing stored')
   }
 )

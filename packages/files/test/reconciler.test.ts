@@ -64,3 +64,26 @@ t.test('the reconciler runs on its timer and stops on close', async (t) => {
   t.same(await ctx.blobs(), [], 'the timer removed the orphan')
   await ctx.app.close()
 })
+
+t.test('orphans past one batch (500 keys are checked per query) are all removed; a named blob stays', async (t) => {
+  const clock = { now: new Date() }
+  const ctx = await buildApp(t, { files: { now: () => clock.now, orphanGraceMs: HOUR } })
+  const u = makeUser()
+  const id = await createRecord(ctx.app, u)
+  const named = (await upload(ctx.app, u, `/api/v1/contacts/${id}/avatar`, png(300))).json().key
+  const orphans = 1001
+  for (let i = 0; i < orphans; i++) {
+    await plant(
+      ctx,
+      'local',
+      `${u.userId}/contacts/avatar/${new ObjectId().toHexString()}-${i.toString(16).padStart(12, '0')}.png`
+    )
+  }
+  clock.now = new Date(Date.now() + 2 * HOUR)
+  t.same(
+    await ctx.app.svc.files!.reconcile(),
+    { removed: orphans },
+    'three batches: 500, 500 and the last two, one of them named'
+  )
+  t.same(await ctx.blobs(), [named])
+})

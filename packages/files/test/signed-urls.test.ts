@@ -1,3 +1,5 @@
+import { rmSync } from 'node:fs'
+import { join } from 'node:path'
 import { createHmac } from 'node:crypto'
 import t from 'tap'
 import { buildApp, createRecord, download, localPath, makeUser, upload } from './helper.js'
@@ -171,4 +173,18 @@ t.test('no path traversal through the download route', async (t) => {
     t.ok(res.statusCode === 404 || res.statusCode === 400, `${target}: ${res.statusCode}`)
     t.notMatch(res.body, /top secret|root:/, `${target}: no file content`)
   }
+})
+
+t.test('a valid link to a blob that is gone from disk is a 404, like a missing record', async (t) => {
+  const ctx = await buildApp(t)
+  const u = makeUser()
+  const id = await createRecord(ctx.app, u)
+  await upload(ctx.app, u, `/api/v1/contacts/${id}/avatar`, png(300), 'a.png')
+  const { url, key } = (
+    await ctx.app.inject({ method: 'GET', url: `/api/v1/contacts/${id}/avatar`, headers: u.headers })
+  ).json()
+  rmSync(join(ctx.uploadsDir, key as string))
+  const res = await ctx.app.inject({ method: 'GET', url: localPath(url) })
+  t.equal(res.statusCode, 404)
+  t.same(res.json(), { error: { code: 'NOT_FOUND', message: 'file not found' } })
 })
