@@ -1,6 +1,4 @@
 import t from 'tap'
-import { createServer } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { Writable } from 'node:stream'
 import Fastify from 'fastify'
 import type { Db } from 'mongodb'
@@ -9,6 +7,7 @@ import softDelete from '@svc/softdelete'
 import { getFailPointTestDb } from '@svc/testkit'
 import webhooks from '../src/index.js'
 import { JWT_SECRET, eventually, makeUser, schemas, subscribe } from './helper.js'
+import { startReceiver } from './fixtures/receiver.js'
 
 // The database fails the worker's own reads and writes (devdb's `failCommand`, as mongod's test
 // commands): the worker logs each failure, stays up, and still delivers every event at least once.
@@ -43,25 +42,14 @@ async function loggedOnce (msg: string): Promise<void> {
   await eventually(async () => logged.includes(msg), 10_000)
 }
 
-/** A receiver that runs `before` ahead of answering each request 200; records the delivery ids. */
-async function receiver (before: () => Promise<void>): Promise<{ url: string; ids: string[] }> {
-  const ids: string[] = []
-  const server = createServer((req, res) => {
-    req.resume()
-    req.on('end', () => {
-      ids.push(String(req.headers['x-svc-delivery']))
-      before().then(
-        () => res.end('ok'),
-        () => res.end('ok')
-      )
-    })
+/** A receiver that runs `before` ahead of answering each request 200; the delivery ids it got. */
+async function receiver (before: () => Promise<void>): Promise<{ url: string; ids: () => string[] }> {
+  const rx = await startReceiver(t)
+  rx.respond(async () => {
+    await before()
+    return 200
   })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  t.teardown(async () => {
-    server.closeAllConnections()
-    await new Promise((resolve) => server.close(resolve))
-  })
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, ids }
+  return { url: rx.url, ids: () => rx.received.map((r) => String(r.headers['x-svc-delivery'])) }
 }
 
 async function jobStates (database: Db): Promise<string[]> {
@@ -85,7 +73,7 @@ t.test('a failed read of due jobs is logged and the worker keeps scheduling', as
   })
   t.equal(res.statusCode, 201)
   await eventually(async () => calls >= 1)
-  t.equal(rx.ids.length, 1, 'the event written after the failure is delivered')
+  t.equal(rx.ids().length, 1, 'the event written after the failure is delivered')
 })
 
 t.test('outcomes that cannot be written leave the job leased: it is delivered again, same id', async (t) => {
@@ -108,8 +96,8 @@ t.test('outcomes that cannot be written leave the job leased: it is delivered ag
   t.equal(res.statusCode, 201)
   await loggedOnce('webhook delivery outcomes not written')
   await failPoint(false)
-  await eventually(async () => rx.ids.length >= 2, 10_000)
-  t.equal(rx.ids[1], rx.ids[0], 'the retry after the lease carries the same delivery id')
+  await eventually(async () => rx.ids().length >= 2, 10_000)
+  t.equal(rx.ids()[1], rx.ids()[0], 'the retry after the lease carries the same delivery id')
   await eventually(async () => (await jobStates(db)).includes('delivered'), 10_000)
   t.same(await jobStates(db), ['delivered'], 'settled once the database answers again')
 })
