@@ -266,6 +266,25 @@ t.test('an operator that creates its field through an array by name is PathNotVi
   t.same(await after({ a: [{ b: 1 }] }, { $set: { 'a.0.b': 2 } }), { a: [{ b: 2 }] }, 'by index it is a path')
 })
 
+t.test('$set and $unset through documents, and through arrays', async (t) => {
+  // Paths through documents only (applied without mingo): new fields come last, in the order given.
+  const plain = await after(
+    { a: 1, b: { c: 1, k: 0 } },
+    { $set: { z: 1, 'b.d.e': 2, a: 3 }, $unset: { 'b.c': '', 'q.r': '' } }
+  )
+  t.same(plain, { a: 3, b: { k: 0, d: { e: 2 } }, z: 1 })
+  t.same(Object.keys(plain), ['a', 'b', 'z'])
+  t.same(Object.keys(plain.b as object), ['k', 'd'])
+  // Through an array (mingo): elements by index, padded with null.
+  t.same(await after({ a: [{ x: 1 }, { x: 2 }] }, { $set: { 'a.1.x': 5, 'a.3.y': 1 } }), {
+    a: [{ x: 1 }, { x: 5 }, null, { y: 1 }]
+  })
+  t.same(await after({ a: [{ x: 1 }] }, { $unset: { 'a.0.x': '' } }), { a: [{}] })
+  // A scalar on the way is refused as before.
+  const err = await mongoError(async () => await after({ a: 1 }, { $set: { 'a.b': 1 } }))
+  t.equal(err.code, 28)
+})
+
 t.test('a field named __proto__ is stored like any other (mongod keeps it)', async (t) => {
   const c = h.db.collection('proto')
   await c.insertOne({ _id: 1 as never })
