@@ -1,6 +1,8 @@
 // The real `svc start` (compiled) for the benches: a `notes` schema in a temporary directory, the
 // embedded database or devdb as a separate process (MONGODB_URI), rate limits high enough for a
-// load, /_metrics on. Linux: RSS and CPU time are read from /proc.
+// load (still counted), and either development settings with /_metrics on and access lines off, or
+// `production`: NODE_ENV=production and every other setting at its default (access lines at info).
+// Linux: RSS and CPU time are read from /proc.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -11,9 +13,9 @@ import { signToken } from '@svc/testkit'
 
 const BIN = fileURLToPath(new URL('../bin/svc.js', import.meta.url))
 const DEVDB = fileURLToPath(new URL('../../../packages/devdb/bin/svc-devdb.js', import.meta.url))
-const SECRET = 'bench-secret-0123456789abcdef0123456789'
+export const SECRET = 'bench-secret-0123456789abcdef0123456789'
 export const METRICS_TOKEN = 'bench-metrics-token'
-const USER = '65f0000000000000000000e1'
+export const USER = '65f0000000000000000000e1'
 
 /** Bearer and JSON headers of one user (the tenant every bench request acts in). */
 export const headers = {
@@ -58,7 +60,11 @@ export interface BenchServer {
  * `paths`: the note-shaped schemas to serve (default `notes`); a bench that writes while it also
  * lists gives its writes their own collection, so the lists' cost does not grow with them.
  */
-export async function serve (opts: { external: boolean; paths?: string[] }): Promise<BenchServer> {
+export async function serve (opts: {
+  external: boolean
+  paths?: string[]
+  production?: boolean
+}): Promise<BenchServer> {
   const root = mkdtempSync(join(tmpdir(), 'svc-bench-'))
   mkdirSync(join(root, 'schema', 'versions', 'v1'), { recursive: true })
   for (const path of opts.paths ?? ['notes']) {
@@ -67,22 +73,23 @@ export async function serve (opts: { external: boolean; paths?: string[] }): Pro
       `export default { path: '${path}', fields: [{ name: 'title', type: 'String', required: true }, { name: 'n', type: 'Number' }] }\n`
     )
   }
+  // Settings of the caller's shell that would change what is measured are not inherited.
+  const inherited = { ...process.env }
+  for (const name of ['MONGODB_URI', 'LOG_LEVEL', 'METRICS_ENABLED', 'METRICS_TOKEN']) delete inherited[name]
   const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    NODE_ENV: 'development',
-    LOG_LEVEL: 'warn',
+    ...inherited,
+    ...(opts.production === true
+      ? { NODE_ENV: 'production' }
+      : { NODE_ENV: 'development', LOG_LEVEL: 'warn', METRICS_ENABLED: 'true', METRICS_TOKEN }),
     PORT: '0',
     HOST: '127.0.0.1',
     JWT_SECRET: SECRET,
-    METRICS_ENABLED: 'true',
-    METRICS_TOKEN,
     RATE_LIMIT_API_PER_MIN: '1000000',
     RATE_LIMIT_COST_PER_MIN: '1000000000000',
     DATA_DIR: join(root, 'data'),
     SCHEMA_DIR: join(root, 'schema'),
     UPLOADS_DIR: join(root, 'uploads')
   }
-  delete env.MONGODB_URI
   const children: ChildProcess[] = []
   const stop = async (): Promise<void> => {
     await Promise.all(

@@ -84,6 +84,8 @@ export interface Load {
   headers?: Record<string, string>
   body?: string
   paths?: string[]
+  /** This load's server CPU so far (µs), when the loads compared run in different processes. */
+  cpu?: () => Promise<number>
 }
 
 function cycling (paths: string[]): {
@@ -120,15 +122,16 @@ export async function compareLoads (
   const rps = loads.map((): number[] => [])
   const cpuUs = loads.map((): number[] => [])
   const once = async (i: number): Promise<void> => {
-    const { label, paths, ...request } = loads[i]
-    const before = cpu === undefined ? 0 : await cpu()
+    const { label, paths, cpu: own, ...request } = loads[i]
+    const serverCpu = own ?? cpu
+    const before = serverCpu === undefined ? 0 : await serverCpu()
     const r = await autocannon({
       ...request,
       ...(paths === undefined ? {} : cycling(paths)),
       connections: settings.connections,
       duration: settings.seconds
     })
-    const used = cpu === undefined ? NaN : (await cpu()) - before
+    const used = serverCpu === undefined ? NaN : (await serverCpu()) - before
     if (r.errors + r.non2xx > 0) throw new Error(`${label}: ${r.errors + r.non2xx} errors / non-2xx responses`)
     rps[i].push(r.requests.average)
     cpuUs[i].push(used / r.requests.total)
