@@ -15,7 +15,8 @@ export function genReqId (req: IncomingMessage): string {
 }
 
 export function exposeRequestId (app: FastifyInstance): void {
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id)
+    done()
   })
 }

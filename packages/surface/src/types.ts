@@ -23,7 +23,7 @@ export interface SurfaceOptions {
   rateLimit?: RateLimitOptions | false
   /** Cross-origin access for an allowlist of origins; `false` (default): no cross-origin request is accepted. */
   cors?: CorsOptions | false
-  /** Security headers (@fastify/helmet) on every answer; default `true`. */
+  /** Security headers (helmet's, computed once) on every answer; default `true`. */
   securityHeaders?: boolean
   /** 503 instead of queueing when the process is saturated (@fastify/under-pressure); default on, `false` turns it off. */
   loadShedding?: LoadSheddingOptions | false
