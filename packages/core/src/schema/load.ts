@@ -1,7 +1,6 @@
 import { readdir, stat } from 'node:fs/promises'
 import { join, relative } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { register } from 'tsx/esm/api'
 import type { FastifyBaseLogger } from 'fastify'
 import { normalizeSchema } from './normalize.js'
 import { Registry } from './registry.js'
@@ -53,7 +52,8 @@ let loads = 0
 
 /**
  * TypeScript schema files go through tsx's loader, registered once for the process on the first
- * one (the reference server's launcher registers it anyway). Not `tsImport`: its namespace gives
+ * one (Node 20 strips no types; the reference server's launcher registers it anyway when run from
+ * source). Not `tsImport`: its namespace gives
  * every import of the schema file — `@svc/core` included — a module instance of its own, so the
  * `ValidationError` a hook throws would not be core's class, and each schema file would load core
  * and its dependencies again. Each load imports the file afresh (a query on its URL), as tsImport
@@ -61,6 +61,8 @@ let loads = 0
  */
 async function importSchema (file: string, load: number): Promise<unknown> {
   if (/\.m?ts$/.test(file) && !tsxRegistered) {
+    // Imported here: a server whose schemas are JavaScript never loads tsx.
+    const { register } = await import('tsx/esm/api')
     register()
     tsxRegistered = true
   }
