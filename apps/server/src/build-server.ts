@@ -1,6 +1,7 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import type { Db } from 'mongodb'
-import svcCore, { DEFAULT_VERSION, requestTimeouts, svcServerOptions } from '@svc/core'
+import svcCore, { requestTimeouts, svcServerOptions } from '@svc/core'
+import { DEFAULT_VERSION } from '@svc/core/kit'
 import svcAudit from '@svc/audit'
 import svcConsole from '@svc/console'
 import { agentConversationsSchema, learningSchemas } from '@svc/agent/schemas'

@@ -10,7 +10,7 @@ import {
   MAX_PAGE_SIZE,
   MAX_QUERY_TIMEOUT_MS,
   parseDuration
-} from '@svc/core'
+} from '@svc/core/kit'
 import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from '@svc/webhooks'
 
 const TWO_HOURS = 2 * 60 * 60

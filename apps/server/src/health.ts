@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import { documented, DOCUMENTED } from '@svc/core'
+import { documented, DOCUMENTED } from '@svc/core/kit'
 import type { Db } from 'mongodb'
 
 const PROBE_TIMEOUT_MS = 2000

@@ -1,5 +1,5 @@
 import t from 'tap'
-import type { ApplyResult } from '@svc/core'
+import type { ApplyResult } from '@svc/core/kit'
 import { formatApply, progressSink } from '../src/commands/apply-progress.js'
 import type { CommandIo } from '../src/commands/schema-app.js'
 

@@ -1,5 +1,5 @@
 import t from 'tap'
-import type { SchemaPlan } from '@svc/core'
+import type { SchemaPlan } from '@svc/core/kit'
 import { formatPlan } from '../src/commands/plan-format.js'
 import { processIo } from '../src/commands/schema-app.js'
 

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { ObjectId } from 'mongodb'
-import { INTENTS_COLLECTION } from '@svc/core'
+import { INTENTS_COLLECTION } from '@svc/core/kit'
 import { buildApp, makeUser } from './helper.js'
 
 // A real refusal from the database, no driver mock: a unique index on `path` makes every
@@ -61,7 +61,9 @@ t.test('intents: the periodic pass settles by itself', async (t) => {
   ).json()._id
   t.equal(await db.collection('audit_log').countDocuments({ recordId: id }), 0)
   await db.collection('audit_log').dropIndex('test_blocker')
-  for (let i = 0; i < 500 && (await db.collection('audit_log').countDocuments({ recordId: id })) === 0; i++) { await sleep(20) }
+  for (let i = 0; i < 500 && (await db.collection('audit_log').countDocuments({ recordId: id })) === 0; i++) {
+    await sleep(20)
+  }
   t.equal(await db.collection('audit_log').countDocuments({ recordId: id }), 1, 'inserted by the timer')
 })
 
@@ -150,14 +152,12 @@ t.test('a parked row audit_log still refuses stays parked', async (t) => {
     before: async (db) => {
       await db.collection('audit_log').insertOne({ path: 'notes', blocker: true })
       await db.collection('audit_log').createIndex({ path: 1 }, { unique: true, name: 'test_blocker' })
-      await db
-        .collection('audit_failures')
-        .insertOne({
-          _id: rowId,
-          row: { _id: rowId, path: 'notes', action: 'create' },
-          error: 'old',
-          failedAt: new Date()
-        } as never)
+      await db.collection('audit_failures').insertOne({
+        _id: rowId,
+        row: { _id: rowId, path: 'notes', action: 'create' },
+        error: 'old',
+        failedAt: new Date()
+      } as never)
     }
   })
   t.equal(await db.collection('audit_failures').countDocuments({ _id: rowId }), 1, 'kept for the next start')

@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process'
 import { isDeepStrictEqual } from 'node:util'
 import * as path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { INTENTS_COLLECTION, toJson } from '@svc/core'
+import { INTENTS_COLLECTION, toJson } from '@svc/core/kit'
 import { DURABLE_MODES, getTestDb } from '@svc/testkit'
 
 const here = path.dirname(fileURLToPath(import.meta.url))

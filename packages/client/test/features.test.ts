@@ -2,7 +2,7 @@
 // (no restore/history methods), api-client scopes, two state machines, a dashed path.
 import { pathToFileURL } from 'node:url'
 import t from 'tap'
-import { ApiClientStore } from '@svc/core'
+import { ApiClientStore } from '@svc/core/kit'
 import { tokenUser } from '@svc/testkit'
 import { isSvcError, type SvcError } from '../src/index.js'
 import { extra } from './fixtures/schemas.js'

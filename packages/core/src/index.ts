@@ -25,132 +25,47 @@ import { CostBudget } from './service/cost/budget.js'
 import { memoryUsageStore } from './service/cost/usage-store.js'
 import { EventLog, eventLogSettings } from './service/event-log/index.js'
 
-export * from './errors.js'
+// The app author's face: the plugin, schemas and migrations, the errors to match on, the types of
+// `app.svc` and of a request's context. Plugin authors find the rest in `@svc/core/kit`.
+export {
+  ErrorCodes,
+  isErrorCode,
+  ValidationError,
+  InvalidTransitionError,
+  UnauthenticatedError,
+  ForbiddenError,
+  NotFoundError,
+  ConflictError,
+  PayloadTooLargeError,
+  RateLimitedError,
+  InternalError,
+  type ErrorCode,
+  type Issue,
+  type SvcErrorLike
+} from './errors.js'
 export { defineSchema } from './schema/define.js'
 export type * from './schema/define.js'
-export type {
-  FieldModel,
-  FieldKind,
-  FileFieldOptions,
-  RelationModel,
-  ResourceModel,
-  ResourceSchemas
-} from './schema/model.js'
-export { DEFAULT_FILE_MAX_BYTES } from './schema/file-options.js'
-export { Registry } from './schema/registry.js'
 export { SchemaError } from './schema/schema-error.js'
-export { loadRegistry } from './schema/load.js'
-export { describeModel } from './schema/describe.js'
-export { Manifest, DEFAULT_VERSION } from './describe/manifest.js'
+export { defineMigration, type Migration, type MigrationDefinition, type MigrationResource } from './evolution/index.js'
 export type {
-  ManifestContribution,
-  ManifestContributor,
-  ManifestEndpoints,
-  ManifestFeatures,
-  RealtimeEndpoint,
-  RestEndpoint
-} from './describe/manifest.js'
-export {
   ResourceService,
   ResourceServices,
   RecordEvents,
-  memoryAggregationCache,
-  memoryGenerations
-} from './service/index.js'
-export type { AggregationCache, AggregationResult } from './service/index.js'
-export type {
   RecordEvent,
   ListQuery,
   ListResult,
   ReadOptions,
   RecordJson,
-  Scope,
-  DeleteStrategy,
   WriteResult,
-  WriteSubscriber,
-  Operation,
-  PurgeHook,
-  TombstoneUpdate,
-  DurableDoc,
-  DurableEffect,
-  AudienceEvent,
-  EventAudience
+  AggregationCache,
+  AggregationResult,
+  UsageStore,
+  Usage
 } from './service/index.js'
-// Schema evolution: `svc schema plan|apply`, migration files, the start-up check.
-export * from './evolution/index.js'
-export type { MigrateBatchOptions, MigrateBatchResult, MigratedRecord } from './service/migrate-batch.js'
-export { MigrationInvalidError, MIGRATION_MARKS_COLLECTION } from './service/migrate-batch.js'
-export { MigrationStepError, type MigrationStep, type StepImage } from './service/migration-steps.js'
-export {
-  INTENTS_COLLECTION,
-  CostBudget,
-  tenantKey,
-  memoryUsageStore,
-  AGGREGATION_PRICE,
-  BULK_WRITE_PRICE,
-  pageRecords,
-  readPrice,
-  recordValues,
-  relatedRecords
-} from './service/index.js'
-export type { CostLimits, UsageStore, Usage } from './service/index.js'
-export {
-  EventLog,
-  EVENTS_COLLECTION,
-  CONSUMERS_COLLECTION,
-  LEASES_COLLECTION,
-  DEFAULT_RETENTION_MS,
-  derivedUuid,
-  checkEventPatterns,
-  checkFeedPatterns,
-  eventTypeMatches,
-  EVENT_ACTIONS
-} from './service/event-log/index.js'
-export type {
-  LoggedEvent,
-  PublishedEvent,
-  EventLogOptions,
-  EventSubscription,
-  FollowOptions,
-  BatchHandler,
-  DurableHandler
-} from './service/event-log/index.js'
-export { normalizeError, type ErrorEnvelope, type NormalizedError } from './http/error-envelope.js'
 export { svcServerOptions, requestTimeouts } from './http/server-options.js'
-export {
-  DOCUMENTED,
-  documented,
-  documentedResponse,
-  documentedInput,
-  OkSchema,
-  AnyObject,
-  listEnvelopeSchema
-} from './rest/route-docs.js'
-// The BSON boundary, paging and the filter/search rules, for plugins that add reads (restore, history) or describe them (MCP).
-export { toJson, parseId } from './values/convert.js'
-export { resolveField } from './values/resolve-field.js'
-// The one vocabulary of limits and filterable keys every surface describes (see values/limits.ts).
-export * from './values/limits.js'
-export { filterableFields, type FilterableField } from './values/filterable.js'
-export { buildPaging } from './service/filter.js'
-export { searchablePaths } from './service/search.js'
-export { listEnvelope } from './service/list-envelope.js'
-export { startPeriodic } from './periodic.js'
-// A named lease in `svc_leases`, for background work one replica should run at a time.
-export { Lease } from './service/event-log/lease.js'
 export type { Identity, RequestContext, Surface } from './identity.js'
-export { requestContext, SYSTEM_CONTEXT } from './http/request-context.js'
+export { SYSTEM_CONTEXT } from './http/request-context.js'
 export type { SvcContext, SvcCoreOptions, SvcAuth, PasswordChangeBroadcast } from './types.js'
-// Auth helpers for hosts and the CLI (offline minting, duration parsing, user/client admin).
-export {
-  parseDuration,
-  signAccessToken,
-  UserStore,
-  ApiClientStore,
-  normalizeEmail,
-  DEFAULT_REFRESH_TOKEN_TTL_SECONDS
-} from './auth/index.js'
-export type { AccessClaims, PublicUser } from './auth/index.js'
 
 const TWO_HOURS = 2 * 60 * 60
 

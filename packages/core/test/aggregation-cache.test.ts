@@ -1,11 +1,7 @@
 import t from 'tap'
 import type { FastifyInstance } from 'fastify'
-import {
-  memoryAggregationCache,
-  memoryGenerations,
-  type AggregationCache,
-  type AggregationResult
-} from '../src/index.js'
+import { type AggregationCache, type AggregationResult } from '../src/index.js'
+import { memoryAggregationCache, memoryGenerations } from '../src/kit.js'
 import { buildCoreApp, makeUser, type TestUser } from './helper.js'
 import { makeAggregationSchemas } from './fixtures/aggregation-schemas.js'
 

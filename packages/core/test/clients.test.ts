@@ -1,5 +1,5 @@
 import t from 'tap'
-import { ApiClientStore } from '../src/index.js'
+import { ApiClientStore } from '../src/kit.js'
 import { buildCoreApp, makeUser } from './helper.js'
 
 const schemas = [

@@ -1,13 +1,6 @@
 import t from 'tap'
 import { latencyUnderAttack } from '@svc/testkit'
-import {
-  BULK_WRITE_PRICE,
-  MAX_PAGE_SIZE,
-  MAX_RELATED,
-  pageRecords,
-  recordValues,
-  relatedRecords
-} from '../src/index.js'
+import { BULK_WRITE_PRICE, MAX_PAGE_SIZE, MAX_RELATED, pageRecords, recordValues, relatedRecords } from '../src/kit.js'
 import { buildCoreApp, makeUser } from './helper.js'
 
 // Issue 21: every operation is priced by what it can return before it runs (records × fields, a

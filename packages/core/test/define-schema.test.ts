@@ -1,5 +1,6 @@
 import t from 'tap'
-import { defineSchema, loadRegistry } from '../src/index.js'
+import { defineSchema } from '../src/index.js'
+import { loadRegistry } from '../src/kit.js'
 
 // Type-checked by `tsc -p packages/core/tsconfig.json`: every authoring form must be accepted.
 const deals = defineSchema({

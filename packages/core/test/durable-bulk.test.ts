@@ -1,5 +1,6 @@
 import t from 'tap'
-import { INTENTS_COLLECTION, type DurableDoc, type WriteResult } from '../src/index.js'
+import { type WriteResult } from '../src/index.js'
+import { INTENTS_COLLECTION, type DurableDoc } from '../src/kit.js'
 import { DURABLE_MODES, buildCoreApp } from './helper.js'
 
 const SCHEMAS = [

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { ObjectId } from 'mongodb'
 import type { FastifyInstance } from 'fastify'
-import { INTENTS_COLLECTION } from '../src/index.js'
+import { INTENTS_COLLECTION } from '../src/kit.js'
 import { DURABLE_MODES, buildCoreApp, makeUser } from './helper.js'
 import { FLOW_STATES, SCHEMAS, withLog } from './fixtures/durable-schemas.js'
 

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { ObjectId, type Document } from 'mongodb'
 import { getStandaloneTestDb, getTestDb } from '@svc/testkit'
-import { INTENTS_COLLECTION } from '../src/index.js'
+import { INTENTS_COLLECTION } from '../src/kit.js'
 import { buildCoreApp, makeUser } from './helper.js'
 import { SCHEMAS, withLog } from './fixtures/durable-schemas.js'
 

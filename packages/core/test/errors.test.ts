@@ -1,7 +1,8 @@
 import t from 'tap'
 import Fastify from 'fastify'
 import { getTestDb } from '@svc/testkit'
-import svcCore, { ConflictError, ForbiddenError, NotFoundError, ValidationError, normalizeError } from '../src/index.js'
+import svcCore, { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../src/index.js'
+import { normalizeError } from '../src/kit.js'
 import { buildCoreApp, makeUser } from './helper.js'
 
 t.test('duplicate key on a compositeIndex is 409 CONFLICT with field names only', async (t) => {

@@ -1,11 +1,6 @@
 import t from 'tap'
-import {
-  ApiClientStore,
-  checkEventPatterns,
-  checkFeedPatterns,
-  eventTypeMatches,
-  type RequestContext
-} from '../src/index.js'
+import { type RequestContext } from '../src/index.js'
+import { ApiClientStore, checkEventPatterns, checkFeedPatterns, eventTypeMatches } from '../src/kit.js'
 import { buildCoreApp, makeUser } from './helper.js'
 
 // service.eventAudience(ctx): the list rule as an in-memory test, for live feeds (@svc/realtime).

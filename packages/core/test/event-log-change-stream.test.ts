@@ -1,7 +1,7 @@
 import t from 'tap'
 import { MongoClient, type CommandStartedEvent } from 'mongodb'
 import { getFailPointTestDb, getStandaloneTestDb } from '@svc/testkit'
-import type { LoggedEvent } from '../src/index.js'
+import type { LoggedEvent } from '../src/kit.js'
 import { makeUser } from './helper.js'
 import { buildLogApp, eventually } from './fixtures/event-log-app.js'
 

@@ -1,7 +1,7 @@
 import t from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { getTestDb } from '@svc/testkit'
-import { CONSUMERS_COLLECTION, EVENTS_COLLECTION, type LoggedEvent } from '../src/index.js'
+import { CONSUMERS_COLLECTION, EVENTS_COLLECTION, type LoggedEvent } from '../src/kit.js'
 import { makeUser } from './helper.js'
 import { buildLogApp, eventually, stamped } from './fixtures/event-log-app.js'
 

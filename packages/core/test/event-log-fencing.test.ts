@@ -1,7 +1,7 @@
 import t from 'tap'
 import type { Db } from 'mongodb'
 import { getStandaloneTestDb, getTestDb, type Teardownable } from '@svc/testkit'
-import { EVENTS_COLLECTION, LEASES_COLLECTION } from '../src/index.js'
+import { EVENTS_COLLECTION, LEASES_COLLECTION } from '../src/kit.js'
 import { makeUser } from './helper.js'
 import { buildLogApp, eventually, stamped } from './fixtures/event-log-app.js'
 

@@ -2,7 +2,7 @@ import t from 'tap'
 import { MongoClient } from 'mongodb'
 import type { FastifyInstance } from 'fastify'
 import { getTestDb } from '@svc/testkit'
-import type { LoggedEvent } from '../src/index.js'
+import type { LoggedEvent } from '../src/kit.js'
 import { makeUser } from './helper.js'
 import { buildLogApp, eventually, stamped } from './fixtures/event-log-app.js'
 

@@ -2,7 +2,7 @@ import t from 'tap'
 import type { FastifyInstance } from 'fastify'
 import type { Db } from 'mongodb'
 import { getStandaloneTestDb, getTestDb, type Teardownable } from '@svc/testkit'
-import { LEASES_COLLECTION, type LoggedEvent } from '../src/index.js'
+import { LEASES_COLLECTION, type LoggedEvent } from '../src/kit.js'
 import { makeUser } from './helper.js'
 import { buildLogApp, eventually, stamped } from './fixtures/event-log-app.js'
 

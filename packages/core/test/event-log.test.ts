@@ -1,5 +1,6 @@
 import t from 'tap'
-import { EVENTS_COLLECTION, ValidationError } from '../src/index.js'
+import { ValidationError } from '../src/index.js'
+import { EVENTS_COLLECTION } from '../src/kit.js'
 import { DURABLE_MODES, makeUser } from './helper.js'
 import { buildLogApp, stamped } from './fixtures/event-log-app.js'
 

@@ -8,7 +8,7 @@ import {
   MigrationInvalidError,
   MigrationStepError,
   MIGRATIONS_COLLECTION
-} from '../src/index.js'
+} from '../src/kit.js'
 import { MigrationStore, PROGRESS_COLLECTION } from '../src/evolution/migration-store.js'
 import { BACKFILL, applyApp, schemaDir, seed } from './fixtures/evolution.js'
 

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { getTestDb } from '@svc/testkit'
-import { MIGRATION_MARKS_COLLECTION, MIGRATIONS_COLLECTION, type ApplyProgress } from '../src/index.js'
+import { MIGRATION_MARKS_COLLECTION, MIGRATIONS_COLLECTION, type ApplyProgress } from '../src/kit.js'
 import { PROGRESS_COLLECTION } from '../src/evolution/migration-store.js'
 import { DURABLE_MODES } from './helper.js'
 import { BACKFILL, applyApp, schemaDir, seed } from './fixtures/evolution.js'

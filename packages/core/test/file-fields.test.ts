@@ -1,5 +1,6 @@
 import t from 'tap'
-import { DEFAULT_FILE_MAX_BYTES, loadRegistry, SchemaError, type RecordEvent, type WriteResult } from '../src/index.js'
+import { SchemaError, type RecordEvent, type WriteResult } from '../src/index.js'
+import { DEFAULT_FILE_MAX_BYTES, loadRegistry } from '../src/kit.js'
 import { buildCoreApp, makeUser } from './helper.js'
 
 // The service half of file fields (`@svc/files` streams the blobs): options at load, refusal in

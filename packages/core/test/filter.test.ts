@@ -1,6 +1,6 @@
 import t from 'tap'
 import { ObjectId } from 'mongodb'
-import { filterableFields, loadRegistry } from '../src/index.js'
+import { filterableFields, loadRegistry } from '../src/kit.js'
 import { buildFilter, buildPaging, buildSort } from '../src/service/filter.js'
 
 const registry = await loadRegistry({

@@ -1,6 +1,7 @@
 import t from 'tap'
 import type { FastifyInstance } from 'fastify'
-import { loadRegistry, svcServerOptions, type RequestContext } from '../src/index.js'
+import { svcServerOptions, type RequestContext } from '../src/index.js'
+import { loadRegistry } from '../src/kit.js'
 import { buildCoreApp, makeUser, type TestUser } from './helper.js'
 import { makeAggregationSchemas } from './fixtures/aggregation-schemas.js'
 

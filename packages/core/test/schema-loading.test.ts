@@ -1,7 +1,8 @@
 import t, { type Test } from 'tap'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { loadRegistry, SchemaError, ValidationError } from '../src/index.js'
+import { SchemaError, ValidationError } from '../src/index.js'
+import { loadRegistry } from '../src/kit.js'
 import { EXAMPLE_SCHEMA_DIR } from './helper.js'
 
 const contact = (extra = ''): string =>

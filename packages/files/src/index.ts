@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import { startPeriodic, type ResourceService } from '@svc/core'
+import { type ResourceService } from '@svc/core'
+import { startPeriodic } from '@svc/core/kit'
 import { reconcileOnce } from './reconcile/reconciler.js'
 import { blobRoute } from './routes/blob-route.js'
 import { fileRoutes } from './routes/file-routes.js'

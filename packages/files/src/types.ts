@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream'
 import type { S3Client } from '@aws-sdk/client-s3'
-import type { FieldModel, RequestContext } from '@svc/core'
+import type { RequestContext } from '@svc/core'
+import type { FieldModel } from '@svc/core/kit'
 
 /** The spec's stored shape of a File field, as every surface answers it (dates as ISO 8601). */
 export interface FileMeta {

@@ -1,6 +1,7 @@
 import t from 'tap'
 import { Readable } from 'node:stream'
-import { ApiClientStore, type RequestContext } from '@svc/core'
+import { type RequestContext } from '@svc/core'
+import { ApiClientStore } from '@svc/core/kit'
 import { buildApp, createRecord, download, makeUser, upload, type Storage } from './helper.js'
 import { fileForm } from './fixtures/multipart.js'
 import { png } from './fixtures/content.js'

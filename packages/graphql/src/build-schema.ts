@@ -1,6 +1,7 @@
 import { GraphQLObjectType, GraphQLSchema } from 'graphql'
 import type { MercuriusLoaders } from 'mercurius'
-import type { ResourceModel, SvcContext } from '@svc/core'
+import type { SvcContext } from '@svc/core'
+import type { ResourceModel } from '@svc/core/kit'
 import { restoreMutation, transitionMutations, writeMutations } from './operations/mutations.js'
 import { readQueries, searchQuery } from './operations/queries.js'
 import { aggregationQueries, audited, historyQuery } from './operations/reports.js'

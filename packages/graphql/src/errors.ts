@@ -1,6 +1,6 @@
 import { GraphQLError, type ExecutionResult, type GraphQLFormattedError } from 'graphql'
 import type { FastifyReply } from 'fastify'
-import { normalizeError } from '@svc/core'
+import { normalizeError } from '@svc/core/kit'
 
 interface Formatted {
   statusCode: number

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { getIntrospectionQuery } from 'graphql'
-import { MAX_RELATED } from '@svc/core'
+import { MAX_RELATED } from '@svc/core/kit'
 import { latencyUnderAttack } from '@svc/testkit'
 import { buildApp, fails, gql, makeUser, ok } from './helper.js'
 

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { ApiClientStore } from '@svc/core'
+import { ApiClientStore } from '@svc/core/kit'
 import { buildApp, fails, makeUser, ok } from './helper.js'
 import { hookedSchemas, type HookLog } from './fixtures/hooked.js'
 

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { ApiClientStore } from '@svc/core'
+import { ApiClientStore } from '@svc/core/kit'
 import { buildApp, fails, gql, makeUser, ok, restCreate } from './helper.js'
 
 const { app } = await buildApp(t)

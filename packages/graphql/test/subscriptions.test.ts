@@ -225,7 +225,7 @@ t.test("credentials: nested connection_init headers, the upgrade request's heade
   await nested.waitFor(1)
   await viaUpgrade.waitFor(1)
   t.pass('both authenticated as the user')
-  const { ApiClientStore } = await import('@svc/core')
+  const { ApiClientStore } = await import('@svc/core/kit')
   const id = (await new ApiClientStore(app.svc.db).create({ role: 'storefront' }))._id
   const closed = subscribe(client(t, url, { 'x-client-id': id }), CONTACT_EVENTS)
   await settled(closed)

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { isInputObjectType, type GraphQLEnumType, type GraphQLInputObjectType } from 'graphql'
-import { FILTER_OPERATORS, filterableFields } from '@svc/core'
+import { FILTER_OPERATORS, filterableFields } from '@svc/core/kit'
 import { buildSchema } from '../src/index.js'
 import { buildApp, fails, makeUser, ok, restCreate } from './helper.js'
 

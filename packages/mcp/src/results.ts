@@ -1,5 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
-import { normalizeError } from '@svc/core'
+import { normalizeError } from '@svc/core/kit'
 import type { ToolOutput } from './types.js'
 
 /**

@@ -1,5 +1,6 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js'
-import type { RequestContext, ResourceModel } from '@svc/core'
+import type { RequestContext } from '@svc/core'
+import type { ResourceModel } from '@svc/core/kit'
 
 /** Options of the @svc/mcp plugin. */
 export interface McpOptions {

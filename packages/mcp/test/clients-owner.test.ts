@@ -1,5 +1,5 @@
 import t from 'tap'
-import { ApiClientStore } from '@svc/core'
+import { ApiClientStore } from '@svc/core/kit'
 import { buildApp, connect, fails, makeUser, ok } from './helper.js'
 
 // MCP twin of core's REST test (CONTRACT "Api clients"): a client with an owner reads its

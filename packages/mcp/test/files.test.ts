@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { ApiClientStore } from '@svc/core'
+import { ApiClientStore } from '@svc/core/kit'
 import svcFiles from '@svc/files'
 import { buildApp, connect, fails, makeUser, ok, toolNames, type TestApp } from './helper.js'
 

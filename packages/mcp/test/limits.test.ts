@@ -1,6 +1,7 @@
 import t from 'tap'
 import Fastify from 'fastify'
-import svcCore, { recordValues } from '@svc/core'
+import svcCore from '@svc/core'
+import { recordValues } from '@svc/core/kit'
 import { getTestDb } from '@svc/testkit'
 import svcMcp from '../src/index.js'
 import { JWT_SECRET, buildApp, connect, fails, makeUser, ok } from './helper.js'

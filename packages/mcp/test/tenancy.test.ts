@@ -1,5 +1,5 @@
 import t from 'tap'
-import { ApiClientStore } from '@svc/core'
+import { ApiClientStore } from '@svc/core/kit'
 import { buildApp, connect, fails, makeUser, ok } from './helper.js'
 
 // MCP twins of the REST tenancy and field-ACL rules: another tenant's bearer sees nothing, on

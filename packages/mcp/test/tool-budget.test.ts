@@ -1,6 +1,6 @@
 import t from 'tap'
 import { McpError } from '@modelcontextprotocol/sdk/types.js'
-import { ApiClientStore } from '@svc/core'
+import { ApiClientStore } from '@svc/core/kit'
 import { buildApp, connect, fails, makeUser, ok, toolNames } from './helper.js'
 
 // The tool budget: compact mode, read-only mode and per-schema opt-out, for clients that load

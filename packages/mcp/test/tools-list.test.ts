@@ -1,5 +1,5 @@
 import t from 'tap'
-import { filterableFields } from '@svc/core'
+import { filterableFields } from '@svc/core/kit'
 import { buildApp, connect, makeUser, ok, toolNames } from './helper.js'
 
 // tools/list follows the registry and the loaded plugins: a tool a schema's features do not

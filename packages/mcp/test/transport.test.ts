@@ -1,6 +1,6 @@
 import t from 'tap'
 import { McpError } from '@modelcontextprotocol/sdk/types.js'
-import { ApiClientStore } from '@svc/core'
+import { ApiClientStore } from '@svc/core/kit'
 import { signToken } from '@svc/testkit'
 import { INSTRUCTIONS } from '../src/index.js'
 import { JWT_SECRET, buildApp, connect, makeUser } from './helper.js'

@@ -1,4 +1,5 @@
-import type { PublishedEvent, RequestContext } from '@svc/core'
+import type { RequestContext } from '@svc/core'
+import type { PublishedEvent } from '@svc/core/kit'
 
 /** Options of the @svc/realtime plugin (the reference server reads them from `REALTIME_*`). */
 export interface RealtimeOptions {

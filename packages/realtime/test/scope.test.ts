@@ -1,5 +1,5 @@
 import t from 'tap'
-import { ApiClientStore } from '@svc/core'
+import { ApiClientStore } from '@svc/core/kit'
 import { buildApp, call, makeUser, stream } from './helper.js'
 
 // CONTRACT "Realtime" scope: the caller's tenant only; acl.list roles see every tenant's events

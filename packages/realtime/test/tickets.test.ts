@@ -1,5 +1,5 @@
 import t from 'tap'
-import { ApiClientStore } from '@svc/core'
+import { ApiClientStore } from '@svc/core/kit'
 import { buildApp, call, makeUser, sleep, stream } from './helper.js'
 
 // CONTRACT "Realtime" browser tickets: single use, 60 s, bound to the caller's identity.

@@ -1,6 +1,7 @@
 import t from 'tap'
 import Fastify from 'fastify'
-import svcCore, { LEASES_COLLECTION } from '@svc/core'
+import svcCore from '@svc/core'
+import { LEASES_COLLECTION } from '@svc/core/kit'
 import softDelete from '../src/index.js'
 import { SWEEP_LEASE } from '../src/sweep/sweep-timer.js'
 import { buildApp, fakeClock, JWT_SECRET, makeUser, SCHEMAS } from './helper.js'

@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import type { Redis } from 'ioredis'
-import { memoryUsageStore } from '@svc/core'
+import { memoryUsageStore } from '@svc/core/kit'
 import type { Counter, Registry } from 'prom-client'
 import { redisAggregationCache } from './aggregation-cache.js'
 import { redisUsageStore } from './usage-store.js'

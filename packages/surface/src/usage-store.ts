@@ -1,4 +1,5 @@
-import { memoryUsageStore, type Usage, type UsageStore } from '@svc/core'
+import { type Usage, type UsageStore } from '@svc/core'
+import { memoryUsageStore } from '@svc/core/kit'
 import type { Redis } from 'ioredis'
 
 // One round trip: add, then open the window if this add started it; answer the total and what is left of the window.

@@ -1,5 +1,6 @@
 import t from 'tap'
-import { memoryUsageStore, type UsageStore } from '@svc/core'
+import { type UsageStore } from '@svc/core'
+import { memoryUsageStore } from '@svc/core/kit'
 import { bearer, buildApp, testDb } from './helper.js'
 
 // Issue 27: a host that shares counters without Redis (the reference server's cluster workers

@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import { startPeriodic, type RequestContext } from '@svc/core'
+import type { RequestContext } from '@svc/core'
+import { startPeriodic } from '@svc/core/kit'
 import { DeliveriesLog } from './delivery/deliveries-log.js'
 import { OutcomeWriter } from './delivery/outcomes.js'
 import { DEFAULT_RETRY_SCHEDULE, checkRetrySchedule } from './delivery/retry-schedule.js'

@@ -1,12 +1,6 @@
 import cluster, { type Worker } from 'node:cluster'
-import {
-  memoryAggregationCache,
-  memoryGenerations,
-  memoryUsageStore,
-  type AggregationCache,
-  type PasswordChangeBroadcast,
-  type UsageStore
-} from '@svc/core'
+import { type AggregationCache, type PasswordChangeBroadcast, type UsageStore } from '@svc/core'
+import { memoryAggregationCache, memoryGenerations, memoryUsageStore } from '@svc/core/kit'
 
 /**
  * Without REDIS_URL, what the workers of one cluster must agree on lives in the primary: the

@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util'
 import cliProgress from 'cli-progress'
-import type { ApplyProgress, ApplyResult, MigratedRecord } from '@svc/core'
+import type { ApplyProgress, ApplyResult, MigratedRecord } from '@svc/core/kit'
 import type { CommandIo } from './schema-app.js'
 
 export interface ProgressSink {

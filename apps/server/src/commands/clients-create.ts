@@ -1,4 +1,4 @@
-import { ApiClientStore } from '@svc/core'
+import { ApiClientStore } from '@svc/core/kit'
 import { withAdminDatabase } from './admin-db.js'
 
 /**

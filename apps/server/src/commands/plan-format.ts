@@ -1,4 +1,4 @@
-import type { ChangeClass, SchemaChange, SchemaPlan } from '@svc/core'
+import type { ChangeClass, SchemaChange, SchemaPlan } from '@svc/core/kit'
 
 const LABEL: Record<ChangeClass, string> = {
   safe: 'safe',

@@ -1,4 +1,4 @@
-import { parseDuration, signAccessToken } from '@svc/core'
+import { parseDuration, signAccessToken } from '@svc/core/kit'
 import { signingSecret } from './local-secret.js'
 
 export interface TokenForUserOptions {

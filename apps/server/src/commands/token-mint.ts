@@ -1,4 +1,4 @@
-import { parseDuration, signAccessToken } from '@svc/core'
+import { parseDuration, signAccessToken } from '@svc/core/kit'
 
 /** Prints a token on stdout and nothing else, so `SVC_BEARER=$(svc token mint …)` works. */
 export function tokenMint (opts: {

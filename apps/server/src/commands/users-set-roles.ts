@@ -1,4 +1,4 @@
-import { UserStore } from '@svc/core'
+import { UserStore } from '@svc/core/kit'
 import { withAdminDatabase } from './admin-db.js'
 
 export async function usersSetRoles (email: string, roles: string[]): Promise<void> {

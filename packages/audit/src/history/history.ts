@@ -1,12 +1,5 @@
-import {
-  buildPaging,
-  ForbiddenError,
-  listEnvelope,
-  NotFoundError,
-  parseId,
-  type RequestContext,
-  type ResourceService
-} from '@svc/core'
+import { ForbiddenError, NotFoundError, type RequestContext, type ResourceService } from '@svc/core'
+import { buildPaging, listEnvelope, parseId } from '@svc/core/kit'
 import type { AuditStore } from '../store/audit-store.js'
 import type { HistoryPage } from '../types.js'
 import { readableFor, toEntry } from './project.js'
@@ -43,7 +36,9 @@ export async function readHistory (
   defaultPerPage: number
 ): Promise<HistoryPage> {
   // Before-images may hold values an api client's public scope never shows; REST's route says the same.
-  if (ctx.identity?.kind === 'client') { throw new ForbiddenError('api clients cannot read history: it needs a signed-in user') }
+  if (ctx.identity?.kind === 'client') {
+    throw new ForbiddenError('api clients cannot read history: it needs a signed-in user')
+  }
   const { page, perPage, skip } = buildPaging(paging.page, paging.perPage, defaultPerPage)
   const { userId, gone } = await tenantOf(service, ctx, id)
   const filter = { userId, path: service.model.path, recordId: id }

@@ -1,14 +1,12 @@
 import type { FastifyInstance } from 'fastify'
+import { ValidationError, type RequestContext, type ResourceService } from '@svc/core'
 import {
   documented,
   listEnvelopeSchema,
   documentedInput,
   documentedResponse,
-  ValidationError,
-  type RequestContext,
-  type ResourceService,
   requestContext as context
-} from '@svc/core'
+} from '@svc/core/kit'
 
 export interface HistoryRoutesOptions {
   services: ResourceService[]
@@ -58,7 +56,9 @@ export async function historyRoutes (app: FastifyInstance, opts: HistoryRoutesOp
         const { id } = request.params as { id: string }
         const q = request.query as Record<string, unknown>
         for (const [k, v] of Object.entries(q)) {
-          if (!PARAMS.has(k)) { throw new ValidationError(`unknown parameter '${k}' (history takes __page and __perPage)`, { field: k }) }
+          if (!PARAMS.has(k)) {
+            throw new ValidationError(`unknown parameter '${k}' (history takes __page and __perPage)`, { field: k })
+          }
           if (Array.isArray(v)) throw new ValidationError(`'${k}' is given more than once`, { field: k })
         }
         return await opts.history(service, context(request), id, { page: q.__page, perPage: q.__perPage })

@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { ObjectId } from 'mongodb'
-import { parseId, type ResourceService, SYSTEM_CONTEXT } from '@svc/core'
+import { type ResourceService, SYSTEM_CONTEXT } from '@svc/core'
+import { parseId } from '@svc/core/kit'
 import type { StorageDriver } from '../storage/driver.js'
 import { parseKey, type ParsedKey } from '../storage/keys.js'
 import type { BlobStores } from '../storage/stores.js'

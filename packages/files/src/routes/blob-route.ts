@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import send from '@fastify/send'
-import { ForbiddenError, NotFoundError, parseId, type ResourceService, SYSTEM_CONTEXT } from '@svc/core'
+import { ForbiddenError, NotFoundError, type ResourceService, SYSTEM_CONTEXT } from '@svc/core'
+import { parseId } from '@svc/core/kit'
 import { parseKey } from '../storage/keys.js'
 import type { BlobStores } from '../storage/stores.js'
 import { BLOB_ROUTE_PREFIX, type BlobUrls } from '../urls/blob-urls.js'

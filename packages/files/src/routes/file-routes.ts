@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify'
 import multipart from '@fastify/multipart'
-import { ValidationError, type ResourceService, requestContext as context } from '@svc/core'
+import { ValidationError, type ResourceService } from '@svc/core'
+import { requestContext as context } from '@svc/core/kit'
 import { fileFields } from '../storage/stores.js'
 import type { FilesApi } from '../types.js'
 import { uploadFromMultipart } from './multipart-upload.js'

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import type { FieldModel } from '@svc/core'
+import type { FieldModel } from '@svc/core/kit'
 
 const fileMetaProps = {
   key: Type.String({ description: 'storage key: <userId>/<path>/<field>/<id>-<random>.<ext>' }),

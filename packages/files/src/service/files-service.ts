@@ -2,13 +2,12 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { Document } from 'mongodb'
 import {
   NotFoundError,
-  toJson,
   ValidationError,
-  type FieldModel,
   type RequestContext,
   type ResourceService,
   type ResourceServices
 } from '@svc/core'
+import { toJson, type FieldModel } from '@svc/core/kit'
 import type { StorageDriver } from '../storage/driver.js'
 import { newBlobKey } from '../storage/keys.js'
 import { BlobStores, fileFields } from '../storage/stores.js'

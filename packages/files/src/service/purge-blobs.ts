@@ -1,4 +1,4 @@
-import type { PurgeHook } from '@svc/core'
+import type { PurgeHook } from '@svc/core/kit'
 import { BlobStores, fileFields } from '../storage/stores.js'
 
 /**

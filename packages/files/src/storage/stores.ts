@@ -1,4 +1,4 @@
-import type { FieldModel, ResourceModel } from '@svc/core'
+import type { FieldModel, ResourceModel } from '@svc/core/kit'
 import type { StorageDriver } from './driver.js'
 import type { LocalDriver } from './local-driver.js'
 

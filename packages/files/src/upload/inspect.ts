@@ -1,7 +1,8 @@
 import { Readable } from 'node:stream'
 import { fileTypeFromBuffer, supportedMimeTypes } from 'file-type'
 import send from '@fastify/send'
-import { ValidationError, type FileFieldOptions } from '@svc/core'
+import { ValidationError } from '@svc/core'
+import { type FileFieldOptions } from '@svc/core/kit'
 
 // file-type's own sample size: enough for nearly every format it knows.
 const SNIFF_BYTES = 4100

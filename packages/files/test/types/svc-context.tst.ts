@@ -1,4 +1,5 @@
-import type { FieldModel, RequestContext, SvcContext } from '@svc/core'
+import type { RequestContext, SvcContext } from '@svc/core'
+import type { FieldModel } from '@svc/core/kit'
 import { expect, test } from 'tstyche'
 import type { FileMeta, FilesApi, UploadSource } from '../../src/index.js'
 

@@ -15,7 +15,7 @@ import {
   type GraphQLSchema,
   type SelectionSetNode
 } from 'graphql'
-import { MAX_BULK_RECORDS, MAX_RELATED, pageRecords } from '@svc/core'
+import { MAX_BULK_RECORDS, MAX_RELATED, pageRecords } from '@svc/core/kit'
 import type { CostHint } from './hints.js'
 
 /**

@@ -1,4 +1,4 @@
-import type { RelationModel } from '@svc/core'
+import type { RelationModel } from '@svc/core/kit'
 
 /**
  * How a field's records are counted by the cost analysis (see analysis.ts), attached to the field

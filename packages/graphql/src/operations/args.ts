@@ -6,7 +6,8 @@ import {
   GraphQLNonNull,
   type GraphQLFieldConfigArgumentMap
 } from 'graphql'
-import { MAX_PAGE_SIZE, type ListQuery, type ResourceModel } from '@svc/core'
+import { type ListQuery } from '@svc/core'
+import { MAX_PAGE_SIZE, type ResourceModel } from '@svc/core/kit'
 import { toCoreFilter } from '../schema/filter-inputs.js'
 import type { Catalog, ModelTypes } from '../schema/catalog.js'
 

@@ -8,7 +8,8 @@ import {
   GraphQLString,
   type GraphQLInputType
 } from 'graphql'
-import { BULK_WRITE_PRICE, type RecordJson } from '@svc/core'
+import { type RecordJson } from '@svc/core'
+import { BULK_WRITE_PRICE } from '@svc/core/kit'
 import type { Catalog, Fields, ModelTypes } from '../schema/catalog.js'
 import { capitalize, isGraphqlName, opPrefix, typeName } from '../schema/names.js'
 import { toCoreFilter } from '../schema/filter-inputs.js'

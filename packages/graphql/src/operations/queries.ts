@@ -7,8 +7,9 @@ import {
   GraphQLString,
   type GraphQLFieldConfigArgumentMap
 } from 'graphql'
-import { MAX_PAGE_SIZE, type ListQuery } from '@svc/core'
-import { searchablePaths } from '@svc/core'
+import { type ListQuery } from '@svc/core'
+import { MAX_PAGE_SIZE } from '@svc/core/kit'
+import { searchablePaths } from '@svc/core/kit'
 import type { Catalog, Fields, ModelTypes } from '../schema/catalog.js'
 import { opPrefix } from '../schema/names.js'
 import { costHint } from '../cost/hints.js'

@@ -1,7 +1,7 @@
 import { GraphQLList, GraphQLNonNull, type GraphQLFieldConfigMap } from 'graphql'
 import type { MercuriusLoaders } from 'mercurius'
 import type { Document } from 'mongodb'
-import type { ResourceModel } from '@svc/core'
+import type { ResourceModel } from '@svc/core/kit'
 import type { Catalog } from '../schema/catalog.js'
 import { isGraphqlName, typeName } from '../schema/names.js'
 import type { RelationFields } from '../schema/records.js'

@@ -11,7 +11,7 @@ import {
   type GraphQLFieldConfigArgumentMap,
   type GraphQLScalarType
 } from 'graphql'
-import { AGGREGATION_PRICE } from '@svc/core'
+import { AGGREGATION_PRICE } from '@svc/core/kit'
 import type { Catalog, Fields, ModelTypes } from '../schema/catalog.js'
 import { capitalize, opPrefix } from '../schema/names.js'
 import { DateTimeScalar, JsonScalar } from '../schema/scalars.js'

@@ -1,5 +1,6 @@
 import type { GraphQLEnumType, GraphQLFieldConfigMap, GraphQLInputObjectType, GraphQLObjectType } from 'graphql'
-import type { ResourceModel, ResourceService, SvcContext } from '@svc/core'
+import type { ResourceService, SvcContext } from '@svc/core'
+import type { ResourceModel } from '@svc/core/kit'
 import type { AuditApi } from '@svc/audit'
 import type { SoftDeleteApi } from '@svc/softdelete'
 import type { GqlContext } from '../types.js'

@@ -9,13 +9,8 @@ import {
   type GraphQLInputType,
   type GraphQLScalarType
 } from 'graphql'
-import {
-  FILTER_OPERATORS,
-  ValidationError,
-  filterableFields,
-  type FilterableField,
-  type ResourceModel
-} from '@svc/core'
+import { ValidationError } from '@svc/core'
+import { FILTER_OPERATORS, filterableFields, type FilterableField, type ResourceModel } from '@svc/core/kit'
 import { SCALARS } from './inputs.js'
 import { capitalize, isGraphqlName, typeName } from './names.js'
 

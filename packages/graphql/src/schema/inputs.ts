@@ -7,7 +7,7 @@ import {
   type GraphQLInputType,
   type GraphQLScalarType
 } from 'graphql'
-import type { FieldModel, ResourceModel } from '@svc/core'
+import type { FieldModel, ResourceModel } from '@svc/core/kit'
 import { capitalize, typeName } from './names.js'
 import { namedFields } from './records.js'
 import { DateTimeScalar, JsonScalar } from './scalars.js'

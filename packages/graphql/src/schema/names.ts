@@ -1,4 +1,4 @@
-import { DEFAULT_VERSION, type ResourceModel } from '@svc/core'
+import { DEFAULT_VERSION, type ResourceModel } from '@svc/core/kit'
 
 const GRAPHQL_NAME = /^[_A-Za-z][_0-9A-Za-z]*$/
 

@@ -10,7 +10,7 @@ import {
   type GraphQLFieldConfigMap,
   type GraphQLOutputType
 } from 'graphql'
-import type { FieldModel, ResourceModel } from '@svc/core'
+import type { FieldModel, ResourceModel } from '@svc/core/kit'
 import { capitalize, isGraphqlName, typeName } from './names.js'
 import { DateTimeScalar, JsonScalar } from './scalars.js'
 

@@ -1,5 +1,6 @@
 import { GraphQLError, GraphQLList, GraphQLNonNull, GraphQLString } from 'graphql'
-import { normalizeError, ValidationError, type RequestContext } from '@svc/core'
+import { ValidationError, type RequestContext } from '@svc/core'
+import { normalizeError } from '@svc/core/kit'
 import type { RealtimeApi } from '@svc/realtime'
 import type { Catalog, Fields, ModelTypes } from '../schema/catalog.js'
 import { opPrefix } from '../schema/names.js'

@@ -1,6 +1,7 @@
 import { validate, type DocumentNode, type GraphQLSchema } from 'graphql'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { requestContext, ValidationError, type RequestContext } from '@svc/core'
+import { ValidationError, type RequestContext } from '@svc/core'
+import { requestContext } from '@svc/core/kit'
 import type { costGuard } from '../cost/guard.js'
 import { graphqlError } from './event-fields.js'
 

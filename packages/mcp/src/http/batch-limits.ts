@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify'
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js'
-import { normalizeError } from '@svc/core'
+import { normalizeError } from '@svc/core/kit'
 import { errorAnswer, isRequest } from './json-transport.js'
 
 /**

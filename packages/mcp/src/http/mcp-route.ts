@@ -5,7 +5,7 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
   type JSONRPCMessage
 } from '@modelcontextprotocol/sdk/types.js'
-import { requestContext } from '@svc/core'
+import { requestContext } from '@svc/core/kit'
 import type { CallOptions, ToolCatalog } from '../tools/catalog.js'
 import { isRequest } from './json-transport.js'
 import { inOrder, overBudget } from './batch-limits.js'

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest, FastifySchema } from 'fastify'
-import { documentedResponse } from '@svc/core'
+import { documentedResponse } from '@svc/core/kit'
 
 /** RFC 9728's well-known prefix; the MCP authorization spec has clients read it after a 401. */
 export const PROTECTED_RESOURCE_PATH = '/.well-known/oauth-protected-resource'

@@ -5,7 +5,7 @@ import {
   filterableFields,
   type FilterableField,
   type ResourceModel
-} from '@svc/core'
+} from '@svc/core/kit'
 import type { JsonSchema } from '../types.js'
 
 type Filterable = FilterableField

@@ -1,4 +1,4 @@
-import type { FieldModel, ResourceModel } from '@svc/core'
+import type { FieldModel, ResourceModel } from '@svc/core/kit'
 import type { JsonSchema, ObjectSchema } from '../types.js'
 import { allowNull, outputSchema, plainSchema } from './plain.js'
 

@@ -1,4 +1,4 @@
-import { MAX_AGGREGATION_STRING_PARAM, type ResourceModel } from '@svc/core'
+import { MAX_AGGREGATION_STRING_PARAM, type ResourceModel } from '@svc/core/kit'
 import type { JsonSchema, McpTool, ObjectSchema } from '../types.js'
 import { READ_ONLY, args, serviceOf, toolPath, type BuildContext } from './shared.js'
 

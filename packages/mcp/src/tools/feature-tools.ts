@@ -1,4 +1,4 @@
-import type { ResourceModel } from '@svc/core'
+import type { ResourceModel } from '@svc/core/kit'
 import { listOutput, recordOutput } from '../schema/records.js'
 import type { JsonSchema, McpTool } from '../types.js'
 import { READ_ONLY, args, idArg, pageArgs, toolPath, type BuildContext } from './shared.js'

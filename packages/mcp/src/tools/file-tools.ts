@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream'
-import { ValidationError, type FieldModel, type ResourceModel } from '@svc/core'
+import { ValidationError } from '@svc/core'
+import { type FieldModel, type ResourceModel } from '@svc/core/kit'
 import type { McpTool, ObjectSchema } from '../types.js'
 import { READ_ONLY, args, idArg, toolPath, type BuildContext } from './shared.js'
 

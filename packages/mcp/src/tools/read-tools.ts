@@ -1,4 +1,5 @@
-import { MAX_Q_LENGTH, searchablePaths, type ListQuery, type ResourceModel } from '@svc/core'
+import { type ListQuery } from '@svc/core'
+import { MAX_Q_LENGTH, searchablePaths, type ResourceModel } from '@svc/core/kit'
 import { filterExample, filterSchema, sortSchema } from '../schema/filter.js'
 import { listOutput, recordOutput } from '../schema/records.js'
 import type { McpTool, ToolArgs } from '../types.js'

@@ -1,4 +1,4 @@
-import type { RelationModel, ResourceModel } from '@svc/core'
+import type { RelationModel, ResourceModel } from '@svc/core/kit'
 import { filterExample, filterSchema, sortSchema } from '../schema/filter.js'
 import { listOutput, recordOutput } from '../schema/records.js'
 import type { McpTool } from '../types.js'

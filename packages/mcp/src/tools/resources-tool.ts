@@ -1,4 +1,5 @@
-import type { Identity, RequestContext, ResourceModel } from '@svc/core'
+import type { Identity, RequestContext } from '@svc/core'
+import type { ResourceModel } from '@svc/core/kit'
 import { fieldNote } from '../schema/records.js'
 import type { JsonSchema, McpTool } from '../types.js'
 import { READ_ONLY, args, serviceOf, type BuildContext } from './shared.js'

@@ -1,4 +1,5 @@
-import { DEFAULT_VERSION, type ResourceModel, type ResourceService, type SvcContext } from '@svc/core'
+import { type ResourceService, type SvcContext } from '@svc/core'
+import { DEFAULT_VERSION, type ResourceModel } from '@svc/core/kit'
 import type { Tool } from '@modelcontextprotocol/sdk/types.js'
 import type { AuditApi } from '@svc/audit'
 import type { FilesApi } from '@svc/files'

@@ -1,4 +1,4 @@
-import type { ResourceModel } from '@svc/core'
+import type { ResourceModel } from '@svc/core/kit'
 import { recordInput, recordOutput } from '../schema/records.js'
 import type { McpTool } from '../types.js'
 import { args, idArg, serviceOf, toolPath, type BuildContext } from './shared.js'

@@ -1,11 +1,5 @@
-import {
-  UnauthenticatedError,
-  type EventLog,
-  type EventSubscription,
-  type LoggedEvent,
-  type RequestContext,
-  type ResourceService
-} from '@svc/core'
+import { UnauthenticatedError, type RequestContext, type ResourceService } from '@svc/core'
+import { type EventLog, type EventSubscription, type LoggedEvent } from '@svc/core/kit'
 import type { FastifyBaseLogger } from 'fastify'
 import type { FeedSink, FeedSubscription, OpenOptions } from '../types.js'
 import { Presenter } from './presenter.js'

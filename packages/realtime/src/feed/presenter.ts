@@ -1,4 +1,5 @@
-import { toJson, type LoggedEvent, type RequestContext } from '@svc/core'
+import { type RequestContext } from '@svc/core'
+import { toJson, type LoggedEvent } from '@svc/core/kit'
 import type { DeliveredEvent, EventData } from '../types.js'
 import type { View } from './views.js'
 

@@ -1,4 +1,5 @@
-import type { LoggedEvent, RequestContext } from '@svc/core'
+import type { RequestContext } from '@svc/core'
+import type { LoggedEvent } from '@svc/core/kit'
 import type { FeedSink } from '../types.js'
 import type { Presenter } from './presenter.js'
 import type { View } from './views.js'

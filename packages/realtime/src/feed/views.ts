@@ -1,12 +1,5 @@
-import {
-  checkFeedPatterns,
-  EVENT_ACTIONS,
-  ForbiddenError,
-  ValidationError,
-  type EventAudience,
-  type RequestContext,
-  type ResourceService
-} from '@svc/core'
+import { ForbiddenError, ValidationError, type RequestContext, type ResourceService } from '@svc/core'
+import { checkFeedPatterns, EVENT_ACTIONS, type EventAudience } from '@svc/core/kit'
 
 /** One schema as a subscriber sees it: which of its events it asked for, and its audience (list rule, readable fields). */
 export interface View {

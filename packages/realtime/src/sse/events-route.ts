@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { OutgoingHttpHeaders } from 'node:http'
-import { requestContext, UnauthenticatedError, type Identity, type RequestContext } from '@svc/core'
+import { UnauthenticatedError, type Identity, type RequestContext } from '@svc/core'
+import { requestContext } from '@svc/core/kit'
 import type { Feed } from '../feed/feed.js'
 import { parseTypes } from '../feed/views.js'
 import type { TicketStore } from '../tickets/ticket-store.js'

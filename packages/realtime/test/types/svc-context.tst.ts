@@ -1,4 +1,5 @@
-import type { PublishedEvent, RequestContext, SvcContext } from '@svc/core'
+import type { RequestContext, SvcContext } from '@svc/core'
+import type { PublishedEvent } from '@svc/core/kit'
 import { expect, test } from 'tstyche'
 import type { EventData, FeedSink, FeedSubscription, RealtimeApi, RealtimeSettings } from '../../src/index.js'
 

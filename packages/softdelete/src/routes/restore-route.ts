@@ -1,11 +1,6 @@
 import type { FastifyInstance } from 'fastify'
-import {
-  documented,
-  documentedResponse,
-  type RequestContext,
-  type ResourceService,
-  requestContext as context
-} from '@svc/core'
+import { type RequestContext, type ResourceService } from '@svc/core'
+import { documented, documentedResponse, requestContext as context } from '@svc/core/kit'
 
 export interface RestoreRoutesOptions {
   services: ResourceService[]

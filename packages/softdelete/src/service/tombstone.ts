@@ -1,13 +1,6 @@
 import type { Document } from 'mongodb'
-import {
-  NotFoundError,
-  parseId,
-  type DeleteStrategy,
-  type RecordJson,
-  type RequestContext,
-  type ResourceService,
-  type Scope
-} from '@svc/core'
+import { NotFoundError, type RecordJson, type RequestContext, type ResourceService } from '@svc/core'
+import { parseId, type DeleteStrategy, type Scope } from '@svc/core/kit'
 
 /** Live records only, unless the caller asked for tombstones (`__includeDeleted=true` on list/get). */
 export const liveScope: Scope = ({ options }) => (options.includeDeleted === true ? undefined : { deletedAt: null })

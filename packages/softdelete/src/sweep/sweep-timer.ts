@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Db } from 'mongodb'
-import { Lease, startPeriodic } from '@svc/core'
+import { Lease, startPeriodic } from '@svc/core/kit'
 import type { SweepReport } from '../types.js'
 
 export const SWEEP_LEASE = 'svc_softdelete.sweep'

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import rateLimit, { type FastifyRateLimitStoreCtor } from '@fastify/rate-limit'
-import { RateLimitedError, normalizeEmail, tenantKey, type UsageStore } from '@svc/core'
+import { RateLimitedError, type UsageStore } from '@svc/core'
+import { normalizeEmail, tenantKey } from '@svc/core/kit'
 import { classifier, type Bucket } from './classify.js'
 import { usageRateStore } from './usage-rate-store.js'
 

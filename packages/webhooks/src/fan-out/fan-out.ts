@@ -1,4 +1,4 @@
-import { eventTypeMatches } from '@svc/core'
+import { eventTypeMatches } from '@svc/core/kit'
 import { tenantOf, type SubscriptionDoc, type SubscriptionStore } from '../subscriptions/subscription-store.js'
 import { newJob, type EventPayload, type JobDoc, type JobStore } from '../jobs/job-store.js'
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { Collection, Db } from 'mongodb'
-import type { PublishedEvent } from '@svc/core'
+import type { PublishedEvent } from '@svc/core/kit'
 import { insertIgnoringDuplicates } from './insert-once.js'
 
 export const JOBS_COLLECTION = 'webhook_jobs'

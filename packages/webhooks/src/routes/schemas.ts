@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import { listEnvelopeSchema } from '@svc/core'
+import { listEnvelopeSchema } from '@svc/core/kit'
 
 // Unknown keys are refused by WebhooksService (for every surface), so the bodies stay open here:
 // Fastify's Ajv would otherwise drop them silently.

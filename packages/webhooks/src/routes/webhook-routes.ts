@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { documentedResponse, requestContext as context } from '@svc/core'
+import { documentedResponse, requestContext as context } from '@svc/core/kit'
 import type { WebhooksService } from '../subscriptions/webhooks-service.js'
 import {
   CreateBody,

@@ -1,4 +1,4 @@
-import { checkEventPatterns, type ResourceModel } from '@svc/core'
+import { checkEventPatterns, type ResourceModel } from '@svc/core/kit'
 import type { SubscriptionStore } from './subscription-store.js'
 
 /** Schema `webhooks.events` may name bare actions (`created`) or full types; both mean this schema's events. */

@@ -1,14 +1,6 @@
 import { randomUUID } from 'node:crypto'
-import {
-  buildPaging,
-  checkEventPatterns,
-  DEFAULT_VERSION,
-  ForbiddenError,
-  listEnvelope,
-  NotFoundError,
-  ValidationError,
-  type RequestContext
-} from '@svc/core'
+import { ForbiddenError, NotFoundError, ValidationError, type RequestContext } from '@svc/core'
+import { buildPaging, checkEventPatterns, DEFAULT_VERSION, listEnvelope } from '@svc/core/kit'
 import type { DeliveriesLog, DeliveryRow } from '../delivery/deliveries-log.js'
 import { newJob, type JobStore } from '../jobs/job-store.js'
 import type { UrlGuard } from '../ssrf/url-guard.js'

@@ -1,4 +1,5 @@
-import type { PublishedEvent, RequestContext, SvcContext } from '@svc/core'
+import type { RequestContext, SvcContext } from '@svc/core'
+import type { PublishedEvent } from '@svc/core/kit'
 import { expect, test } from 'tstyche'
 import type { Subscription, WebhooksService } from '../../src/index.js'
 import type { EventPayload } from '../../src/jobs/job-store.js'
