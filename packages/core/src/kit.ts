@@ -123,7 +123,7 @@ export { listEnvelope } from './service/list-envelope.js'
 export { startPeriodic } from './periodic.js'
 // A named lease in `svc_leases`, for background work one replica should run at a time.
 export { Lease } from './service/event-log/lease.js'
-export { requestContext } from './http/request-context.js'
+export { requestContext, identityContext } from './http/request-context.js'
 // Auth helpers for hosts and the CLI (offline minting, duration parsing, user/client admin).
 export {
   parseDuration,

@@ -1,7 +1,6 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import type { RequestContext } from '@svc/core'
-import { startPeriodic } from '@svc/core/kit'
+import { identityContext, startPeriodic } from '@svc/core/kit'
 import { DeliveriesLog } from './delivery/deliveries-log.js'
 import { OutcomeWriter } from './delivery/outcomes.js'
 import { DEFAULT_RETRY_SCHEDULE, checkRetrySchedule } from './delivery/retry-schedule.js'
@@ -93,7 +92,7 @@ async function webhooks (app: FastifyInstance, opts: WebhooksOptions): Promise<v
   const project = (ev: FanOutEvent, sub: SubscriptionDoc): Record<string, unknown> | undefined => {
     if (ev.record === undefined || sub.userId === null) return ev.record
     const service = app.svc.services.get(ev.path, ev.version)
-    const ctx: RequestContext = { identity: { kind: 'user', userId: sub.userId, roles: sub.roles }, surface: 'system' }
+    const ctx = identityContext({ kind: 'user', userId: sub.userId, roles: sub.roles }, 'system')
     const readable = service.readableFields(ctx)
     return readable === null
       ? ev.record

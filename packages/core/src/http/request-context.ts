@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify'
+import type { FastifyBaseLogger, FastifyRequest } from 'fastify'
 import type { Identity, RequestContext, Surface } from '../identity.js'
 
 /**
@@ -12,6 +12,14 @@ export function requestContext (
   identity: Identity | null = request.identity
 ): RequestContext {
   return { identity, surface, req: request, requestId: request.id, log: request.log }
+}
+
+/**
+ * The context of a caller verified without an HTTP request of its own — credentials in a
+ * WebSocket's `connection_init`, a stored subscription's owner — with the logger to use, if any.
+ */
+export function identityContext (identity: Identity | null, surface: Surface, log?: FastifyBaseLogger): RequestContext {
+  return log === undefined ? { identity, surface } : { identity, surface, log }
 }
 
 /** Trusted internal calls (sweeps, reconcilers, migrations) say so; they never omit the context. */

@@ -1,6 +1,6 @@
 import { GraphQLError, GraphQLList, GraphQLNonNull, GraphQLString } from 'graphql'
 import { ValidationError, type RequestContext } from '@svc/core'
-import { normalizeError } from '@svc/core/kit'
+import { identityContext, normalizeError } from '@svc/core/kit'
 import type { RealtimeApi } from '@svc/realtime'
 import type { Catalog, Fields, ModelTypes } from '../schema/catalog.js'
 import { opPrefix } from '../schema/names.js'
@@ -70,7 +70,7 @@ export function eventSubscriptions (
         context: GqlContext
       ) => {
         try {
-          const ctx: RequestContext = context.svc ?? { identity: null, surface: 'graphql' }
+          const ctx: RequestContext = context.svc ?? identityContext(null, 'graphql')
           const socket = (context as { request?: { raw?: { socket?: { destroy: () => void } } } }).request?.raw?.socket
           const queue = new EventQueue(MAX_QUEUED_EVENTS, () => {
             socket?.destroy()

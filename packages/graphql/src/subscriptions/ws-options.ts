@@ -1,7 +1,7 @@
 import { validate, type DocumentNode, type GraphQLSchema } from 'graphql'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { ValidationError, type RequestContext } from '@svc/core'
-import { requestContext } from '@svc/core/kit'
+import { identityContext, requestContext } from '@svc/core/kit'
 import type { costGuard } from '../cost/guard.js'
 import { graphqlError } from './event-fields.js'
 
@@ -45,7 +45,7 @@ export function wsOptions (app: FastifyInstance, keepAliveMs: number) {
         const identity = await app.svc.auth.authenticate({ headers } as unknown as FastifyRequest, {
           allowClient: true
         })
-        return { svc: { identity, surface: 'graphql' } }
+        return { svc: identityContext(identity, 'graphql', app.log) }
       } catch {
         return false
       }
