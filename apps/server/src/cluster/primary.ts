@@ -5,7 +5,7 @@ import { keepLocalSecret } from '../commands/local-secret.js'
 import { primaryLog } from './log.js'
 import { writePidFile } from './pid-file.js'
 import { servePrimaryState } from './shared-state.js'
-import { DRAIN_MESSAGE } from './worker.js'
+import { DRAIN_MESSAGE, LOADED_MESSAGE, type StartMessage } from './messages.js'
 
 /** How long a draining worker may finish its requests before it is killed. */
 const DRAIN_TIMEOUT_MS = 10_000
@@ -19,27 +19,15 @@ interface Embedded {
 
 /**
  * SVC_WORKERS above 1: this process serves no request. It owns the embedded database (when there
- * is no MONGODB_URI) and the shared port, forks the workers (the first alone, so schema checks
- * and index builds run once before the others start), replaces a worker that dies, replaces them
- * one at a time on SIGHUP (`svc reload`) and drains them all on SIGTERM/SIGINT.
+ * is no MONGODB_URI) and the shared port, forks the workers (all loading their code at once, the
+ * first then starting alone, so schema checks and index builds run once before the others start),
+ * replaces a worker that dies, replaces them one at a time on SIGHUP (`svc reload`) and drains
+ * them all on SIGTERM/SIGINT.
  */
 export async function runPrimary (config: ServerConfig, warnings: string[]): Promise<void> {
   for (const warning of warnings) primaryLog('warn', {}, warning)
-  let embedded: Embedded | null = null
-  if (config.mongodbUri === undefined) {
-    // Loaded only when needed, as in database.ts; replica-set mode (devdb's default) gives the
-    // workers transactions, retryable writes and change streams.
-    const { startDevDb } = await import('@svc/devdb')
-    embedded = await startDevDb({ dbPath: config.dataDir, port: 0 })
-  }
-  const where =
-    embedded === null ? 'MONGODB_URI' : `embedded database in ${resolve(config.dataDir)}, shared by the workers`
   // Every worker must sign and verify with the same secret, the generated development one too.
-  const workerEnv = {
-    MONGODB_URI: embedded?.uri ?? config.mongodbUri!,
-    JWT_SECRET: config.jwtSecret,
-    SVC_WORKERS: String(config.workers)
-  }
+  const workerEnv = { JWT_SECRET: config.jwtSecret, SVC_WORKERS: String(config.workers) }
   const forget = config.jwtSecretGenerated ? await keepLocalSecret(config.dataDir, config.jwtSecret) : null
   const removePid = await writePidFile(config.dataDir)
 
@@ -51,24 +39,44 @@ export async function runPrimary (config: ServerConfig, warnings: string[]): Pro
   const startedAt = new Map<Worker, number>()
   const retiring = new Set<Worker>()
 
-  const fork = async (): Promise<{ worker: Worker; port: number; address: string }> => {
-    const id = nextId++
-    const worker = cluster.fork({ ...workerEnv, SVC_WORKER_ID: String(id) })
+  /** Rejects when `worker` exits before `what`. */
+  const exitBefore = (worker: Worker, what: string, settle: (err: Error) => void): (() => void) => {
+    const onExit = (code: number | null, signal: string | null): void => {
+      settle(new Error(`worker ${worker.id} exited before ${what} (code ${String(code)}, signal ${String(signal)})`))
+    }
+    worker.once('exit', onExit)
+    return () => worker.off('exit', onExit)
+  }
+
+  /** A new worker; resolves once its code is loaded (it then waits for `start`). */
+  const fork = async (): Promise<Worker> => {
+    const worker = cluster.fork({ ...workerEnv, SVC_WORKER_ID: String(nextId++) })
     startedAt.set(worker, Date.now())
     serveState?.(worker)
     return await new Promise((resolve, reject) => {
-      const onExit = (code: number | null, signal: string | null): void => {
-        reject(new Error(`worker ${id} exited before listening (code ${String(code)}, signal ${String(signal)})`))
+      const unwatch = exitBefore(worker, 'loading', reject)
+      const onLoaded = (message: unknown): void => {
+        if (message !== LOADED_MESSAGE) return
+        worker.off('message', onLoaded)
+        unwatch()
+        resolve(worker)
       }
-      worker.once('exit', onExit)
-      worker.once('listening', (address) => {
-        worker.off('exit', onExit)
-        active.add(worker)
-        primaryLog('info', { worker: id, workerPid: worker.process.pid }, 'worker listening')
-        resolve({ worker, port: address.port, address: address.address })
-      })
+      worker.on('message', onLoaded)
     })
   }
+
+  /** Lets a loaded worker open the database and listen; resolves once it does. */
+  const start = async (worker: Worker, mongodbUri: string): Promise<{ port: number; address: string }> =>
+    await new Promise((resolve, reject) => {
+      const unwatch = exitBefore(worker, 'listening', reject)
+      worker.once('listening', (address) => {
+        unwatch()
+        active.add(worker)
+        primaryLog('info', { worker: worker.id, workerPid: worker.process.pid }, 'worker listening')
+        resolve({ port: address.port, address: address.address })
+      })
+      worker.send({ svc: 'start', mongodbUri } satisfies StartMessage)
+    })
 
   const drain = async (worker: Worker): Promise<void> => {
     const listening = active.delete(worker)
@@ -100,28 +108,45 @@ export async function runPrimary (config: ServerConfig, warnings: string[]): Pro
     setTimeout(
       () => {
         if (stopping) return
-        fork().catch((err: unknown) => {
-          primaryLog('error', { err }, 'replacement worker failed to start')
-        })
+        fork()
+          .then(async (w) => await start(w, mongodbUri))
+          .catch((err: unknown) => {
+            primaryLog('error', { err }, 'replacement worker failed to start')
+          })
       },
       quick ? 1000 : 0
     )
   }
   cluster.on('exit', replace)
 
-  // The first worker alone: it checks the schemas and builds the indexes the others then find.
+  // Every worker at once: each loads its code (the slow part of a start) while the database
+  // starts. Then the first starts alone (it checks the schemas and builds the indexes the others
+  // then find), then the others.
+  const loading = Array.from({ length: config.workers }, fork)
+  for (const l of loading) l.catch(() => {})
+  let embedded: Embedded | null = null
+  let mongodbUri = config.mongodbUri ?? ''
   let first: { port: number; address: string }
   try {
-    first = await fork()
-    await Promise.all(Array.from({ length: config.workers - 1 }, fork))
+    if (config.mongodbUri === undefined) {
+      // Loaded only when needed, as in database.ts; replica-set mode (devdb's default) gives the
+      // workers transactions, retryable writes and change streams.
+      const { startDevDb } = await import('@svc/devdb')
+      embedded = await startDevDb({ dbPath: config.dataDir, port: 0 })
+      mongodbUri = embedded.uri
+    }
+    first = await start(await loading[0], mongodbUri)
+    await Promise.all(loading.slice(1).map(async (l) => await start(await l, mongodbUri)))
   } catch (err) {
     stopping = true
-    await Promise.all([...active].map(drain))
+    await Promise.all(Object.values(cluster.workers ?? {}).map(async (w) => await (w === undefined ? null : drain(w))))
     await embedded?.stop()
     await removePid()
     await forget?.()
     throw err
   }
+  const where =
+    embedded === null ? 'MONGODB_URI' : `embedded database in ${resolve(config.dataDir)}, shared by the workers`
   const host = first.address.includes(':') ? `[${first.address}]` : first.address
   const url = `http://${host}:${first.port}`
   primaryLog('info', { url, workers: config.workers, database: where }, 'svc listening')
@@ -130,20 +155,27 @@ export async function runPrimary (config: ServerConfig, warnings: string[]): Pro
   let reloading: Promise<void> = Promise.resolve()
   const reload = (): void => {
     reloading = reloading.then(async () => {
-      primaryLog('info', { workers: active.size }, 'rolling reload')
-      for (const old of [...active]) {
+      const old = [...active]
+      primaryLog('info', { workers: old.length }, 'rolling reload')
+      // The new workers load their code together (the slow part); then each in turn starts and,
+      // once it listens, takes the place of an old one, which drains.
+      const loading = old.map(fork)
+      for (const l of loading) l.catch(() => {})
+      for (const [i, retired] of old.entries()) {
         if (stopping) return
         try {
-          await fork()
+          await start(await loading[i], mongodbUri)
         } catch (err) {
           primaryLog(
             'error',
             { err },
             'rolling reload stopped: a new worker failed to start; the old ones keep serving'
           )
+          const unused = await Promise.all(loading.slice(i + 1).map(async (l) => await l.catch(() => null)))
+          await Promise.all(unused.map(async (w) => await (w === null ? null : drain(w))))
           return
         }
-        await drain(old)
+        await drain(retired)
       }
       primaryLog('info', { workers: active.size }, 'rolling reload done')
     })

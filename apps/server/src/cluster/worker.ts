@@ -1,9 +1,7 @@
 import closeWithGrace from 'close-with-grace'
 import type { ServerConfig } from '../config.js'
 import { startServer, type RunningServer } from '../start.js'
-
-/** The primary's message asking a worker to finish its requests and exit. */
-export const DRAIN_MESSAGE = 'svc:drain'
+import { DRAIN_MESSAGE, LOADED_MESSAGE, type StartMessage } from './messages.js'
 
 /** How long a drained worker keeps its IPC channel open for connections handed over in flight. */
 const HANDOFF_LINGER_MS = 500
@@ -37,9 +35,31 @@ export function serveAsWorker (server: RunningServer): void {
   process.on('disconnect', () => leave('primary gone'))
 }
 
+/**
+ * Tells the primary this worker's code is loaded and waits for its go-ahead: the primary forks
+ * every worker at once, so their slow part (loading the code) overlaps the database's start and
+ * the first worker's schema checks, and lets them open the database one after the other.
+ */
+async function goAhead (): Promise<string> {
+  return await new Promise((resolve) => {
+    // The primary gone before its go-ahead: nothing to serve.
+    const orphaned = (): never => process.exit(0)
+    const onMessage = (message: StartMessage): void => {
+      if (message?.svc !== 'start') return
+      process.off('message', onMessage)
+      process.off('disconnect', orphaned)
+      resolve(message.mongodbUri)
+    }
+    process.on('message', onMessage)
+    process.once('disconnect', orphaned)
+    process.send?.(LOADED_MESSAGE)
+  })
+}
+
 /** A worker's `svc start`: the primary logged the warnings and prints the listening line for all. */
 export async function runWorker (config: ServerConfig): Promise<void> {
-  const server = await startServer(config)
+  const mongodbUri = await goAhead()
+  const server = await startServer({ ...config, mongodbUri })
   serveAsWorker(server)
   server.app.log.info({ url: server.url, worker: config.workerId }, 'svc worker listening')
   closeWithGrace({ delay: 10_000, logger: { error: (m: unknown) => server.app.log.error(m) } }, async () => {

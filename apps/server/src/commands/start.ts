@@ -1,7 +1,6 @@
 import cluster from 'node:cluster'
 import closeWithGrace from 'close-with-grace'
 import { formatProblems, loadConfig } from '../config.js'
-import { startServer } from '../start.js'
 import { keepLocalSecret, localSecretPath } from './local-secret.js'
 
 /** `svc start`: validate the environment, start, and shut down gracefully on SIGTERM/SIGINT. */
@@ -18,6 +17,8 @@ export async function runStart (): Promise<void> {
     await runClustered(config, warnings)
     return
   }
+  // Loaded here, not at the top: a cluster primary serves no request and never loads the server.
+  const { startServer } = await import('../start.js')
   const server = await startServer(config)
   const log = server.app.log
   // Only a generated (development) secret: `svc token` on this machine signs with it while it runs.
