@@ -5,8 +5,10 @@ import { memoryAggregationCache, memoryGenerations, memoryUsageStore } from '@sv
 /**
  * Without REDIS_URL, what the workers of one cluster must agree on lives in the primary: the
  * budgets' counters (rate limits, tenants' cost budgets) and the aggregation caches'
- * generations. Workers ask over the cluster's IPC channel, one round trip per call. The primary
- * also relays completed password resets to every worker.
+ * generations. Workers ask over the cluster's IPC channel; the calls of the requests a worker
+ * reads in one pass of its event loop go in one message, and their answers come back in one (a
+ * rate-limited request makes two calls: under load, one IPC write each way serves many requests
+ * instead of two each). The primary also relays completed password resets to every worker.
  */
 type Call =
   | { op: 'usage'; key: string; amount: number; windowMs: number }
@@ -16,14 +18,16 @@ type Call =
 
 interface Request {
   svc: 'shared-state'
-  id: number
-  call: Call
+  calls: Array<{ id: number; call: Call }>
 }
-interface Reply {
-  svc: 'shared-state-reply'
+interface Answer {
   id: number
   result?: unknown
   error?: string
+}
+interface Reply {
+  svc: 'shared-state-reply'
+  answers: Answer[]
 }
 interface PasswordChanged {
   svc: 'password-changed'
@@ -41,6 +45,23 @@ const CALL_TIMEOUT_MS = 2000
 const RELAY_TIMEOUT_MS = 1000
 
 let nextRelayId = 1
+
+/**
+ * Collects items and hands them to `send` together once the current pass of the event loop has
+ * read its I/O (setImmediate): what many requests need becomes one message.
+ */
+function batched<T> (send: (items: T[]) => void): (item: T) => void {
+  let queue: T[] = []
+  return (item) => {
+    queue.push(item)
+    if (queue.length > 1) return
+    setImmediate(() => {
+      const items = queue
+      queue = []
+      send(items)
+    })
+  }
+}
 
 /**
  * Sends the reset to `worker` and resolves once the worker confirms it has forgotten the user: a
@@ -84,19 +105,17 @@ export function servePrimaryState (): (worker: Worker) => void {
     }
   }
   return (worker) => {
+    const reply = batched<Answer>((answers) => {
+      if (worker.isConnected()) worker.send({ svc: 'shared-state-reply', answers } satisfies Reply)
+    })
     worker.on('message', (message: Request) => {
       if (message?.svc !== 'shared-state') return
-      answer(message.call)
-        .then(
-          (result): Reply => ({ svc: 'shared-state-reply', id: message.id, result }),
-          (err: Error): Reply => ({ svc: 'shared-state-reply', id: message.id, error: err.message })
+      for (const { id, call } of message.calls) {
+        answer(call).then(
+          (result) => reply({ id, result }),
+          (err: Error) => reply({ id, error: err.message })
         )
-        .then(
-          (reply: Reply) => {
-            if (worker.isConnected()) worker.send(reply)
-          },
-          () => {}
-        )
+      }
     })
   }
 }
@@ -119,12 +138,26 @@ export function primaryStores (): {
       process.send?.({ svc: 'password-changed-ack', id: message.id } satisfies PasswordChangedAck)
     }
     if (message?.svc !== 'shared-state-reply') return
-    const waiter = pending.get(message.id)
-    if (waiter === undefined) return
-    pending.delete(message.id)
-    clearTimeout(waiter.timer)
-    if (message.error !== undefined) waiter.reject(new Error(message.error))
-    else waiter.resolve(message.result)
+    for (const answer of message.answers) {
+      const waiter = pending.get(answer.id)
+      if (waiter === undefined) continue
+      pending.delete(answer.id)
+      clearTimeout(waiter.timer)
+      if (answer.error !== undefined) waiter.reject(new Error(answer.error))
+      else waiter.resolve(answer.result)
+    }
+  })
+  const send = batched<{ id: number; call: Call }>((calls) => {
+    process.send?.({ svc: 'shared-state', calls } satisfies Request, undefined, undefined, (err: Error | null) => {
+      if (err == null) return
+      for (const { id } of calls) {
+        const waiter = pending.get(id)
+        if (waiter === undefined) continue
+        pending.delete(id)
+        clearTimeout(waiter.timer)
+        waiter.reject(err)
+      }
+    })
   })
   const ask = async <T>(call: Call): Promise<T> =>
     await new Promise<T>((resolve, reject) => {
@@ -135,12 +168,7 @@ export function primaryStores (): {
       }, CALL_TIMEOUT_MS)
       timer.unref()
       pending.set(id, { resolve: resolve as (v: unknown) => void, reject, timer })
-      process.send?.({ svc: 'shared-state', id, call } satisfies Request, undefined, undefined, (err: Error | null) => {
-        if (err == null) return
-        pending.delete(id)
-        clearTimeout(timer)
-        reject(err)
-      })
+      send({ id, call })
     })
   // The primary gone or slow: count here rather than fail the request (as the Redis store does).
   const local = memoryUsageStore()
