@@ -51,6 +51,10 @@ function alive (pid: number): boolean {
   }
 }
 
+async function exited (pid: number): Promise<void> {
+  for (let tries = 200; tries > 0 && alive(pid); tries--) await new Promise((resolve) => setTimeout(resolve, 50))
+}
+
 async function untilHealthy (url: string): Promise<void> {
   for (const deadline = Date.now() + 60_000; Date.now() < deadline;) {
     const ok = await fetch(url).then(
@@ -164,7 +168,7 @@ try {
   })
 } finally {
   processes.stop()
-  // Parse closes its database client on SIGTERM: let it, before the database goes away.
-  while (parsePid !== undefined && alive(parsePid)) await new Promise((resolve) => setTimeout(resolve, 50))
+  // Parse closes its database client on SIGTERM: let it (up to 10 s), before the database goes away.
+  if (parsePid !== undefined) await exited(parsePid)
   await svc.stop()
 }
