@@ -1,42 +1,13 @@
 // The EventSource path of subscribe (what browsers take), run in Node on the `eventsource`
 // package: a ticket bought with the bearer, named events, and a reconnect after the service
 // restarts. (test/browser.test.ts runs it in Chromium, whose coverage tap cannot see.)
-import t, { type Test } from 'tap'
-import Fastify, { type FastifyInstance } from 'fastify'
-import type { Db } from 'mongodb'
+import t from 'tap'
 import { EventSource } from 'eventsource'
-import svcCore from '@svc/core'
-import softDelete from '@svc/softdelete'
-import realtime from '@svc/realtime'
 import { getTestDb, tokenUser } from '@svc/testkit'
 import { createClient, type Api } from '../../../examples/client/index.js'
 import { isSvcError, type RecordEvent } from '../src/index.js'
-import { crm } from './fixtures/schemas.js'
+import { serveFeed, until } from './feed-server.js'
 import { JWT_SECRET } from './helper.js'
-
-async function serve (t: Test, db: Db, port = 0): Promise<{ app: FastifyInstance; url: string }> {
-  const app = Fastify({ logger: false })
-  await app.register(svcCore, {
-    db,
-    jwtSecret: JWT_SECRET,
-    bcryptRounds: 4,
-    schemas: crm,
-    eventLog: { pollMs: 20, leaseMs: 1500 }
-  })
-  await app.register(softDelete, { sweepIntervalMs: 0 })
-  await app.register(realtime)
-  t.teardown(async () => await app.close())
-  const url = await app.listen({ port, host: '127.0.0.1' })
-  return { app, url }
-}
-
-async function until (check: () => boolean, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time')
-    await new Promise((resolve) => setTimeout(resolve, 10))
-  }
-}
 
 const globals = globalThis as { EventSource?: unknown }
 globals.EventSource = EventSource
@@ -46,7 +17,7 @@ t.teardown(() => {
 
 t.test('with a global EventSource, subscribe streams through it and reconnects after a restart', async (t) => {
   const { db } = await getTestDb(t)
-  const first = await serve(t, db)
+  const first = await serveFeed(t, db)
   const port = Number(new URL(first.url).port)
   const alice = tokenUser(JWT_SECRET)
   const api: Api = createClient({ baseUrl: first.url, accessToken: alice.headers.authorization.slice(7) })
@@ -79,7 +50,7 @@ t.test('with a global EventSource, subscribe streams through it and reconnects a
   )
 
   await first.app.close()
-  const second = await serve(t, db, port)
+  const second = await serveFeed(t, db, port)
   const api2: Api = createClient({ baseUrl: second.url, accessToken: alice.headers.authorization.slice(7) })
   await api2.companies.create({ name: 'after the restart' })
   await until(() => seen.length === 3)
@@ -91,7 +62,7 @@ t.test('with a global EventSource, subscribe streams through it and reconnects a
 
 t.test('transport "eventsource": a refused ticket is fatal', async (t) => {
   const { db } = await getTestDb(t)
-  const { url } = await serve(t, db)
+  const { url } = await serveFeed(t, db)
   const anon: Api = createClient({ baseUrl: url })
   const refused = anon.deals.subscribe(() => {}, { transport: 'eventsource' })
   await refused.done.then(

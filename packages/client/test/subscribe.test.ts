@@ -1,44 +1,15 @@
 // api.<resource>.subscribe on the checked-in CRM client against a live realtime feed: typed
 // events, tenant isolation, and resuming exactly once and in order after the service restarts.
-import t, { type Test } from 'tap'
-import Fastify, { type FastifyInstance } from 'fastify'
-import type { Db } from 'mongodb'
-import svcCore from '@svc/core'
-import softDelete from '@svc/softdelete'
-import realtime from '@svc/realtime'
+import t from 'tap'
 import { getTestDb, tokenUser } from '@svc/testkit'
 import { createClient, type Api } from '../../../examples/client/index.js'
 import { isSvcError, type RecordEvent } from '../src/index.js'
-import { crm } from './fixtures/schemas.js'
+import { serveFeed, until } from './feed-server.js'
 import { JWT_SECRET } from './helper.js'
-
-async function serve (t: Test, db: Db, port = 0): Promise<{ app: FastifyInstance; url: string }> {
-  const app = Fastify({ logger: false })
-  await app.register(svcCore, {
-    db,
-    jwtSecret: JWT_SECRET,
-    bcryptRounds: 4,
-    schemas: crm,
-    eventLog: { pollMs: 20, leaseMs: 1500 }
-  })
-  await app.register(softDelete, { sweepIntervalMs: 0 })
-  await app.register(realtime)
-  t.teardown(async () => await app.close())
-  const url = await app.listen({ port, host: '127.0.0.1' })
-  return { app, url }
-}
-
-async function until (check: () => boolean, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time')
-    await new Promise((resolve) => setTimeout(resolve, 10))
-  }
-}
 
 t.test('subscribe: typed events of the caller, resumed exactly once and in order across a restart', async (t) => {
   const { db } = await getTestDb(t)
-  const first = await serve(t, db)
+  const first = await serveFeed(t, db)
   const port = Number(new URL(first.url).port)
   const alice = tokenUser(JWT_SECRET)
   const bob = tokenUser(JWT_SECRET)
@@ -87,7 +58,7 @@ t.test('subscribe: typed events of the caller, resumed exactly once and in order
   t.equal(sub.lastEventId, seen[2].cursor, 'the cursor of the last event handled')
 
   await first.app.close()
-  const second = await serve(t, db, port)
+  const second = await serveFeed(t, db, port)
   const api2: Api = createClient({ baseUrl: second.url, accessToken: alice.headers.authorization.slice(7) })
   for (let i = 0; i < 5; i++) await api2.companies.create({ name: `while away ${i}` })
   await until(() => seen.length === 8)
@@ -110,7 +81,7 @@ t.test('subscribe: typed events of the caller, resumed exactly once and in order
 
 t.test("subscribe: fatal answers stop it; another resource's type is refused at once", async (t) => {
   const { db } = await getTestDb(t)
-  const { url } = await serve(t, db)
+  const { url } = await serveFeed(t, db)
   const api: Api = createClient({ baseUrl: url, accessToken: tokenUser(JWT_SECRET).headers.authorization.slice(7) })
   const bad = api.deals.subscribe(() => {}, { lastEventId: 'not-a-cursor' })
   await bad.done.then(
