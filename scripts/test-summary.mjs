@@ -1,4 +1,4 @@
-// The totals line of `pnpm test` (scripts/test-all.mjs), read from its task-prefixed output (turbo's format):
+// The totals line of `pnpm test` (scripts/test-all.mjs), read from turbo's task-prefixed output:
 // each package's last tap summary (`<pkg>:test: # { total: 135, pass: 133, fail: 1, skip: 1 }`)
 // and turbo's verdicts (`<pkg>#test:  ERROR  command … exited (1)`, `Failed:    a#test, b#test`).
 
