@@ -1,19 +1,11 @@
 import type { FastifyInstance } from 'fastify'
-import { documented, DOCUMENTED } from '@svc/core/kit'
+import { documented, DOCUMENTED, UNREACHABLE_DRIVER_ERRORS } from '@svc/core/kit'
 import type { Db } from 'mongodb'
 
 const PROBE_TIMEOUT_MS = 2000
 /** Probe results are reused this long, so a flood of /healthz calls costs at most one write a second. */
 const PROBE_REUSE_MS = 1000
 export const HEALTH_COLLECTION = 'svc_health'
-
-const UNREACHABLE = new Set([
-  'MongoServerSelectionError',
-  'MongoNetworkError',
-  'MongoNetworkTimeoutError',
-  'MongoNotConnectedError',
-  'MongoTopologyClosedError'
-])
 
 export type DatabaseState = 'ok' | 'unreachable' | 'refuses-writes'
 
@@ -36,7 +28,7 @@ async function probe (db: Db): Promise<DatabaseState> {
     )
     .then(
       (): DatabaseState => 'ok',
-      (err: Error): DatabaseState => (UNREACHABLE.has(err.name) ? 'unreachable' : 'refuses-writes')
+      (err: Error): DatabaseState => (UNREACHABLE_DRIVER_ERRORS.has(err.name) ? 'unreachable' : 'refuses-writes')
     )
   try {
     return await Promise.race([write, timeout])

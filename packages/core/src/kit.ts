@@ -102,6 +102,7 @@ export type {
   DurableHandler
 } from './service/event-log/index.js'
 export { normalizeError, type ErrorEnvelope, type NormalizedError } from './http/error-envelope.js'
+export { UNREACHABLE_DRIVER_ERRORS } from './http/driver-errors.js'
 export {
   DOCUMENTED,
   documented,

@@ -2,8 +2,8 @@ import type { KnownError } from './framework-errors.js'
 
 /** Server codes meaning "this node cannot serve the operation now" (stepping down, shutting down, not primary, a lock or commit past its time limit). */
 const UNAVAILABLE_CODES = new Set([91, 189, 262, 10107, 11600, 11602, 13435, 13436])
-/** Driver errors raised when no server answers at all. */
-const UNREACHABLE = new Set([
+/** Driver errors raised when no server answers at all (also what `/healthz` reports as unreachable). */
+export const UNREACHABLE_DRIVER_ERRORS: ReadonlySet<string> = new Set([
   'MongoServerSelectionError',
   'MongoNetworkError',
   'MongoNetworkTimeoutError',
@@ -25,7 +25,7 @@ export function driverError (err: Record<string, unknown>): KnownError | null {
     }
   }
   if (
-    UNREACHABLE.has(name) ||
+    UNREACHABLE_DRIVER_ERRORS.has(name) ||
     (typeof err.code === 'number' && name.startsWith('Mongo') && UNAVAILABLE_CODES.has(err.code))
   ) {
     return { code: 'SERVICE_UNAVAILABLE', message: 'the database is unavailable; retry shortly' }
