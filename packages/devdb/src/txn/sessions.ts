@@ -127,20 +127,7 @@ export class Sessions {
       )
     }
     if (name === 'commitTransaction') return this.commit(txn, journal)
-    if (name === 'abortTransaction') {
-      if (txn.state === 'committed') {
-        throw new CommandError(
-          256,
-          'TransactionCommitted',
-          `Transaction with { txnNumber: ${txnNumber} } has been committed.`
-        )
-      }
-      if (txn.state === 'aborted') {
-        throw noSuchTransaction(`Transaction with { txnNumber: ${txnNumber} } has been aborted.`)
-      }
-      this.end(txn, 'aborted')
-      return { ok: 1 }
-    }
+    // A commit may be repeated (a retried commit answers ok); anything else needs an open transaction.
     if (txn.state === 'committed') {
       throw new CommandError(
         256,
@@ -150,6 +137,10 @@ export class Sessions {
     }
     if (txn.state === 'aborted') {
       throw noSuchTransaction(`Transaction with { txnNumber: ${txnNumber} } has been aborted.`)
+    }
+    if (name === 'abortTransaction') {
+      this.end(txn, 'aborted')
+      return { ok: 1 }
     }
     return this.statement(txn, execute)
   }
