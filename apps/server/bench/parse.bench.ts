@@ -169,6 +169,10 @@ try {
 } finally {
   processes.stop()
   // Parse closes its database client on SIGTERM: let it (up to 10 s), before the database goes away.
-  if (parsePid !== undefined) await exited(parsePid)
+  // Parse 8 may then stay up (its HTTP server's close fails): kill it, or its stdout pipe keeps the bench alive.
+  if (parsePid !== undefined) {
+    await exited(parsePid)
+    if (alive(parsePid)) process.kill(parsePid, 'SIGKILL')
+  }
   await svc.stop()
 }
