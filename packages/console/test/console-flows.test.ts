@@ -312,9 +312,11 @@ t.test('at 390 px: no sideways scrolling', async (t) => {
   ]) {
     await page.goto(`${base}${path}`)
     await page.locator('main h1').waitFor()
-    // The table holds its realtime stream open: "network idle" never comes there.
-    if (path === '/console/data/deals') await page.locator('.badge', { hasText: 'Live' }).waitFor()
-    else await page.waitForLoadState('networkidle')
+    // The table holds its realtime stream open: "network idle" never comes there; its rows do.
+    if (path === '/console/data/deals') {
+      await rows.first().waitFor()
+      await page.locator('.badge', { hasText: 'Live' }).waitFor()
+    } else await page.waitForLoadState('networkidle')
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)
     t.ok(overflow <= 0, `${path}: overflow ${overflow}px`)
   }
