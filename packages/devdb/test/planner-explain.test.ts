@@ -167,6 +167,89 @@ t.test('a count of one tenant is a COUNT_SCAN: keys only, no documents', async (
   t.equal(fast.queryPlanner.winningPlan.stage, 'RECORD_STORE_FAST_COUNT')
 })
 
+t.test(
+  'a soft-delete scope (`deletedAt: null`) is counted from keys while no document holds an array there',
+  async (t) => {
+    const live = h.db.collection('live')
+    // u1: 30 records never deleted (no field), 5 with an explicit null, 10 deleted; u2: 7 never deleted.
+    await live.insertMany([
+      ...Array.from({ length: 30 }, (_, i) => ({ userId: 'u1', createdAt: new Date(BASE + i) })),
+      ...Array.from({ length: 5 }, (_, i) => ({ userId: 'u1', createdAt: new Date(BASE + 100 + i), deletedAt: null })),
+      ...Array.from({ length: 10 }, (_, i) => ({
+        userId: 'u1',
+        createdAt: new Date(BASE + 200 + i),
+        deletedAt: new Date(BASE)
+      })),
+      ...Array.from({ length: 7 }, (_, i) => ({
+        userId: 'u2',
+        createdAt: new Date(BASE + 300 + i),
+        meta: { gone: null }
+      }))
+    ])
+    await live.createIndex({ userId: 1, deletedAt: 1, createdAt: -1, _id: -1 })
+    await live.createIndex({ userId: 1, 'meta.gone': 1 })
+    const count = async (query: Document): Promise<{ n: number; plan: string[]; docs: number }> => {
+      const ex = await h.db.command({ explain: { count: 'live', query }, verbosity: 'executionStats' })
+      const { n } = await h.db.command({ count: 'live', query })
+      return { n, plan: stages(ex.queryPlanner.winningPlan), docs: ex.executionStats.totalDocsExamined }
+    }
+    t.same(await count({ userId: 'u1', deletedAt: null }), { n: 35, plan: ['COUNT', 'COUNT_SCAN'], docs: 0 })
+    t.same(await count({ userId: 'u1', deletedAt: { $eq: null } }), { n: 35, plan: ['COUNT', 'COUNT_SCAN'], docs: 0 })
+    t.equal(await live.countDocuments({ userId: 'u1', deletedAt: null }), 35, 'the driver counts the same')
+    t.equal((await count({ userId: 'u2', 'meta.gone': null })).plan[1], 'FETCH', 'a dotted path is left to the filter')
+    t.equal((await count({ userId: 'u2', 'meta.gone': null })).n, 7)
+    t.equal(
+      (await count({ userId: 'u1', deletedAt: { $exists: false } })).n,
+      30,
+      '$exists: false still tells null from missing'
+    )
+    const page = await live
+      .find({ userId: 'u1', deletedAt: null })
+      .sort({ createdAt: -1, _id: -1 })
+      .limit(20)
+      .explain('executionStats')
+    t.same(
+      stages(page.queryPlanner.winningPlan),
+      ['LIMIT', 'FETCH', 'IXSCAN'],
+      'the live page walks the index in order'
+    )
+    t.equal(page.executionStats.totalDocsExamined, 20, 'and fetches just the page')
+    // An array in the field makes the index multikey: `null` then also matches arrays holding null, so the
+    // null point bounds nothing and the count reads the tenant's documents.
+    await live.insertOne({ userId: 'u1', createdAt: new Date(BASE + 400), deletedAt: [null, new Date(BASE)] })
+    t.same(await count({ userId: 'u1', deletedAt: null }), { n: 36, plan: ['COUNT', 'FETCH', 'IXSCAN'], docs: 46 })
+    const sparse = h.db.collection('live_sparse')
+    await sparse.insertMany([{ userId: 'u1' }, { userId: 'u1', deletedAt: null }, { userId: 'u1', deletedAt: 1 }])
+    await sparse.createIndex({ deletedAt: 1 }, { sparse: true })
+    t.equal(
+      (await h.db.command({ count: 'live_sparse', query: { deletedAt: null } })).n,
+      2,
+      'a sparse index never answers null'
+    )
+  }
+)
+
+t.test('null points answer what a collection scan answers, whatever the field holds', async (t) => {
+  const mixed = h.db.collection('null_points')
+  const values = [undefined, null, 0, '', false, 'a', new Date(BASE), { a: null }]
+  await mixed.insertMany(
+    Array.from({ length: 400 }, (_, i) => {
+      const v = values[(i * 7) % values.length]
+      return { g: i % 4, ...(v === undefined ? {} : { x: v }), nested: i % 3 === 0 ? 5 : { y: v ?? null } }
+    })
+  )
+  await mixed.createIndex({ g: 1, x: 1 })
+  await mixed.createIndex({ g: 1, 'nested.y': 1 })
+  for (const filter of [{ g: 2, x: null }, { g: 1, x: { $eq: null } }, { g: 3, 'nested.y': null }, { x: null }]) {
+    const scan = await h.db.command({ count: 'null_points', query: filter, hint: { $natural: 1 } })
+    const planned = await h.db.command({ count: 'null_points', query: filter })
+    t.equal(planned.n, scan.n, `count ${JSON.stringify(filter)}`)
+    const found = await mixed.find(filter).sort({ _id: 1 }).toArray()
+    const scanned = await mixed.find(filter).hint({ $natural: 1 }).sort({ _id: 1 }).toArray()
+    t.same(found, scanned, `find ${JSON.stringify(filter)}`)
+  }
+})
+
 t.test('$in on the leading key with a sort on the next one merges per-point scans', async (t) => {
   const filter = { userId: { $in: ['u1', 'u2', 'u3'] } }
   const ex = await coll.find(filter).sort({ createdAt: -1 }).limit(10).explain('executionStats')

@@ -29,6 +29,8 @@ export function boundsFor (
   const cmp = index.collation?.compare
   const collationOk = sameCollation(index.collation, queryCollation)
   const used = new Set<Predicate>()
+  /** predicates whose bounds on their index field select exactly what they match */
+  const exactly = new Set<Predicate>()
   let excludesMissing = false
   const bounds = index.fields.map((field, i) => {
     const preds = analysis.predicates.filter((p) => p.path === field && (!p.hasStrings || collationOk))
@@ -37,17 +39,29 @@ export function boundsFor (
     if (bounding.length === 0) return [FULL]
     if (index.multikey[i]) {
       used.add(bounding[0])
+      if (bounding[0].exact) exactly.add(bounding[0])
       return predicateIntervals(bounding[0], cmp)
     }
     let ivs: Interval[] | undefined
     for (const p of bounding) {
       used.add(p)
+      if (p.exact || nullPointIsExact(index, i, p)) exactly.add(p)
       const next = predicateIntervals(p, cmp)
       ivs = ivs === undefined ? next : intersect(ivs, next, cmp)
     }
     return ivs ?? [FULL]
   })
-  const exact = !analysis.residual && analysis.predicates.every((p) => used.has(p) && p.exact)
+  const exact = !analysis.residual && analysis.predicates.every((p) => exactly.has(p))
   const leading = bounds[0].length !== 1 || bounds[0][0] !== FULL
   return { bounds, exact, leading, excludesMissing }
+}
+
+/**
+ * `field: null` matches a null or missing field; on a top-level field that no document of a
+ * non-sparse index holds an array in, those are exactly the documents keyed null (a missing field
+ * is keyed null too), so the null point needs no fetch — a soft-delete scope's `deletedAt: null`
+ * is counted from keys. Dotted paths are left to the filter (a scalar on the way also keys null).
+ */
+function nullPointIsExact (index: IndexDef, i: number, p: Predicate): boolean {
+  return p.kind === 'eq' && p.values[0] === null && !p.path.includes('.') && !index.multikey[i] && !index.sparse
 }
