@@ -41,6 +41,13 @@ async function softDelete (app: FastifyInstance, opts: SoftDeleteOptions): Promi
   }
   const retentionOf = (s: ResourceService): number | undefined => s.model.softDelete.retentionDays ?? globalDays
   for (const service of services) {
+    // Every list's live scope: the page walks this index in the default order and the total is
+    // counted from its keys (`deletedAt: null` is exact on it), not from the tenant's records.
+    await service.ensureIndex(
+      SYSTEM_CONTEXT,
+      { userId: 1, deletedAt: 1, createdAt: -1, _id: -1 },
+      { name: 'svc_softdelete_live_created_id' }
+    )
     // The sweep's query; sparse keeps live records (no deletedAt) out of it.
     if (retentionOf(service) !== undefined) {
       await service.ensureIndex(SYSTEM_CONTEXT, { deletedAt: 1 }, { sparse: true, name: 'svc_softdelete_deleted_at' })

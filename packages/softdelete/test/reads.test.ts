@@ -101,3 +101,49 @@ t.test("a trash: tombstones only, most recently deleted first, the caller's own"
     'a hard-delete schema has no deletedAt'
   )
 })
+
+t.test("a list's live page and total come from one index, its total from keys alone", async (t) => {
+  const { app, db } = await buildApp(t, { schemas: SCHEMAS })
+  const u = makeUser()
+  const ids: string[] = []
+  for (let i = 0; i < 25; i++) {
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/v1/notes',
+      headers: u.headers,
+      payload: { body: `n${i}` }
+    })
+    ids.push(res.json()._id)
+  }
+  for (const id of ids.slice(0, 5)) {
+    await app.inject({ method: 'DELETE', url: `/api/v1/notes/${id}`, headers: u.headers })
+  }
+  const list = (await app.inject({ method: 'GET', url: '/api/v1/notes?__perPage=10', headers: u.headers })).json()
+  t.equal(list.totalResults, 20, 'tombstones are not counted')
+  t.same(
+    list.results.map((r: { body: string }) => r.body),
+    Array.from({ length: 10 }, (_, i) => `n${24 - i}`),
+    'the newest live records first'
+  )
+  const indexes = await db.collection('notes').indexes()
+  t.ok(
+    indexes.some((i) => i.name === 'svc_softdelete_live_created_id'),
+    'soft delete adds the live-scope index'
+  )
+  // The queries a list issues (see the core list path): its page and its count.
+  const { userId } = (await db.collection('notes').findOne({}))!
+  const live = { userId, deletedAt: null }
+  const plan = (ex: Record<string, any>): string =>
+    JSON.stringify(ex.queryPlanner?.winningPlan ?? ex.stages?.[0]?.$cursor?.queryPlanner?.winningPlan ?? ex)
+  const page = await db.collection('notes').find(live).sort({ createdAt: -1, _id: -1 }).limit(10).explain()
+  t.match(plan(page), /svc_softdelete_live_created_id/, 'the page walks the live index')
+  t.notMatch(plan(page), /"stage":"SORT"/, 'in order, without sorting')
+  const count = await db
+    .collection('notes')
+    .aggregate([{ $match: live }, { $group: { _id: 1, n: { $sum: 1 } } }])
+    .explain()
+  t.match(plan(count), /svc_softdelete_live_created_id/, 'the total reads the live index')
+  if (process.env.MONGODB_URI === undefined) {
+    t.match(plan(count), /COUNT_SCAN/, 'devdb counts its keys, not the documents')
+  }
+})
