@@ -44,13 +44,13 @@ async function freePort (): Promise<number> {
 
 /**
  * The reference composition (surface with its security headers, core, soft delete, audit, files,
- * webhooks, realtime unless `realtime: false`) plus the console, listening on 127.0.0.1 for a
- * browser. File URLs need the address up front: a free port is picked first.
+ * webhooks, realtime unless `realtime: false`; `core` adds core options) plus the console,
+ * listening on 127.0.0.1 for a browser. File URLs need the address up front: a free port is picked first.
  */
 export async function startConsoleServer (
   t: Tap,
   opts: ConsoleOptions = {},
-  { realtime = true } = {}
+  { realtime = true, core = {} }: { realtime?: boolean; core?: Record<string, unknown> } = {}
 ): Promise<ConsoleServer> {
   const { db } = await getTestDb(t)
   const port = await freePort()
@@ -63,7 +63,7 @@ export async function startConsoleServer (
   // No load shedding: CI runs Chromium beside three other suites on 2 cores, and a lag past 1 s
   // answered a save with 503 (live-updates.test waited 30 s for "Saved.").
   await app.register(svcSurface, { rateLimit: false, metrics: false, docs: false, cors: false, loadShedding: false })
-  await app.register(svcCore, { db, schemaDir: SCHEMA_DIR, jwtSecret: JWT_SECRET, publicBaseUrl: url })
+  await app.register(svcCore, { db, schemaDir: SCHEMA_DIR, jwtSecret: JWT_SECRET, publicBaseUrl: url, ...core })
   await app.register(svcSoftDelete)
   await app.register(svcAudit)
   await app.register(svcFiles, { uploadsDir: uploads, publicBaseUrl: url })
