@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import t from 'tap'
 import type { Page } from 'playwright-core'
 import { registerUser, type RegisteredUser } from '@svc/testkit'
-import { chromiumOrSkip, startConsoleServer } from './helper.js'
+import { chromiumOrSkip, startConsoleServer, userWithRoles } from './helper.js'
 import { axeViolations, launch, signIn, watch } from './browser.js'
 import { checkRequests } from './public-routes.js'
 
@@ -201,6 +201,45 @@ t.test('paging: forward by nextCursor where lists have it, back by page number',
   await page.waitForURL((u) => !u.search.includes('__cursor'))
   await page.waitForFunction((f) => document.querySelector('main tbody th[scope=row] a')?.textContent === f, first[0])
   t.same(await labels(page), first, 'back to page 1')
+})
+
+t.test("live updates carry only the fields the viewer's role may read", async (t) => {
+  const carol = await userWithRoles(server, ['manager'])
+  const contact = await call(carol, 'POST', '/api/v1/contacts', {
+    firstName: 'Carl',
+    lastName: 'Client',
+    email: 'carl@example.com',
+    internalNotes: 'noted before'
+  })
+  // Carol's account loses the manager role: her next sign-in cannot read internalNotes, while
+  // her earlier (manager) token still writes it.
+  await server.db.collection('users').updateOne({ email: carol.user.email }, { $set: { roles: ['user'] } })
+  const context = await browser.newContext({ viewport: { width: 1200, height: 900 } })
+  t.teardown(async () => await context.close())
+  const viewer = await context.newPage()
+  // Every message of every event stream the page receives, as the browser got it.
+  const messages: string[] = []
+  const cdp = await context.newCDPSession(viewer)
+  cdp.on('Network.eventSourceMessageReceived', (m) => messages.push(`${m.eventName} ${m.data}`))
+  await cdp.send('Network.enable')
+  await signIn(viewer, base, carol.user.email, carol.password, '/console/data/contacts')
+  await following(viewer)
+  await viewer.getByRole('link', { name: 'Carl Client' }).waitFor()
+  await call(carol, 'PUT', `/api/v1/contacts/${contact._id as string}`, {
+    lastName: 'Changed',
+    internalNotes: 'confidential live note'
+  })
+  await viewer.getByRole('link', { name: 'Carl Changed' }).waitFor()
+  t.pass('the row changed in place')
+  t.ok(
+    messages.some((m) => m.startsWith('contacts.updated') && m.includes('Changed')),
+    `the update came over the feed (${messages.length} messages)`
+  )
+  t.notOk(
+    messages.some((m) => /internalNotes|confidential|noted before/.test(m)),
+    'no message the browser received carried the field or its value'
+  )
+  t.notMatch(await viewer.locator('body').textContent(), /internal notes|confidential|noted before/i, 'nor the page')
 })
 
 t.test("every request was public API with the person's own credentials", async (t) => {
