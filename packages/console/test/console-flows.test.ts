@@ -262,9 +262,14 @@ t.test('webhooks: subscribe, test, pause and re-enable, deliveries', async (t) =
   await page.getByRole('link', { name: 'Open the subscription' }).click()
   await page.getByRole('button', { name: 'Send a test event' }).click()
   await page.getByText('A signed webhook.test event is on its way.').waitFor()
-  for (let i = 0; i < 40 && (await page.locator('main table tbody tr').count()) === 0; i++) {
+  // Each refresh's answer is awaited: a click while one is on its way drops the earlier answer,
+  // so on a slow machine clicking on a timer alone could never show one.
+  for (let i = 0; i < 60 && (await page.locator('main table tbody tr').count()) === 0; i++) {
     await page.waitForTimeout(250)
-    await page.getByRole('button', { name: 'Refresh' }).click()
+    await Promise.all([
+      page.waitForResponse((r) => r.url().includes('/deliveries')),
+      page.getByRole('button', { name: 'Refresh' }).click()
+    ])
   }
   t.match(
     await page.locator('main table tbody tr').first().textContent(),
