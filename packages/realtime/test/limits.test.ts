@@ -64,17 +64,29 @@ t.test('a slow consumer is disconnected, not buffered; its slot is freed', async
     })
   )
   socket.pause()
+  // Another tenant reading its own stream meanwhile: the stalled one must not hold it back.
+  const other = makeUser()
+  const fast = await stream(t, b, other.headers, 'types=logs.created')
   const big = 'x'.repeat(60_000)
   const ctx = { identity: { kind: 'user' as const, userId: u.userId, roles: ['user'] }, surface: 'graphql' as const }
+  let sent = 0
   for (let i = 0; i < 40 && !conn.closed; i++) {
     await b.app.svc.services.get('logs').createMany(
       ctx,
       Array.from({ length: 10 }, () => ({ line: big }))
     )
+    await call(b.app, 'POST', '/api/v1/logs', other.headers, { line: `other ${sent++}` })
+    await fast.waitFor(sent, 5000)
     await sleep(50)
   }
   for (let i = 0; i < 100 && !conn.closed; i++) await sleep(50)
   t.ok(conn.closed, 'the server closed the connection of the client that does not read')
+  t.ok(sent >= 1, `${sent} writes of another tenant while it stalled`)
+  t.same(
+    fast.events().map((e) => e.data.record.line),
+    Array.from({ length: sent }, (_, i) => `other ${i}`),
+    "another tenant's stream got each of its events meanwhile, in order, within 5 s of the write"
+  )
   const next = await stream(t, b, u.headers)
   t.equal(next.status, 200, 'its slot is free again')
   const heap = process.memoryUsage().heapUsed

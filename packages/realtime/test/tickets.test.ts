@@ -1,5 +1,6 @@
 import t from 'tap'
 import { ApiClientStore } from '@svc/core/kit'
+import { getTestDb } from '@svc/testkit'
 import { buildApp, call, makeUser, sleep, stream } from './helper.js'
 
 // CONTRACT "Realtime" browser tickets: single use, 60 s, bound to the caller's identity.
@@ -90,4 +91,19 @@ t.test('two uses racing: one wins', async (t) => {
   const { ticket } = await mint(b, u.headers)
   const [x, y] = await Promise.all([stream(t, b, {}, `ticket=${ticket}`), stream(t, b, {}, `ticket=${ticket}`)])
   t.same([x.status, y.status].sort(), [200, 401])
+})
+
+t.test('a ticket minted on one instance opens a stream on another, once', async (t) => {
+  const { db } = await getTestDb(t)
+  const a = await buildApp(t, { db })
+  const b = await buildApp(t, { db })
+  const u = makeUser()
+  const { ticket } = await mint(a, u.headers)
+  const conn = await stream(t, b, {}, `ticket=${ticket}&types=logs.*`)
+  t.equal(conn.status, 200, 'minted on one, shown to the other')
+  await call(a.app, 'POST', '/api/v1/logs', u.headers, { line: 'via a' })
+  const [e] = await conn.waitFor(1)
+  t.equal(e.data.userId, u.userId, "the stream is the ticket owner's")
+  const again = await stream(t, a, {}, `ticket=${ticket}`)
+  t.equal(again.status, 401, 'used up on every instance')
 })
