@@ -71,4 +71,11 @@ t.test('the reference server serves the live feed with the REALTIME_* settings',
   t.ok(doc.paths['/api/v1/_events']?.get, 'the stream is in the API document')
   t.same(doc.paths['/api/v1/_events'].get.produces, ['text/event-stream'])
   t.ok(doc.paths['/api/v1/_events/tickets']?.post, 'and the tickets route')
+  const openapi = (await app.inject({ method: 'GET', url: '/api-docs/openapi.json' })).json()
+  t.same(
+    Object.keys(openapi.paths['/api/v1/_events']?.get?.responses?.['200']?.content ?? {}),
+    ['text/event-stream'],
+    'the OpenAPI 3.1 document has the stream, as text/event-stream'
+  )
+  t.ok(openapi.paths['/api/v1/_events/tickets']?.post, 'and the tickets route')
 })

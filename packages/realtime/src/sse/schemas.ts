@@ -40,6 +40,8 @@ export const EventsResponses = {
   }),
   400: ErrorEnvelope,
   401: ErrorEnvelope,
+  // An api client naming a schema its role has no scope for.
+  403: ErrorEnvelope,
   429: ErrorEnvelope
 }
 
@@ -48,5 +50,7 @@ export const TicketResponses = {
     ticket: Type.String({ description: 'single use, for `GET /_events?ticket=`' }),
     expiresAt: Type.String({ format: 'date-time' })
   }),
-  401: ErrorEnvelope
+  401: ErrorEnvelope,
+  // Api clients get no tickets (they send X-Client-Id themselves).
+  403: ErrorEnvelope
 }
