@@ -239,3 +239,77 @@ t.test('bad credentials in connection_init refuse the connection', async (t) => 
   t.ok(r.done || r.errors.length > 0, 'refused')
   t.equal(r.events.length, 0)
 })
+
+t.test('a subscriber whose socket never reads is dropped, not buffered; its slot comes back', async (t) => {
+  const { app, url } = await build(t, { maxStreamsPerUser: 1 })
+  const u = tokenUser(JWT_SECRET)
+  // graphql-transport-ws by hand, to stop reading the socket (ws.pause()).
+  const ws = new WebSocket(url, 'graphql-transport-ws')
+  t.teardown(() => {
+    ws.terminate()
+  })
+  const got: any[] = []
+  // An object: the loops below wait for a flag only the socket's callback sets.
+  const conn = { closed: false }
+  ws.on('message', (m) => got.push(JSON.parse(String(m))))
+  ws.on('close', () => {
+    conn.closed = true
+  })
+  ws.on('error', () => {})
+  await new Promise((resolve) => ws.once('open', resolve))
+  ws.send(JSON.stringify({ type: 'connection_init', payload: { authorization: u.headers.authorization } }))
+  ws.send(
+    JSON.stringify({
+      id: '1',
+      type: 'subscribe',
+      payload: { query: 'subscription { contactsEvents { record { name } } }' }
+    })
+  )
+  const ctx = { identity: { kind: 'user' as const, userId: u.userId, roles: ['user'] }, surface: 'graphql' as const }
+  const contacts = app.svc.services.get('contacts')
+  for (let i = 0; i < 200 && !got.some((m) => m.type === 'next'); i++) {
+    await contacts.create(ctx, { name: 'probe' })
+    await new Promise((resolve) => setTimeout(resolve, 25))
+  }
+  t.ok(
+    got.some((m) => m.type === 'next'),
+    'the subscription is live'
+  )
+  // Whether the subscription still holds the tenant's one stream slot, asked of the server.
+  const holds = async (): Promise<boolean> => {
+    try {
+      const probe = await app.svc.realtime.open(
+        ctx,
+        { types: ['companies.*'] },
+        { deliver: () => {}, reset: () => {}, room: async () => {}, end: () => {} }
+      )
+      probe.close()
+      return false
+    } catch (err) {
+      if ((err as { code?: string }).code === 'RATE_LIMITED') return true
+      throw err
+    }
+  }
+  t.ok(await holds(), 'it holds the slot')
+  ws.pause()
+  const big = 'x'.repeat(20_000)
+  let written = 0
+  while (written < 4000 && (await holds())) {
+    await contacts.createMany(
+      ctx,
+      Array.from({ length: 100 }, () => ({ name: big }))
+    )
+    written += 100
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  for (let i = 0; i < 100 && (await holds()); i++) await new Promise((resolve) => setTimeout(resolve, 50))
+  t.notOk(await holds(), `the server dropped the subscription (${written} events of 20 kB written, unread)`)
+  t.ok(written < 4000, 'before the writer ran out: what it buffers is bounded')
+  ws.resume()
+  for (let i = 0; i < 200 && !conn.closed; i++) await new Promise((resolve) => setTimeout(resolve, 50))
+  t.ok(conn.closed, 'the client finds its connection closed once it reads again')
+  const again = subscribe(client(t, url, auth(u)), 'subscription { companiesEvents { type } }')
+  await live(app, u, again)
+  t.same(again.errors, [], 'a new subscription gets the slot')
+  t.ok(again.events.length > 0)
+})
