@@ -208,3 +208,32 @@ t.test(
     t.match(plan.blocking.join('\n'), /v1\/notes: soft delete turned off.* — 2 records in 2 tenants do not fit/)
   }
 )
+
+t.test('plan: changes that need a version are told on devdb, and block no start-up', async (t) => {
+  const { db } = await getTestDb(t)
+  const notes = { path: 'notes', fields: [{ name: 'body', type: String }] }
+  const open = { ...before, fields: [...before.fields, { name: 'cost', type: Number }] }
+  {
+    const app = await start(t, db, [open, notes])
+    await app.svc.services.get('deals').create(as('t1'), { title: 'a', amount: 20, cost: 7 })
+    await app.svc.services.get('notes').create(as('t1'), { body: 'x' })
+    await app.close()
+  }
+  const hidden = { ...before, fields: [...before.fields, { name: 'cost', type: Number, acl: { read: ['admin'] } }] }
+  const app = await start(t, db, [hidden], { schemaCheck: 'off' })
+  const plan = await app.svc.evolution.plan({ exact: true })
+  t.match(change(plan.changes, 'read-restricted', 'cost'), {
+    class: 'needs-version',
+    needsVersion: true,
+    impact: { failing: 0, checked: 1 }
+  })
+  t.match(change(plan.changes, 'resource-removed'), {
+    resource: 'v1/notes',
+    class: 'needs-version',
+    message: 'resource v1/notes removed: its routes are gone, its records stay in notes'
+  })
+  t.same(plan.blocking, [], 'existing clients break, stored records do not: nothing blocks')
+  await app.close()
+  const served = await start(t, db, [hidden], { schemaCheck: 'refuse' })
+  t.equal((await served.svc.evolution.snapshot())?.hash, plan.files.hash, 'a refusing start serves them')
+})
