@@ -5,6 +5,7 @@ import Fastify from 'fastify'
 import t from 'tap'
 import { WORKER_HEADER, exposeWorkerId, workerServerOptions } from '../src/cluster/worker-id.js'
 import { pidFilePath, readPrimaryPid, writePidFile } from '../src/cluster/pid-file.js'
+import { CLUSTER_PROTOCOL, ProtocolMismatchError, UNVERSIONED_HELLO, helloProtocol } from '../src/cluster/messages.js'
 import { reload } from '../src/commands/reload.js'
 import { loadConfig } from '../src/config.js'
 import { workspace } from './fixtures/workspace.js'
@@ -79,4 +80,23 @@ t.test('pid file and svc reload', async (t) => {
   const gone = spawnSync(process.execPath, ['-e', '0']).pid
   writeFileSync(pidFilePath(dataDir), `${gone}\n`)
   t.equal(await readPrimaryPid(dataDir), null, 'a stale file (the process is gone) names no primary')
+})
+
+t.test("a worker's hello names its cluster protocol; a mismatch says which side is which", async (t) => {
+  t.equal(helloProtocol({ svc: 'loaded', protocol: CLUSTER_PROTOCOL }), CLUSTER_PROTOCOL)
+  t.equal(helloProtocol({ svc: 'loaded', protocol: 7 }), 7)
+  t.equal(helloProtocol(UNVERSIONED_HELLO), null, 'the bare hello of the releases before versioning')
+  t.equal(helloProtocol({ svc: 'loaded' }), null)
+  for (const other of [null, 'svc:drain', { svc: 'shared-state', calls: [] }, 42]) {
+    t.equal(helloProtocol(other), undefined, `${JSON.stringify(other)} is no hello`)
+  }
+  t.match(new ProtocolMismatchError('worker', 2), {
+    theirs: 2,
+    message: `the new worker speaks protocol 2, this primary speaks protocol ${CLUSTER_PROTOCOL}: svc on disk is not the svc this primary started with; restart it (SIGTERM, then start) to upgrade`
+  })
+  t.match(new ProtocolMismatchError('primary', null), {
+    theirs: null,
+    message:
+      /^this worker speaks protocol \d+, its primary an unversioned protocol \(an svc release before versioning\)/
+  })
 })

@@ -5,7 +5,7 @@ import { keepLocalSecret } from '../commands/local-secret.js'
 import { primaryLog } from './log.js'
 import { writePidFile } from './pid-file.js'
 import { servePrimaryState } from './shared-state.js'
-import { DRAIN_MESSAGE, LOADED_MESSAGE, type StartMessage } from './messages.js'
+import { CLUSTER_PROTOCOL, DRAIN_MESSAGE, ProtocolMismatchError, helloProtocol, type StartMessage } from './messages.js'
 
 /** How long a draining worker may finish its requests before it is killed. */
 const DRAIN_TIMEOUT_MS = 10_000
@@ -48,20 +48,28 @@ export async function runPrimary (config: ServerConfig, warnings: string[]): Pro
     return () => worker.off('exit', onExit)
   }
 
-  /** A new worker; resolves once its code is loaded (it then waits for `start`). */
+  /**
+   * A new worker; resolves once its code is loaded (it then waits for `start`). One whose hello
+   * names another protocol (svc upgraded on disk since this primary started) is stopped before
+   * it is given anything: ProtocolMismatchError.
+   */
   const fork = async (): Promise<Worker> => {
     const worker = cluster.fork({ ...workerEnv, SVC_WORKER_ID: String(nextId++) })
     startedAt.set(worker, Date.now())
     serveState?.(worker)
     return await new Promise((resolve, reject) => {
       const unwatch = exitBefore(worker, 'loading', reject)
-      const onLoaded = (message: unknown): void => {
-        if (message !== LOADED_MESSAGE) return
-        worker.off('message', onLoaded)
+      const onHello = (message: unknown): void => {
+        const protocol = helloProtocol(message)
+        if (protocol === undefined) return
+        worker.off('message', onHello)
         unwatch()
-        resolve(worker)
+        if (protocol === CLUSTER_PROTOCOL) return resolve(worker)
+        startedAt.delete(worker)
+        worker.process.kill('SIGTERM')
+        reject(new ProtocolMismatchError('worker', protocol))
       }
-      worker.on('message', onLoaded)
+      worker.on('message', onHello)
     })
   }
 
@@ -75,7 +83,7 @@ export async function runPrimary (config: ServerConfig, warnings: string[]): Pro
         primaryLog('info', { worker: worker.id, workerPid: worker.process.pid }, 'worker listening')
         resolve({ port: address.port, address: address.address })
       })
-      worker.send({ svc: 'start', mongodbUri } satisfies StartMessage)
+      worker.send({ svc: 'start', mongodbUri, protocol: CLUSTER_PROTOCOL } satisfies StartMessage)
     })
 
   const drain = async (worker: Worker): Promise<void> => {
@@ -111,7 +119,9 @@ export async function runPrimary (config: ServerConfig, warnings: string[]): Pro
         fork()
           .then(async (w) => await start(w, mongodbUri))
           .catch((err: unknown) => {
-            primaryLog('error', { err }, 'replacement worker failed to start')
+            if (err instanceof ProtocolMismatchError) {
+              primaryLog('error', { workers: active.size }, `replacement worker refused: ${err.message}`)
+            } else primaryLog('error', { err }, 'replacement worker failed to start')
           })
       },
       quick ? 1000 : 0
@@ -166,11 +176,20 @@ export async function runPrimary (config: ServerConfig, warnings: string[]): Pro
         try {
           await start(await loading[i], mongodbUri)
         } catch (err) {
-          primaryLog(
-            'error',
-            { err },
-            'rolling reload stopped: a new worker failed to start; the old ones keep serving'
-          )
+          // Every new worker of a reload runs the same code: one line says why for all of them.
+          if (err instanceof ProtocolMismatchError) {
+            primaryLog(
+              'error',
+              { workers: active.size },
+              `rolling reload refused, the old workers keep serving: ${err.message}`
+            )
+          } else {
+            primaryLog(
+              'error',
+              { err },
+              'rolling reload stopped: a new worker failed to start; the old ones keep serving'
+            )
+          }
           const unused = await Promise.all(loading.slice(i + 1).map(async (l) => await l.catch(() => null)))
           await Promise.all(unused.map(async (w) => await (w === null ? null : drain(w))))
           return

@@ -1,7 +1,15 @@
 import closeWithGrace from 'close-with-grace'
 import type { ServerConfig } from '../config.js'
 import { startServer, type RunningServer } from '../start.js'
-import { DRAIN_MESSAGE, LOADED_MESSAGE, type StartMessage } from './messages.js'
+import { clusterLog } from './log.js'
+import {
+  CLUSTER_PROTOCOL,
+  DRAIN_MESSAGE,
+  ProtocolMismatchError,
+  UNVERSIONED_HELLO,
+  type LoadedMessage,
+  type StartMessage
+} from './messages.js'
 
 /** How long a drained worker keeps its IPC channel open for connections handed over in flight. */
 const HANDOFF_LINGER_MS = 500
@@ -38,7 +46,8 @@ export function serveAsWorker (server: RunningServer): void {
 /**
  * Tells the primary this worker's code is loaded and waits for its go-ahead: the primary forks
  * every worker at once, so their slow part (loading the code) overlaps the database's start and
- * the first worker's schema checks, and lets them open the database one after the other.
+ * the first worker's schema checks, and lets them open the database one after the other. A
+ * go-ahead of another protocol (a primary started from an older svc) is refused: exit 1.
  */
 async function goAhead (): Promise<string> {
   return await new Promise((resolve) => {
@@ -48,11 +57,19 @@ async function goAhead (): Promise<string> {
       if (message?.svc !== 'start') return
       process.off('message', onMessage)
       process.off('disconnect', orphaned)
-      resolve(message.mongodbUri)
+      if (message.protocol === CLUSTER_PROTOCOL) return resolve(message.mongodbUri)
+      clusterLog(
+        'error',
+        {},
+        `worker refused to start: ${new ProtocolMismatchError('primary', message.protocol ?? null).message}`,
+        'svc-worker'
+      )
+      process.exit(1)
     }
     process.on('message', onMessage)
     process.once('disconnect', orphaned)
-    process.send?.(LOADED_MESSAGE)
+    process.send?.({ svc: 'loaded', protocol: CLUSTER_PROTOCOL } satisfies LoadedMessage)
+    process.send?.(UNVERSIONED_HELLO)
   })
 }
 
