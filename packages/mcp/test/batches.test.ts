@@ -1,5 +1,6 @@
 import t from 'tap'
 import svcSurface from '@svc/surface'
+import { readPrice } from '@svc/core/kit'
 import { latencyUnderAttack } from '@svc/testkit'
 import { buildApp, makeUser } from './helper.js'
 
@@ -90,7 +91,7 @@ t.test(
 t.test("each call of a batch is priced and charged: the tenant's minute, whatever the POSTs", async (t) => {
   const { app } = await buildApp(t, { core: { tenantCostPerMinute: 5000 } })
   const u = makeUser()
-  const price = app.svc.services.get('logs').priceRead(100)
+  const price = readPrice(app.svc.services.get('logs').model, 100, [])
   const batch = Array.from({ length: 20 }, (_, i) => call(i + 1, 'list_logs', { perPage: 100 }))
   const results = (
     await app.inject({ method: 'POST', url: '/mcp', headers: { ...JSON_RPC, ...u.headers }, payload: batch })

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { Writable } from 'node:stream'
 import t from 'tap'
 import { Redis } from 'ioredis'
+import { readPrice } from '@svc/core/kit'
 import { redisAggregationCache } from '../src/index.js'
 import { bearer, buildApp, testDb } from './helper.js'
 
@@ -138,7 +139,7 @@ t.test(
       {},
       { tenantCostPerMinute: 1 }
     )
-    const price = a.svc.services.get('notes').priceRead(a.svc.config.pageSize)
+    const price = readPrice(a.svc.services.get('notes').model, a.svc.config.pageSize, [])
     const opts = { redis: REDIS_URL, redisKeyPrefix: prefix, rateLimit: false as const }
     const b = await buildApp(t, db, opts, {}, { tenantCostPerMinute: price * 3 })
     const c = await buildApp(t, db, opts, {}, { tenantCostPerMinute: price * 3 })
