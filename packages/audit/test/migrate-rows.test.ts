@@ -1,43 +1,37 @@
 import t from 'tap'
-import { ObjectId } from 'mongodb'
-import type { RequestContext } from '@svc/core'
 import { AUDIT_COLLECTION } from '../src/index.js'
 import { DURABLE_MODES, buildApp, makeUser } from './helper.js'
 
-const SYSTEM: RequestContext = { identity: null, surface: 'system', system: true }
-const notes = [
-  {
-    path: 'notes',
-    collection: 'notes',
-    fields: [
-      { name: 'body', type: String, required: true },
-      { name: 'tag', type: String }
-    ]
-  }
-]
+// `svc schema apply` as operators run it (`app.svc.evolution.apply`), over migration files: the
+// service's own migration batches are core's, not on the `ResourceService` plugins see.
+const NOTES = `export default {
+  path: 'notes',
+  collection: 'notes',
+  fields: [
+    { name: 'body', type: String, required: true },
+    { name: 'tag', type: String }
+  ]
+}
+`
+const MIGRATIONS = {
+  '0001-tag.mjs': "export default { resources: { notes: { up: (r) => ({ ...r, tag: 'greeting' }) } } }\n",
+  '0002-shout.mjs': 'export default { resources: { notes: { up (r) { r.body = String(r.body).toUpperCase() } } } }\n',
+  '0003-noop.mjs': 'export default { resources: { notes: { up: () => undefined } } }\n'
+}
 
 for (const mode of DURABLE_MODES) {
   t.test(
     `${mode.name}: a migrated record gets one 'migrate' row per migration that changed it, in its history`,
     async (t) => {
-      const { app, db } = await buildApp(t, { schemas: notes, core: { transactions: mode.transactions } })
+      const schemaDir = t.testdir({ versions: { v1: { 'notes.mjs': NOTES } }, migrations: MIGRATIONS })
+      const { app, db } = await buildApp(t, { schemas: [], core: { schemaDir, transactions: mode.transactions } })
       const u = makeUser()
       const id = (
         await app.inject({ method: 'POST', url: '/api/v1/notes', headers: u.headers, payload: { body: 'Hello' } })
       ).json()._id as string
-      const notesService = app.svc.services.get('notes')
-      const steps = [
-        { name: '0001-tag', up: (r: Record<string, unknown>) => ({ ...r, tag: 'greeting' }) },
-        {
-          name: '0002-shout',
-          up: (r: Record<string, unknown>) => {
-            r.body = String(r.body).toUpperCase()
-          }
-        },
-        { name: '0003-noop', up: () => undefined }
-      ]
-      const result = await notesService.migrateBatch(SYSTEM, { tenant: u.userId, after: null, limit: 10, steps })
-      t.match(result, { scanned: 1, migrated: 1, unchanged: 0, lastId: id })
+      // A canary run (`--tenant`): the migrations stay pending, so a second run is not a no-op by default.
+      const result = await app.svc.evolution.apply({ tenant: u.userId })
+      t.match(result.resources, [{ resource: 'v1/notes', scanned: 1, migrated: 1, unchanged: 0 }])
       const rows = await db
         .collection(AUDIT_COLLECTION)
         .find({ recordId: id, action: 'migrate' })
@@ -61,21 +55,9 @@ for (const mode of DURABLE_MODES) {
         { action: 'migrate', migration: '0001-tag' }
       ])
       t.notOk('migration' in history.results[2], 'other entries carry no migration')
-      const again = await notesService.migrateBatch(SYSTEM, { tenant: u.userId, after: null, limit: 10, steps })
-      t.match(again, { migrated: 0, skipped: 1 }, 'a second batch over the same record finds its markers')
-      t.equal(await db.collection(AUDIT_COLLECTION).countDocuments({ action: 'migrate' }), 2)
+      const again = await app.svc.evolution.apply({ tenant: u.userId })
+      t.match(again.resources, [{ migrated: 0 }], 'a second run migrates nothing again')
+      t.equal(await db.collection(AUDIT_COLLECTION).countDocuments({ action: 'migrate' }), 2, 'and writes no row')
     }
   )
 }
-
-t.test('migrateBatch is an operator operation', async (t) => {
-  const { app } = await buildApp(t, { schemas: notes })
-  const user: RequestContext = {
-    identity: { kind: 'user', userId: new ObjectId().toHexString(), roles: ['admin'] },
-    surface: 'rest'
-  }
-  await t.rejects(
-    app.svc.services.get('notes').migrateBatch(user, { tenant: null, after: null, limit: 1, steps: [] }),
-    { statusCode: 403, message: /svc schema apply/ }
-  )
-})
