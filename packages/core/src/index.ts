@@ -66,6 +66,7 @@ export { svcServerOptions, requestTimeouts } from './http/server-options.js'
 export type { Identity, RequestContext, Surface } from './identity.js'
 export { SYSTEM_CONTEXT } from './http/request-context.js'
 export type { SvcContext, SvcCoreOptions, SvcAuth, PasswordChangeBroadcast } from './types.js'
+export type { CredentialHeaders } from './auth/authenticate.js'
 
 const TWO_HOURS = 2 * 60 * 60
 

@@ -1,6 +1,7 @@
 import type { Db } from 'mongodb'
 import type { FastifyRequest } from 'fastify'
 import type { PasswordChangeBroadcast } from './auth/password-changes.js'
+import type { CredentialHeaders } from './auth/authenticate.js'
 import type { SendMail } from './auth/session.js'
 import type { Manifest } from './describe/manifest.js'
 import type { Identity } from './identity.js'
@@ -115,6 +116,11 @@ export interface SvcAuth {
    * Sets and returns `request.identity`.
    */
   authenticate(request: FastifyRequest, opts?: { allowClient?: boolean }): Promise<Identity>
+  /**
+   * The same check of credentials that arrived without a request of their own (a WebSocket's
+   * `connection_init`): the caller, or the same 401/403 errors. Sets nothing.
+   */
+  identify(headers: CredentialHeaders, opts?: { allowClient?: boolean }): Promise<Identity>
   /** Signs an access token with the configured secret (claims per CONTRACT.md). */
   mintAccessToken(
     claims: { user_id: string; email: string; roles: string[]; account_id?: string },

@@ -91,3 +91,20 @@ t.test('tokens minted by the service and by signAccessToken are interchangeable'
   t.equal(dflt.exp - dflt.iat, 900, 'default ttl is 15 minutes')
   t.notOk('extra' in payload, 'no stray claims')
 })
+
+t.test('auth.identify: the same check for credentials without a request (a WebSocket connection_init)', async (t) => {
+  const app = await buildAuthApp(t)
+  const token = signToken(userClaims({ roles: ['user'] }), TEST_SECRET)
+  const viaRequest = (await app.inject({ method: 'GET', url: '/probe/read', headers: bearer(token) })).json()
+  t.same(await app.svc.auth.identify(bearer(token)), viaRequest, 'the identity authenticate gives the request')
+  await t.rejects(app.svc.auth.identify(bearer('abc.def.ghi')), { statusCode: 401, code: 'UNAUTHENTICATED' })
+  await t.rejects(app.svc.auth.identify(bearer(signToken(userClaims(), TEST_SECRET, { expiresIn: -60 }))), {
+    statusCode: 401,
+    message: 'token expired'
+  })
+  await t.rejects(app.svc.auth.identify({}), { statusCode: 401, message: 'authentication required' })
+  await t.rejects(app.svc.auth.identify({ 'x-client-id': 'nobody' }, { allowClient: true }), {
+    statusCode: 401,
+    message: 'unknown client id'
+  })
+})

@@ -60,7 +60,7 @@ t.test('the audience test agrees with the list for every identity and record', a
       .json()
       .results.map((r: any) => r.name)
       .sort()
-    const identity = await app.svc.auth.authenticate({ headers } as any, { allowClient: true })
+    const identity = await app.svc.auth.identify(headers, { allowClient: true })
     const ctx: RequestContext = { identity, surface: 'rest' }
     const audience = service.eventAudience(ctx)
     if (audience === null) throw new Error(`${who}: no audience`)

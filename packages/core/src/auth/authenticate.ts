@@ -29,26 +29,32 @@ interface AuthenticateOptions {
   /** An api client (X-Client-Id) is an accepted caller. */
   allowClient?: boolean
 }
+
+/** The credentials a caller presents, as HTTP headers (lower-case names) or a WebSocket's `connection_init`. */
+export interface CredentialHeaders {
+  authorization?: string
+  'x-client-id'?: string | string[]
+}
+
 /**
- * Resolves the caller. A bearer issued before its user's last password reset is refused (see
- * PasswordChanges for how fresh that knowledge is). A present Authorization header always decides (bearer wins, and an
- * invalid bearer is 401 even next to a valid client id, so a broken token never silently
- * downgrades to anonymous access). Api clients are read-only: without `allowClient` a known
- * client gets 403, an unknown one 401.
+ * Resolves the caller from its credentials. A bearer issued before its user's last password
+ * reset is refused (see PasswordChanges for how fresh that knowledge is). A present Authorization
+ * header always decides (bearer wins, and an invalid bearer is 401 even next to a valid client id,
+ * so a broken token never silently downgrades to anonymous access). Api clients are read-only:
+ * without `allowClient` a known client gets 403, an unknown one 401.
  */
-export function createAuthenticate (jwt: JwtService, clients: ApiClientStore, passwordChanges: PasswordChanges) {
-  return async function authenticate (request: FastifyRequest, opts: AuthenticateOptions = {}): Promise<Identity> {
-    const authorization = request.headers.authorization
+export function createIdentify (jwt: JwtService, clients: ApiClientStore, passwordChanges: PasswordChanges) {
+  return async function identify (headers: CredentialHeaders, opts: AuthenticateOptions = {}): Promise<Identity> {
+    const authorization = headers.authorization
     if (authorization !== undefined) {
       const { identity, issuedAt } = verifyBearer(jwt, authorization)
       // Same-second tokens stay valid: `iat` is whole seconds, and a login right after the reset must work.
       if (issuedAt < (await passwordChanges.changedAt(identity.userId as string))) {
         throw new UnauthenticatedError('token issued before a password reset: log in again')
       }
-      request.identity = identity
       return identity
     }
-    const clientId = request.headers['x-client-id']
+    const clientId = headers['x-client-id']
     if (clientId !== undefined) {
       if (typeof clientId !== 'string' || clientId.length === 0 || clientId.length > 128) {
         throw new UnauthenticatedError('invalid client id')
@@ -57,15 +63,21 @@ export function createAuthenticate (jwt: JwtService, clients: ApiClientStore, pa
       if (client == null) throw new UnauthenticatedError('unknown client id')
       if (opts.allowClient !== true) throw new ForbiddenError('api clients are read-only')
       // An owned client reads as its tenant (then through acl.scope); an operator client has no tenant.
-      const identity: Identity = {
+      return {
         kind: 'client',
         userId: typeof client.ownerId === 'string' && client.ownerId !== '' ? client.ownerId : null,
         roles: [client.role],
         clientId: client._id
       }
-      request.identity = identity
-      return identity
     }
     throw new UnauthenticatedError('authentication required')
+  }
+}
+
+/** `identify` of a request's own headers, remembered as `request.identity`. */
+export function createAuthenticate (identify: ReturnType<typeof createIdentify>) {
+  return async function authenticate (request: FastifyRequest, opts: AuthenticateOptions = {}): Promise<Identity> {
+    request.identity = await identify(request.headers, opts)
+    return request.identity
   }
 }

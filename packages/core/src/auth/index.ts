@@ -3,7 +3,7 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import type { PasswordChangeBroadcast, SvcAuth } from '../types.js'
 import { jsonOnly } from '../http/json-only.js'
-import { createAuthenticate } from './authenticate.js'
+import { createAuthenticate, createIdentify } from './authenticate.js'
 import { createJwtService } from './jwt.js'
 import { PasswordChanges } from './password-changes.js'
 import { createPasswordHasher } from './passwords.js'
@@ -60,8 +60,10 @@ async function auth (app: FastifyInstance, opts: AuthPluginOptions): Promise<voi
   await deps.refreshTokens.ensureIndexes()
   await deps.resetTokens.ensureIndexes()
 
+  const identify = createIdentify(deps.jwt, deps.clients, deps.passwordChanges)
   const service: SvcAuth = {
-    authenticate: createAuthenticate(deps.jwt, deps.clients, deps.passwordChanges),
+    identify,
+    authenticate: createAuthenticate(identify),
     mintAccessToken: (claims, ttlSeconds) => deps.jwt.sign(claims, ttlSeconds ?? opts.accessTokenTtlSeconds),
     deriveKey: (purpose) => Buffer.from(hkdfSync('sha256', opts.jwtSecret, 'svc', `svc:${purpose}`, 32))
   }
