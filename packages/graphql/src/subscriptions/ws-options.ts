@@ -1,6 +1,6 @@
 import { validate, type DocumentNode, type GraphQLSchema } from 'graphql'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { ValidationError, type RequestContext } from '@svc/core'
+import { ValidationError, type CredentialHeaders, type RequestContext } from '@svc/core'
 import { identityContext, requestContext } from '@svc/core/kit'
 import type { costGuard } from '../cost/guard.js'
 import { graphqlError } from './event-fields.js'
@@ -14,7 +14,7 @@ interface InitPayload {
 }
 
 /** Credentials a client sent in `connection_init` (browsers cannot set headers on a WebSocket). */
-function payloadHeaders (payload: unknown): Record<string, string> | null {
+function payloadHeaders (payload: unknown): CredentialHeaders | null {
   if (payload === null || typeof payload !== 'object') return null
   const p = payload as InitPayload
   const src = p.headers !== null && typeof p.headers === 'object' ? p.headers : p
@@ -42,9 +42,7 @@ export function wsOptions (app: FastifyInstance, keepAliveMs: number) {
       const headers = payloadHeaders(data.payload)
       if (headers === null) return true
       try {
-        const identity = await app.svc.auth.authenticate({ headers } as unknown as FastifyRequest, {
-          allowClient: true
-        })
+        const identity = await app.svc.auth.identify(headers, { allowClient: true })
         return { svc: identityContext(identity, 'graphql', app.log) }
       } catch {
         return false
