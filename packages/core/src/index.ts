@@ -48,8 +48,10 @@ export type * from './schema/define.js'
 export { SchemaError } from './schema/schema-error.js'
 export { defineMigration, type Migration, type MigrationDefinition, type MigrationResource } from './evolution/index.js'
 export type {
-  ResourceService,
-  ResourceServices,
+  PublicResourceService as ResourceService,
+  PublicResourceServices as ResourceServices
+} from './service/public-service.js'
+export type {
   RecordEvents,
   RecordEvent,
   ListQuery,

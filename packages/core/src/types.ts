@@ -9,7 +9,8 @@ import type { Registry } from './schema/registry.js'
 import type { AggregationCache } from './service/aggregation-cache.js'
 import type { CostBudget } from './service/cost/budget.js'
 import type { UsageStore } from './service/cost/usage-store.js'
-import type { RecordEvents, ResourceServices } from './service/index.js'
+import type { RecordEvents } from './service/index.js'
+import type { PublicResourceServices } from './service/public-service.js'
 import type { SchemaEvolution } from './evolution/index.js'
 import type { EventLog, EventLogOptions } from './service/event-log/index.js'
 
@@ -139,7 +140,7 @@ export interface SvcContext {
   /** Normalized resource models, keyed by `<version>/<path>`. */
   registry: Registry
   /** One resource service per model: the only code that reads or writes records. */
-  services: ResourceServices
+  services: PublicResourceServices
   /** Record events: `<path>.created|updated|deleted|transitioned`. Subscribers cannot fail a request. */
   events: RecordEvents
   /**

@@ -10,6 +10,7 @@ import {
   MIGRATIONS_COLLECTION
 } from '../src/kit.js'
 import { MigrationStore, PROGRESS_COLLECTION } from '../src/evolution/migration-store.js'
+import type { ResourceServices } from '../src/service/index.js'
 import { BACKFILL, applyApp, schemaDir, seed } from './fixtures/evolution.js'
 
 /** Like BACKFILL, but tenant t2's records whose amount is 3 get a region the schema does not allow. */
@@ -243,4 +244,17 @@ t.test('a migration cannot move a record to another tenant, nor change its id or
     rows.length === 3 && rows.every((r) => r.before.userId === 't1' && r.after.userId === 't1'),
     'the rows show the stored tenant'
   )
+})
+
+t.test('migrateBatch, which core keeps off the public ResourceService, is an operator operation', async (t) => {
+  const { db } = await getTestDb(t)
+  const app = await applyApp(t, db, schemaDir(t, {}))
+  // Core's own view of the services (the class): plugins and surfaces cannot name migrateBatch.
+  const deals = (app.svc.services as ResourceServices).get('deals')
+  const user = { identity: { kind: 'user' as const, userId: 't1', roles: ['admin'] }, surface: 'rest' as const }
+  await t.rejects(deals.migrateBatch(user, { tenant: null, after: null, limit: 1, steps: [] }), {
+    statusCode: 403,
+    message: /svc schema apply/
+  })
+  await t.rejects(deals.settleMigrationWrites(user), { statusCode: 403, message: /svc schema apply/ })
 })

@@ -6,6 +6,7 @@ import svcCore from '../src/index.js'
 import type { RequestContext, SvcCoreOptions } from '../src/index.js'
 import type { SchemaChange } from '../src/kit.js'
 import { measureResource } from '../src/evolution/impact.js'
+import type { ResourceServices } from '../src/service/index.js'
 import { JWT_SECRET } from './helper.js'
 
 const before = {
@@ -147,7 +148,7 @@ t.test(
     )
     // An exact scan stops after the batch during which its deadline passed.
     const changes = structuredClone(none.changes)
-    const cut = await measureResource(app.svc.services.get('deals'), changes, [], {
+    const cut = await measureResource((app.svc.services as ResourceServices).get('deals'), changes, [], {
       exact: true,
       sampleSize: 0,
       deadline: Date.now(),

@@ -59,11 +59,18 @@ t.test("wantBulkRecords: bulk results carry each changed record's before/after i
   t.same(results[1].records, [], 'with no per-record images (nothing pre-existed)')
 })
 
-t.test('app.svc.features starts empty and onPurge collects hooks', async (t) => {
+t.test('app.svc.features starts empty; an onPurge hook sees a hard-deleted record', async (t) => {
   const app = await buildCoreApp(t)
   t.same(app.svc.features, {})
-  const notes = app.svc.services.get('notes')
-  const hook = (): void => {}
-  notes.onPurge(hook)
-  t.same(notes.purgeHooks, [hook])
+  const u = makeUser()
+  const purged: unknown[] = []
+  app.svc.services.get('notes').onPurge(({ docs }) => {
+    purged.push(...docs.map((d) => String(d._id)))
+  })
+  const id = (
+    await app.inject({ method: 'POST', url: '/api/v1/notes', headers: u.headers, payload: { body: 'gone' } })
+  ).json()._id
+  const res = await app.inject({ method: 'DELETE', url: `/api/v1/notes/${String(id)}`, headers: u.headers })
+  t.equal(res.statusCode, 200, 'DELETE /api/v1/notes/:id')
+  t.same(purged, [id], 'the hook got the removed record once')
 })

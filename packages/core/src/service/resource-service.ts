@@ -222,14 +222,14 @@ export class ResourceService {
   }
 
   /** Hooks run after records are purged for good (extension point 4, see purge.ts). */
-  readonly purgeHooks: PurgeHook[] = []
+  readonly #purgeHooks: PurgeHook[] = []
   onPurge (hook: PurgeHook): void {
-    this.purgeHooks.push(hook)
+    this.#purgeHooks.push(hook)
   }
 
   /** Hands documents removed for good (hard delete, retention sweep) to the purge hooks; never throws. */
   async purged (docs: Document[], ctx?: RequestContext): Promise<void> {
-    await runPurgeHooks(this.purgeHooks, this.model, docs, ctx === undefined ? this.#deps.log : this.#log(ctx))
+    await runPurgeHooks(this.#purgeHooks, this.model, docs, ctx === undefined ? this.#deps.log : this.#log(ctx))
   }
 
   #bulkRecords = false
