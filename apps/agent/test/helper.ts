@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url'
 import Fastify from 'fastify'
 import svcCore from '@svc/core'
 import svcMcp from '@svc/mcp'
-import { agentConversationsSchema } from '@svc/agent'
+import { agentConversationsSchema } from '@svc/agent/schemas'
 import { getTestDb, type Teardownable } from '@svc/testkit'
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..')

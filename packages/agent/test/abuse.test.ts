@@ -1,6 +1,7 @@
 import t from 'tap'
 import { registerUser, tokenUser } from '@svc/testkit'
-import { MAX_PENDING_PER_ISSUER, openStore } from '../src/index.js'
+import { openStore } from '../src/index.js'
+import { MAX_PENDING_PER_ISSUER } from '../src/store/local-state.js'
 import { startScriptedModel } from '../src/testing/index.js'
 import { JWT_SECRET, cookieOf, startAgent, startService } from './helper.js'
 

@@ -4,7 +4,8 @@ import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
-import { FileStore, openStore } from '../src/index.js'
+import { openStore } from '../src/index.js'
+import { FileStore } from '../src/kit.js'
 
 // Issue 22: after SIGKILL the file store's lock was taken as alive for 30 s, so a supervisor's
 // immediate restart failed with "in use by another process".

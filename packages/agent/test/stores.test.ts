@@ -5,7 +5,8 @@ import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import t, { type Test } from 'tap'
 import { redisAnswers, TEST_REDIS_URL } from '@svc/testkit'
-import { MAX_LINK_ATTEMPTS, MAX_PENDING_PER_ISSUER, openStore, type AgentStore } from '../src/index.js'
+import { openStore, type AgentStore } from '../src/index.js'
+import { MAX_LINK_ATTEMPTS, MAX_PENDING_PER_ISSUER } from '../src/store/local-state.js'
 
 // One contract for every STORE_URL: what a single-process store does in memory, Redis does for
 // several processes (two store instances here stand for two agent processes).
