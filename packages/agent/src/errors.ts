@@ -1,6 +1,10 @@
 import createError from '@fastify/error'
 
-/** The stable codes the agent answers with (the service's vocabulary, spec "Errors"). */
+/**
+ * The stable codes the agent answers with (the service's vocabulary, spec "Errors"). Not imported
+ * from @svc/core: the agent is deployed apart and does not install the service's stack for a
+ * table; test/errors.test.ts holds these codes, statuses and envelopes equal to core's.
+ */
 export const AgentErrorCodes = {
   VALIDATION: 400,
   UNAUTHENTICATED: 401,
