@@ -68,27 +68,50 @@ t.test('the fragment bomb is priced in one pass and refused, by POST and by GET'
   }
 })
 
-t.test('a related list counts up to its real cap, per alias', async (t) => {
-  const { app, db } = await buildApp(t)
-  const attacker = makeUser()
+t.test('no login needed: an anonymous fragment bomb by GET is refused, a second client served', async (t) => {
+  const { app } = await buildApp(t)
   const victim = makeUser()
+  const query = fragmentBomb(40)
+  const { victimMs, attacks } = await latencyUnderAttack(
+    async () => await app.inject({ method: 'GET', url: `/graphql?query=${encodeURIComponent(query)}` }),
+    async () => {
+      await victimQuery(app, victim.headers)
+    },
+    { concurrency: 4 }
+  )
+  for (const a of attacks) {
+    t.equal(a.statusCode, 400, 'refused without credentials, by price')
+    t.equal(a.json().errors[0].extensions.code, 'VALIDATION')
+  }
+  t.ok(victimMs < VICTIM_BOUND_MS, `the second client waited ${Math.round(victimMs)} ms at most`)
+})
+
+/** Contacts of one company of `owner`, `n` of them (inserted directly: this is the attack's set-up, not its subject). */
+async function bigCompany (db: any, owner: string, n: number): Promise<void> {
   const now = new Date()
   const { insertedId } = await db
     .collection('companies')
-    .insertOne({ name: 'Big', industry: 'other', userId: attacker.userId, createdAt: now, updatedAt: now })
+    .insertOne({ name: 'Big', industry: 'other', userId: owner, createdAt: now, updatedAt: now })
   await db.collection('contacts').insertMany(
-    Array.from({ length: 3000 }, (_, i) => ({
+    Array.from({ length: n }, (_, i) => ({
       firstName: `f${i}`,
       lastName: 'l',
       companyId: String(insertedId),
       status: 'lead',
       score: 0,
       primary: false,
-      userId: attacker.userId,
+      userId: owner,
       createdAt: now,
       updatedAt: now
     }))
   )
+}
+
+t.test('a related list counts up to its real cap, per alias', async (t) => {
+  const { app, db } = await buildApp(t)
+  const attacker = makeUser()
+  const victim = makeUser()
+  await bigCompany(db, attacker.userId, 3000)
 
   const one = await ok(app, attacker.headers, '{ companiesMany { name contacts { firstName } } }')
   t.equal(one.companiesMany[0].contacts.length, 3000, 'one relation list of 3000 is served')
@@ -109,6 +132,37 @@ t.test('a related list counts up to its real cap, per alias', async (t) => {
     )
   }
   t.ok(victimMs < VICTIM_BOUND_MS, `the second client waited ${Math.round(victimMs)} ms at most`)
+})
+
+t.test('a list below a belongsTo is priced once per parent: many records name one target', async (t) => {
+  const { app, db } = await buildApp(t)
+  const attacker = makeUser()
+  const victim = makeUser()
+  await bigCompany(db, attacker.userId, 1500)
+  // Each of the 1500 contacts names the same company, whose list is handed out again for each of
+  // them: 1500 × 1500 contacts, 2.25 M objects from one request (it was priced about 15 000).
+  const query = '{ companiesMany(limit: 1) { contacts { company { contacts { firstName } } } } }'
+  const { victimMs, attacks } = await latencyUnderAttack(
+    async () => await gql(app, attacker.headers, query),
+    async () => {
+      await victimQuery(app, victim.headers)
+    },
+    { concurrency: 2 }
+  )
+  for (const a of attacks) {
+    t.equal(a.status, 400, 'refused before running')
+    t.ok(
+      a.errors![0].extensions.details.cost >= MAX_RELATED * MAX_RELATED,
+      `priced at ${String(a.errors![0].extensions.details.cost)}: each contact's company may list ${MAX_RELATED}`
+    )
+  }
+  t.ok(victimMs < VICTIM_BOUND_MS, `the second client waited ${Math.round(victimMs)} ms at most`)
+  const oneHop = await ok(
+    app,
+    attacker.headers,
+    '{ contactsMany(limit: 5) { company { name contacts { firstName } } } }'
+  )
+  t.equal(oneHop.contactsMany[0].company.contacts.length, 1500, 'a page of 5 with its company lists is still served')
 })
 
 t.test('__typename costs a value per parent, like any field', async (t) => {

@@ -27,7 +27,9 @@ import type { CostHint } from './hints.js'
  * is `a·P + b`, where `a` is what it costs per parent and `b` what it costs whatever the
  * number of parents (a hasMany relation holds up to MAX_RELATED records for the whole batch, an
  * introspection list what the schema holds). That is what makes a fragment's cost one pair,
- * computed once. Every field costs 1 per parent, aliases and `__typename` included.
+ * computed once. Every field costs 1 per parent, aliases and `__typename` included. Below a
+ * belongsTo/hasOne relation `b` becomes per parent: many parents may name the same target, and
+ * the target's lists are then handed out once for each of them.
  */
 
 export interface Analysis {
@@ -119,9 +121,14 @@ class Walk {
     const def: GraphQLField<unknown, unknown> | undefined =
       name === '__schema' ? SchemaMetaFieldDef : name === '__type' ? TypeMetaFieldDef : type.getFields()[name]
     if (def === undefined) return EMPTY
-    const child = this.selection(node.selectionSet, getNamedType(def.type))
-    const depth = INTROSPECTION_ROOTS.has(name) ? 0 : 1 + child.depth
     const hint = def.extensions?.svcCost as CostHint | undefined
+    const below = this.selection(node.selectionSet, getNamedType(def.type))
+    const depth = INTROSPECTION_ROOTS.has(name) ? 0 : 1 + below.depth
+    // One belongsTo/hasOne target may stand for many parents (many contacts name one company):
+    // what its selection costs per batch (`b`, a hasMany list below it) is handed out again for
+    // each of them, so it counts per parent.
+    const shared = hint?.kind === 'related' && hint.relation !== 'hasMany'
+    const child = shared ? { a: cap(below.a + below.b), b: 0 } : below
     // How many items the field's selection is resolved for, per parent (`per`) or per batch (`fixed`).
     let per = 1
     let fixed = 0
