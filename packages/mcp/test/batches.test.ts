@@ -206,6 +206,54 @@ t.test('a call cancelled inside its batch is dropped from the answer, the others
   t.equal(early.json().id, 3, 'a cancellation before its request cancels nothing')
 })
 
+t.test('cancelled calls hold nothing: a flood of them, a second client served meanwhile', async (t) => {
+  let held = 0
+  const hold = holdWrites()
+  const { app } = await buildApp(t, {
+    before: (app) => {
+      app.svc.services.get('logs').onWrite(async () => {
+        held++
+        await hold.hook()
+      })
+    }
+  })
+  t.teardown(hold.release)
+  const attacker = makeUser()
+  const victim = makeUser()
+  let n = 0
+  // Each POST: ten writes that would never finish, each cancelled by the same POST.
+  const flood = async (): Promise<number> => {
+    const batch = []
+    for (let i = 0; i < 10; i++) {
+      const id = ++n
+      batch.push(call(id, 'create_logs', { record: { line: `held ${id}` } }), cancel(id))
+    }
+    const res = await app.inject({
+      method: 'POST',
+      url: '/mcp',
+      headers: { ...JSON_RPC, ...attacker.headers },
+      payload: batch
+    })
+    return res.statusCode
+  }
+  const { victimMs, attacks } = await latencyUnderAttack(
+    flood,
+    async () => {
+      const res = await app.inject({
+        method: 'POST',
+        url: '/mcp',
+        headers: { ...JSON_RPC, ...victim.headers },
+        payload: call(1, 'list_logs', { perPage: 5 })
+      })
+      if (res.json().result?.isError !== undefined) throw new Error(`the victim failed: ${res.body}`)
+    },
+    { concurrency: 20 }
+  )
+  t.same([...new Set(attacks)], [202], '200 cancelled calls in 20 POSTs: each POST accepted, nothing to answer')
+  t.equal(held, 0, 'none of them ran, so none holds a write or its memory')
+  t.ok(victimMs < 3000, `the other client waited ${Math.round(victimMs)} ms at most`)
+})
+
 t.test('shutdown: a pending call is answered with an error and app.close() finishes', async (t) => {
   const hold = holdWrites()
   const { app, url } = await buildApp(t, {
