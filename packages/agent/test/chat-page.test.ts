@@ -222,6 +222,51 @@ t.test("another site's page cannot sign the browser in (real Origin headers)", a
   await page.close()
 })
 
+t.test('markup the model puts in a table or a chart stays text; the chart has no action menu', async (t) => {
+  const base = await listeningAgent({ mode: 'service', bearer: tokenUser(JWT_SECRET).headers.authorization.slice(7) })
+  const page = await browser.newPage({ viewport: { width: 1000, height: 800 } })
+  const dialogs: string[] = []
+  page.on('dialog', (d) => {
+    dialogs.push(d.message())
+    void d.dismiss()
+  })
+  const evil = '<img src=x onerror="alert(1)"><script>alert(2)</script>'
+  model.push(
+    {
+      toolCalls: [
+        { name: 'render_table', args: { columns: [evil, 'b'], rows: [[evil, { html: evil }]] } },
+        {
+          name: 'render_chart',
+          args: {
+            spec: {
+              title: evil,
+              mark: 'bar',
+              data: { values: [{ s: evil, n: 1 }] },
+              encoding: { x: { field: 's', type: 'nominal' }, y: { field: 'n', type: 'quantitative' } }
+            }
+          }
+        }
+      ]
+    },
+    { text: evil }
+  )
+  await page.goto(base)
+  await page.getByLabel('Your question').fill('show me')
+  await page.getByRole('button', { name: 'Send' }).click()
+  await page.locator('.render[role=figure] svg').waitFor({ timeout: 20_000 })
+  await page.locator('.assistant .text', { hasText: '<script>' }).waitFor({ timeout: 20_000 })
+  t.equal(await page.locator('.render table th').first().textContent(), evil, 'a header shows the markup as text')
+  t.same(
+    await page.locator('.render table tbody td').allTextContents(),
+    [evil, JSON.stringify({ html: evil })],
+    'cells show it as text'
+  )
+  t.equal(await page.locator('#log img').count(), 0, 'no element was made of it')
+  t.equal(await page.locator('.vega-actions, details.vega-embed').count(), 0, 'no action menu on the chart')
+  t.same(dialogs, [], 'no script ran')
+  await page.close()
+})
+
 t.test('assets', async (t) => {
   const base = await listeningAgent({ mode: 'service', bearer: tokenUser(JWT_SECRET).headers.authorization.slice(7) })
   const res = await fetch(`${base}/assets/nothing.js`)
