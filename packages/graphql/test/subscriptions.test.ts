@@ -276,9 +276,11 @@ t.test('a subscriber whose socket never reads is dropped, not buffered; its slot
     'the subscription is live'
   )
   // Whether the subscription still holds the tenant's one stream slot, asked of the server.
+  const realtime = app.svc.realtime
+  if (realtime === undefined) throw new Error('@svc/realtime is registered in build()')
   const holds = async (): Promise<boolean> => {
     try {
-      const probe = await app.svc.realtime.open(
+      const probe = await realtime.open(
         ctx,
         { types: ['companies.*'] },
         { deliver: () => {}, reset: () => {}, room: async () => {}, end: () => {} }
