@@ -21,6 +21,10 @@ export interface Identity {
   clientId?: string
 }
 
+/**
+ * The entry point a call came in through (`ctx.surface`): REST, GraphQL, MCP, the agent, or a
+ * trusted internal call. Not the `@svc/surface` plugin, which is the HTTP layer in front of all of them.
+ */
 export type Surface = 'rest' | 'graphql' | 'mcp' | 'agent' | 'system'
 
 /**
