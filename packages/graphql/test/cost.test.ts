@@ -1,7 +1,10 @@
 import t from 'tap'
 import { getIntrospectionQuery } from 'graphql'
 import { MAX_RELATED } from '@svc/core/kit'
+import { setFlagsFromString } from 'node:v8'
+import { runInNewContext } from 'node:vm'
 import { latencyUnderAttack } from '@svc/testkit'
+import { MAX_DOCUMENT_TOKENS, PARSE_CACHE_SIZE } from '../src/http/graphql-route.js'
 import { buildApp, fails, gql, makeUser, ok } from './helper.js'
 
 // Issue 21: a document is priced by what it can return before anything runs (core's cost
@@ -169,7 +172,8 @@ t.test('__typename costs a value per parent, like any field', async (t) => {
   const { app } = await buildApp(t)
   const attacker = makeUser()
   const victim = makeUser()
-  const underList = `{ companiesMany(limit: 200) { ${aliases(20_000, (i) => `t${i}: __typename`)} } }`
+  // 1,500 aliases (4,500 tokens: inside MAX_DOCUMENT_TOKENS) under a 200-item list.
+  const underList = `{ companiesMany(limit: 200) { ${aliases(1500, (i) => `t${i}: __typename`)} } }`
   const { victimMs, attacks } = await latencyUnderAttack(
     async () => await gql(app, attacker.headers, underList),
     async () => {
@@ -180,14 +184,82 @@ t.test('__typename costs a value per parent, like any field', async (t) => {
   for (const a of attacks) {
     t.match(
       a.errors![0],
-      { extensions: { code: 'VALIDATION', details: { cost: 200 * 20_000 + 1 } } },
-      '20,000 aliases under a 200-item list: 4,000,001 values, refused'
+      { extensions: { code: 'VALIDATION', details: { cost: 200 * 1500 + 1 } } },
+      '1,500 aliases under a 200-item list: 300,001 values, refused'
     )
   }
   t.ok(victimMs < VICTIM_BOUND_MS, `the second client waited ${Math.round(victimMs)} ms at most`)
 
   const atRoot = await ok(app, attacker.headers, `{ ${aliases(2000, (i) => `t${i}: __typename`)} }`)
   t.equal(Object.keys(atRoot).length, 2000, '2000 root aliases cost 2000: answered')
+})
+
+t.test('a document past MAX_DOCUMENT_TOKENS is refused while parsing, by POST and GET, without a login', async (t) => {
+  const { app } = await buildApp(t)
+  const victim = makeUser()
+  // 4,000 root `__typename` aliases: priced 4,000 (far under the budget), but 12,002 tokens.
+  const huge = `{ ${aliases(4000, (i) => `t${i}: __typename`)} }`
+  const { victimMs, attacks } = await latencyUnderAttack(
+    async () => await app.inject({ method: 'POST', url: '/graphql', payload: { query: huge } }),
+    async () => {
+      await victimQuery(app, victim.headers)
+    },
+    { concurrency: 4 }
+  )
+  for (const a of attacks) {
+    t.equal(a.statusCode, 400, 'refused')
+    t.equal(a.json().errors[0].extensions.code, 'VALIDATION')
+    t.match(a.json().errors[0].message, `more that ${MAX_DOCUMENT_TOKENS} tokens`, 'naming the limit')
+  }
+  t.ok(victimMs < VICTIM_BOUND_MS, `the second client waited ${Math.round(victimMs)} ms at most`)
+  const byGet = await app.inject({
+    method: 'GET',
+    url: `/graphql?query=${encodeURIComponent(`{ ${aliases(3400, (i) => `t${i}: __typename`)} }`)}`
+  })
+  t.equal(byGet.json().errors[0].extensions.code, 'VALIDATION', 'by GET too')
+  const under = await ok(app, victim.headers, `{ ${aliases(3300, (i) => `t${i}: __typename`)} }`)
+  t.equal(Object.keys(under).length, 3300, '9,902 tokens: answered')
+})
+
+t.test('distinct cheap documents cannot grow the parse cache past PARSE_CACHE_SIZE', async (t) => {
+  const { app } = await buildApp(t)
+  const attacker = makeUser()
+  const victim = makeUser()
+  setFlagsFromString('--expose-gc')
+  const gc = runInNewContext('gc') as () => void
+  const heap = (): number => {
+    gc()
+    return process.memoryUsage().heapUsed
+  }
+  // Each document: 3,300 root aliases, ≈ 9,900 tokens, ≈ 2.9 MB once parsed; all distinct, all valid.
+  const documents = Array.from(
+    { length: 4 * PARSE_CACHE_SIZE },
+    (_, d) => `{ ${aliases(3300, (i) => `d${d}_${i}: __typename`)} }`
+  )
+  const before = heap()
+  let next = 0
+  const { victimMs, attacks } = await latencyUnderAttack(
+    async () => {
+      const statuses: number[] = []
+      for (let d = next++; d < documents.length; d = next++) {
+        statuses.push((await gql(app, attacker.headers, documents[d])).status)
+      }
+      return statuses
+    },
+    async () => {
+      await victimQuery(app, victim.headers)
+    },
+    { concurrency: 1 }
+  )
+  t.same(
+    attacks.flat().filter((s) => s !== 200),
+    [],
+    `${documents.length} distinct documents answered`
+  )
+  const grownMb = (heap() - before) / 1e6
+  // Kept: at most PARSE_CACHE_SIZE documents (≈ 186 MB); the 256 sent would be ≈ 740 MB.
+  t.ok(grownMb < 300, `the heap grew ${Math.round(grownMb)} MB for ${documents.length} documents of 2.9 MB parsed`)
+  t.ok(victimMs < VICTIM_BOUND_MS, `the second client waited ${Math.round(victimMs)} ms at most`)
 })
 
 t.test('sizes given as variables are priced exactly; without them, by their defaults', async (t) => {

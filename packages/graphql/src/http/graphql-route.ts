@@ -10,6 +10,17 @@ import { subscriptionGuard, wsOptions } from '../subscriptions/ws-options.js'
 
 /** Queries an automatic-persisted-query cache keeps (least recently used go first). */
 const APQ_CACHE_SIZE = 1024
+/**
+ * A document's tokens (Apollo Router's default order of magnitude): parsing stops there, so a
+ * cheap-to-price but huge document costs neither parse time nor memory. 500 aliased creates fit.
+ */
+export const MAX_DOCUMENT_TOKENS = 10_000
+/**
+ * Documents mercurius keeps parsed (valid ones, and as many refused): a parsed document holds
+ * ≈ 290 bytes per token, so at most ≈ 2 × 64 × 2.9 MB whatever a client sends (1024 by default:
+ * distinct cheap documents then grew the process by gigabytes).
+ */
+export const PARSE_CACHE_SIZE = 64
 
 export interface GraphqlRouteOptions {
   path: string
@@ -46,6 +57,8 @@ export async function graphqlRoute (app: FastifyInstance, opts: GraphqlRouteOpti
     path: opts.path,
     graphiql: opts.graphiql,
     jit: opts.jit,
+    cache: PARSE_CACHE_SIZE,
+    graphql: { parseOptions: { maxTokens: MAX_DOCUMENT_TOKENS } },
     validationRules: opts.introspection ? [] : [NoSchemaIntrospectionCustomRule],
     errorFormatter: errorFormatter(opts.production),
     ...(opts.persistedQueries
