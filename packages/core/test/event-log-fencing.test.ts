@@ -27,15 +27,18 @@ for (const d of DEPLOYMENTS) {
     `${d.name}: a dead holder's lease is waited out, then numbering goes on from the stored counter`,
     async (t) => {
       const db = await d.db(t)
-      const until = Date.now() + 1200
+      // Long enough that building the app on a loaded CI machine leaves the check inside the lease.
+      const until = Date.now() + 3000
       await db
         .collection(LEASES_COLLECTION)
         .insertOne({ _id: SEQUENCER, holder: 'dead-process', until: new Date(until), seq: 41 })
       const app = await buildLogApp(t, { db })
       const u = makeUser()
       await app.inject({ method: 'POST', url: '/api/v1/tasks', headers: u.headers, payload: { title: 'a' } })
-      await new Promise((resolve) => setTimeout(resolve, Math.max(0, until - Date.now() - 300)))
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, until - Date.now() - 1000)))
+      const checkedAt = Date.now()
       t.same(await seqsOf(db), [], "nothing stamped while the dead holder's lease runs")
+      t.ok(checkedAt < until, `checked ${until - checkedAt} ms before the lease ended`)
       t.equal(app.svc.eventLog.leading, false)
       await stamped(app, 1)
       t.ok(Date.now() >= until, 'stamped only after the lease ended')
