@@ -253,12 +253,22 @@ for (const mode of DURABLE_MODES) {
           )
       )
       const answers = await Promise.all(writes)
+      // Contention past CONTENTION_MS is a 409 CONFLICT by contract (retry): on a loaded CI machine
+      // the write-ahead path hit it. What must hold whatever the answers is the chain below.
       t.ok(
-        answers.every((r) => r.statusCode === 200),
-        `all answered 200 (${answers.map((r) => r.statusCode).join(' ')})`
+        answers.every((r) => r.statusCode === 200 || (r.statusCode === 409 && r.json().error.code === 'CONFLICT')),
+        `each answered 200, or 409 CONFLICT past the contention window (${answers.map((r) => r.statusCode).join(' ')})`
       )
-      for (const id of ids) {
+      t.ok(
+        answers.some((r) => r.statusCode === 200),
+        'writes got through'
+      )
+      // Every write answered 200 left one step on each record it changed, a refused one none.
+      const bulkOk = answers.filter((r, i) => i % 2 === 0 && r.statusCode === 200).length
+      for (const [j, id] of ids.entries()) {
         const steps = await app.svc.db.collection('steps').find({ recordId: id }).toArray()
+        const singleOk = answers.filter((r, i) => i % 2 === 1 && i % 4 === j && r.statusCode === 200).length
+        t.equal(steps.length, bulkOk + singleOk, `${id}: one step per accepted write that changed it`)
         const from = new Set(steps.map((s) => s.from))
         t.equal(from.size, steps.length, `${id}: no two writes left one state`)
         const current = (await app.svc.db
