@@ -28,7 +28,6 @@ export function boundsFor (
 ): IndexBounds {
   const cmp = index.collation?.compare
   const collationOk = sameCollation(index.collation, queryCollation)
-  const used = new Set<Predicate>()
   /** predicates whose bounds on their index field select exactly what they match */
   const exactly = new Set<Predicate>()
   let excludesMissing = false
@@ -38,13 +37,11 @@ export function boundsFor (
     const bounding = preds.filter((p) => p.kind !== 'existsTrue' && !(index.multikey[i] && !p.excludesMissing))
     if (bounding.length === 0) return [FULL]
     if (index.multikey[i]) {
-      used.add(bounding[0])
       if (bounding[0].exact) exactly.add(bounding[0])
       return predicateIntervals(bounding[0], cmp)
     }
     let ivs: Interval[] | undefined
     for (const p of bounding) {
-      used.add(p)
       if (p.exact || nullPointIsExact(index, i, p)) exactly.add(p)
       const next = predicateIntervals(p, cmp)
       ivs = ivs === undefined ? next : intersect(ivs, next, cmp)
