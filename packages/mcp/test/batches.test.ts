@@ -1,4 +1,5 @@
 import t from 'tap'
+import type { FastifyInstance } from 'fastify'
 import svcSurface from '@svc/surface'
 import { readPrice } from '@svc/core/kit'
 import { latencyUnderAttack } from '@svc/testkit'
@@ -24,6 +25,17 @@ const cancel = (requestId: number): Record<string, unknown> => ({
 })
 
 /** A write subscriber that holds `create_<path>` calls until `release()`: a call that stays pending. */
+/** A second client's small list, the latency the attack tests bound; throws unless it is served. */
+async function victimCall (app: FastifyInstance, headers: Record<string, string>): Promise<void> {
+  const res = await app.inject({
+    method: 'POST',
+    url: '/mcp',
+    headers: { ...JSON_RPC, ...headers },
+    payload: call(1, 'list_logs', { perPage: 5 })
+  })
+  if (res.json().result?.isError !== undefined) throw new Error(`the victim failed: ${res.body}`)
+}
+
 function holdWrites (): { hook: () => Promise<void>; release: () => void } {
   let release = (): void => {}
   const gate = new Promise<void>((resolve) => {
@@ -61,15 +73,7 @@ t.test(
           headers: { ...JSON_RPC, ...attacker.headers },
           payload: batch
         }),
-      async () => {
-        const res = await app.inject({
-          method: 'POST',
-          url: '/mcp',
-          headers: { ...JSON_RPC, ...victim.headers },
-          payload: call(1, 'list_logs', { perPage: 5 })
-        })
-        if (res.json().result?.isError !== undefined) throw new Error(`the victim failed: ${res.body}`)
-      },
+      async () => await victimCall(app, victim.headers),
       { concurrency: 3 }
     )
     t.ok(victimMs < 3000, `the other client waited ${Math.round(victimMs)} ms at most`)
@@ -236,19 +240,9 @@ t.test('cancelled calls hold nothing: a flood of them, a second client served me
     })
     return res.statusCode
   }
-  const { victimMs, attacks } = await latencyUnderAttack(
-    flood,
-    async () => {
-      const res = await app.inject({
-        method: 'POST',
-        url: '/mcp',
-        headers: { ...JSON_RPC, ...victim.headers },
-        payload: call(1, 'list_logs', { perPage: 5 })
-      })
-      if (res.json().result?.isError !== undefined) throw new Error(`the victim failed: ${res.body}`)
-    },
-    { concurrency: 20 }
-  )
+  const { victimMs, attacks } = await latencyUnderAttack(flood, async () => await victimCall(app, victim.headers), {
+    concurrency: 20
+  })
   t.same([...new Set(attacks)], [202], '200 cancelled calls in 20 POSTs: each POST accepted, nothing to answer')
   t.equal(held, 0, 'none of them ran, so none holds a write or its memory')
   t.ok(victimMs < 3000, `the other client waited ${Math.round(victimMs)} ms at most`)
