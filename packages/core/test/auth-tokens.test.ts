@@ -3,7 +3,7 @@ import { signToken, userClaims } from '@svc/testkit'
 import { signAccessToken } from '../src/auth/index.js'
 import { bearer, buildAuthApp, TEST_SECRET } from './fixtures/auth-app.js'
 
-function b64url (value: unknown): string {
+function b64url(value: unknown): string {
   return Buffer.from(JSON.stringify(value)).toString('base64url')
 }
 
@@ -108,3 +108,26 @@ t.test('auth.identify: the same check for credentials without a request (a WebSo
     message: 'unknown client id'
   })
 })
+
+t.test(
+  'a token verified once (remembered) still expires on time, and no request changes what the next one sees',
+  async (t) => {
+    const app = await buildAuthApp(t)
+    // `exp` two seconds ahead: verified now (and remembered), refused once it has passed.
+    const exp = Math.floor(Date.now() / 1000) + 2
+    const token = signToken(userClaims({ roles: ['user'], exp }), TEST_SECRET)
+    const first = await app.inject({ method: 'GET', url: '/probe/read', headers: bearer(token) })
+    t.equal(first.statusCode, 200, 'verified')
+    const identity = await app.svc.auth.identify(bearer(token))
+    identity.roles.push('admin')
+    t.same((await app.svc.auth.identify(bearer(token))).roles, ['user'], 'an identity handed out is a copy')
+    await new Promise((resolve) => setTimeout(resolve, exp * 1000 - Date.now() + 50))
+    const later = await app.inject({ method: 'GET', url: '/probe/read', headers: bearer(token) })
+    t.equal(later.statusCode, 401, 'expired although verified before')
+    t.equal(later.json().error.message, 'token expired')
+    // A tampered copy of a remembered token is not the same token: refused.
+    const [h, , s] = token.split('.')
+    const forged = `${h}.${Buffer.from(JSON.stringify(userClaims({ roles: ['admin'], exp: exp + 900 }))).toString('base64url')}.${s}`
+    t.equal((await app.inject({ method: 'GET', url: '/probe/read', headers: bearer(forged) })).statusCode, 401)
+  }
+)
