@@ -16,7 +16,7 @@ export interface BenchDatabase {
 }
 
 /** The bench's client: command monitoring on, every started command counted by name. */
-export async function benchDatabase(uri: string): Promise<BenchDatabase> {
+export async function benchDatabase (uri: string): Promise<BenchDatabase> {
   const client = new MongoClient(uri, { monitorCommands: true })
   const commands = new Map<string, number>()
   client.on('commandStarted', (e) => {
@@ -27,7 +27,7 @@ export async function benchDatabase(uri: string): Promise<BenchDatabase> {
 }
 
 /** svc serving `deals` with `fields` (indexes built at registration; routes may still be added). */
-export async function svcApp(db: Db, fields: Array<Record<string, unknown>>): Promise<FastifyInstance> {
+export async function svcApp (db: Db, fields: Array<Record<string, unknown>>): Promise<FastifyInstance> {
   const app = Fastify({ logger: false })
   // One tenant drives the whole load: its per-minute cost budget would answer 429 within seconds
   // (a list of 20 over 100,000 records is priced by what it may scan). Requests are still priced.
@@ -41,7 +41,7 @@ export async function svcApp(db: Db, fields: Array<Record<string, unknown>>): Pr
 }
 
 /** The bench tenant: one user, its service context and its bearer token. */
-export function benchTenant(): { userId: string; ctx: RequestContext; token: string } {
+export function benchTenant (): { userId: string; ctx: RequestContext; token: string } {
   const userId = new ObjectId().toHexString()
   const token = signToken({ user_id: userId, email: 'bench@example.test', roles: ['user'] }, SECRET, {
     expiresIn: 3600
@@ -53,13 +53,13 @@ export function benchTenant(): { userId: string; ctx: RequestContext; token: str
  * `GET /cpu`: the process's CPU time so far (the bench reports CPU per request, steadier than
  * req/s on a shared machine); `GET /commands`: the database commands started so far, by name.
  */
-export function measureRoutes(app: FastifyInstance, commands: Map<string, number>): void {
+export function measureRoutes (app: FastifyInstance, commands: Map<string, number>): void {
   app.get('/cpu', async () => process.cpuUsage())
   app.get('/commands', async () => Object.fromEntries(commands))
 }
 
 /** Listens on 127.0.0.1, prints `{ <name>Port…, ...extra }` as one line, closes everything on SIGTERM. */
-export async function answer(
+export async function answer (
   apps: Record<string, FastifyInstance>,
   client: MongoClient,
   extra: Record<string, unknown>

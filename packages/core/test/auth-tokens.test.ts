@@ -3,7 +3,7 @@ import { signToken, userClaims } from '@svc/testkit'
 import { signAccessToken } from '../src/auth/index.js'
 import { bearer, buildAuthApp, TEST_SECRET } from './fixtures/auth-app.js'
 
-function b64url(value: unknown): string {
+function b64url (value: unknown): string {
   return Buffer.from(JSON.stringify(value)).toString('base64url')
 }
 
