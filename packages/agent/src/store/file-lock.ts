@@ -1,10 +1,12 @@
 import { randomBytes } from 'node:crypto'
-import { link, open, readFile, rename, stat, unlink, utimes } from 'node:fs/promises'
+import { mkdir, open, readFile, rmdir, stat, unlink, utimes } from 'node:fs/promises'
 import { hostname } from 'node:os'
 
 /** A lock another host holds counts as abandoned once its heartbeat is this old. */
 export const STALE_MS = 30_000
 export const HEARTBEAT_MS = 10_000
+/** A takeover guard older than this was left by a process that died while taking over. */
+const GUARD_STALE_MS = 5000
 
 interface Owner {
   pid: number
@@ -41,9 +43,10 @@ export class LockedError extends Error {
 /**
  * One process per store file: `<file>.lock` names its owner (pid, host). A lock whose owner is
  * gone is taken over at once, so a crash (SIGKILL, power loss) never blocks a restart: on the
- * same host the pid tells, for another host a heartbeat older than STALE_MS does. Taking over
- * moves the stale file aside and checks it was the one judged stale, so two restarts racing
- * cannot both win.
+ * same host the pid tells, for another host a heartbeat older than STALE_MS does. Only one
+ * process at a time takes over (`<file>.lock.takeover`, an exclusive mkdir), and it removes the
+ * lock only if it still names the owner judged gone; the exclusive create stays the one way to
+ * hold it, so of several restarts racing exactly one wins.
  */
 export class FileLock {
   #timer: NodeJS.Timeout | null = null
@@ -57,7 +60,7 @@ export class FileLock {
   static async acquire (file: string, heartbeatMs = HEARTBEAT_MS): Promise<FileLock> {
     const path = `${file}.lock`
     const owner: Owner = { pid: process.pid, host: hostname(), id: randomBytes(12).toString('hex') }
-    for (let attempt = 0; attempt < 5; attempt++) {
+    for (let attempt = 0; attempt < 20; attempt++) {
       try {
         const handle = await open(path, 'wx', 0o600)
         await handle.writeFile(JSON.stringify(owner))
@@ -84,7 +87,7 @@ export class FileLock {
       } else if (await alive(seen, path, age)) {
         throw new LockedError(`held by process ${seen.pid} on ${seen.host}`)
       }
-      await takeOver(path, seen)
+      await takeOver(path, seen, info)
     }
     throw new LockedError('held by another process')
   }
@@ -118,16 +121,35 @@ async function alive (owner: Owner, path: string, ageMs: number): Promise<boolea
   return pidAlive(owner.pid)
 }
 
-/** Moves the stale lock aside; if what moved is not the one judged stale, puts it back. */
-async function takeOver (path: string, stale: Owner | null): Promise<void> {
-  const aside = `${path}.stale-${randomBytes(6).toString('hex')}`
+/**
+ * Removes the lock judged abandoned (`stale`: its owner then, null when it was unreadable; `was`:
+ * the file's inode and mtime then) under the takeover guard, and only if it is still that one:
+ * same owner, same file (an unreadable lock may since have been replaced by a racer's own, not
+ * yet written; a heartbeat moves the mtime of a lock that is alive after all). Moving the lock
+ * aside instead, as before, left a moment with no lock file: a third process created its own
+ * there while the second put back what it had moved, and two held the store (four racing restarts
+ * on a loaded CI runner).
+ */
+async function takeOver (path: string, stale: Owner | null, was: { ino: number; mtimeMs: number }): Promise<void> {
+  const guard = `${path}.takeover`
   try {
-    await rename(path, aside)
+    await mkdir(guard)
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return
-    throw err
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err
+    const info = await stat(guard).catch(() => null)
+    if (info != null && Date.now() - info.mtimeMs > GUARD_STALE_MS) await rmdir(guard).catch(() => {})
+    else await new Promise((resolve) => setTimeout(resolve, 20))
+    return
   }
-  const moved = await readOwner(aside)
-  if (moved?.id !== stale?.id) await link(aside, path).catch(() => {})
-  await unlink(aside).catch(() => {})
+  try {
+    const now = await readOwner(path)
+    const info = await stat(path).catch(() => null)
+    if (now?.id === stale?.id && info?.ino === was.ino && info.mtimeMs === was.mtimeMs) {
+      await unlink(path).catch((err: NodeJS.ErrnoException) => {
+        if (err.code !== 'ENOENT') throw err
+      })
+    }
+  } finally {
+    await rmdir(guard).catch(() => {})
+  }
 }
