@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
 import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -114,6 +114,22 @@ t.test('locks of other hosts and of this pid', async (t) => {
   const repaired = await FileStore.open(torn)
   t.pass('an empty lock file (a crash between create and write) is stale once old')
   await repaired.close()
+})
+
+t.test('a takeover in progress elsewhere is left to it; one left by a crash is broken', async (t) => {
+  const path = join(dir, 'guarded.json')
+  const old = new Date(Date.now() - 31_000)
+  writeFileSync(`${path}.lock`, JSON.stringify({ pid: 1, host: 'another-host', id: 'gone' }))
+  utimesSync(`${path}.lock`, old, old)
+  mkdirSync(`${path}.lock.takeover`)
+  await t.rejects(FileStore.open(path), /in use by another process/, 'another process is taking over: not this one')
+  t.match(JSON.parse(readFileSync(`${path}.lock`, 'utf8')), { id: 'gone' }, 'and the lock it judges is left to it')
+  const crashed = new Date(Date.now() - 6000)
+  utimesSync(`${path}.lock.takeover`, crashed, crashed)
+  const store = await FileStore.open(path)
+  t.match(JSON.parse(readFileSync(`${path}.lock`, 'utf8')), { pid: process.pid }, 'a guard 6 s old is broken')
+  t.notOk(existsSync(`${path}.lock.takeover`), 'and removed')
+  await store.close()
 })
 
 t.test('a process whose lock was taken over stops writing', async (t) => {
