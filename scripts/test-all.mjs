@@ -18,7 +18,7 @@ const CONCURRENCY = 4
 const LONGEST_FIRST = ['@svc/core', '@svc/server', '@svc/devdb', '@svc/agent', '@svc/mcp', '@svc/files', '@svc/console']
 
 /** Workspace packages with a `test` script (pnpm-workspace.yaml: packages/*, apps/*, examples). */
-function workspacePackages () {
+function workspacePackages() {
   const dirs = ['packages', 'apps'].flatMap((parent) =>
     readdirSync(join(root, parent)).map((name) => join(root, parent, name))
   )
@@ -49,7 +49,7 @@ const emit = (line) => {
 const failed = []
 let succeeded = 0
 
-async function run ({ dir, name }) {
+async function run({ dir, name }) {
   const started = Date.now()
   const [cmd, args] = pnpm !== undefined ? [process.execPath, [pnpm, 'run', 'test']] : ['pnpm', ['run', 'test']]
   const child = spawn(cmd, args, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], shell: process.platform === 'win32' })
