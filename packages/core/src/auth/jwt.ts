@@ -30,9 +30,9 @@ export async function createJwtService (
       sign: { algorithm: JWT_ALGORITHM, expiresIn: defaultTtlSeconds },
       // A bearer comes back on every request: fast-jwt's cache keeps each verified token's payload
       // (keyed by its SHA-256, so only the identical token hits) until its `exp` or ten minutes,
-      // sparing the HMAC and the JSON decoding — a third of a GET's authentication. The payload is
+      // sparing the HMAC and the JSON decoding on each repeat (a few µs a request). The payload is
       // shared by those hits: callers read it (identityFromClaims copies what it keeps). Bounded:
-      // 10,000 tokens, a few MB. errorCacheTTL 0: failed verifications are never served from it.
+      // 10,000 tokens, a few MB. errorCacheTTL 0: a failed verification is not kept.
       verify: { algorithms: [JWT_ALGORITHM], cache: JWT_CACHE_SIZE, errorCacheTTL: 0 },
       decode: { complete: false }
     })
