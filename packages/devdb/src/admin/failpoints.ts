@@ -58,7 +58,7 @@ export interface TransactionalWriteAction {
   failBeforeCommitExceptionCode?: number
 }
 
-const RETRYABLE_WRITES = new Set(['insert', 'update', 'delete', 'findAndModify', 'findandmodify'])
+const RETRYABLE_WRITES = new Set(['insert', 'update', 'delete', 'findAndModify', 'findandmodify', 'bulkWrite'])
 
 export class FailPoints {
   private readonly failCommand = new FailPoint()

@@ -11,7 +11,7 @@ interface Totals {
 }
 
 const READS = new Set(['find', 'getMore', 'aggregate', 'count', 'distinct'])
-const WRITES = new Set(['insert', 'update', 'delete', 'findAndModify', 'findandmodify'])
+const WRITES = new Set(['insert', 'update', 'delete', 'findAndModify', 'findandmodify', 'bulkWrite'])
 
 export class LatencyStats {
   private readonly byNs = new Map<string, Record<Kind, Totals>>()

@@ -8,6 +8,7 @@ import { handshakeCommands } from './handshake.js'
 import { adminCommands } from './admin.js'
 import { adminStatsCommands } from '../admin/admin-commands.js'
 import { insertCommand } from './insert.js'
+import { bulkWriteCommand } from './bulk-write.js'
 import { findCommands } from './find.js'
 import { updateCommands } from './update.js'
 import { findAndModifyCommand } from './find-and-modify.js'
@@ -28,6 +29,7 @@ const COMMANDS: Record<string, Handler> = {
   ...adminCommands,
   ...adminStatsCommands,
   insert: insertCommand,
+  bulkWrite: bulkWriteCommand,
   ...findCommands,
   ...updateCommands,
   findAndModify: findAndModifyCommand,
@@ -126,6 +128,7 @@ export const WRITE_CONCERN_COMMANDS = new Set([
   'delete',
   'findAndModify',
   'findandmodify',
+  'bulkWrite',
   'create',
   'drop',
   'dropDatabase',

@@ -23,7 +23,7 @@ import { noSuchTransaction, notInTransaction, writeConflict } from './errors.js'
 export const TRANSACTION_LIFETIME_MS = 60_000
 
 /**
- * Commands a transaction may run: mongod 7.0's, less the ones devdb has not (`count` is not among
+ * Commands a transaction may run: mongod 7.0's (and 8.0's bulkWrite), less the ones devdb has not (`count` is not among
  * them there either). `create` and `createIndexes` make new collections and their indexes, seen by
  * the transaction and installed by its commit.
  */
@@ -36,6 +36,7 @@ const IN_TRANSACTION = new Set([
   'delete',
   'findAndModify',
   'findandmodify',
+  'bulkWrite',
   'aggregate',
   'distinct',
   'commitTransaction',
@@ -60,7 +61,7 @@ const SESSION_TIMEOUT_MS = 30 * 60_000
 export const NO_AUTH_UID = new Binary(createHash('sha256').update('').digest())
 
 /** Commands the driver retries with a txnNumber (retryable writes). */
-const RETRYABLE = new Set(['insert', 'update', 'delete', 'findAndModify', 'findandmodify'])
+const RETRYABLE = new Set(['insert', 'update', 'delete', 'findAndModify', 'findandmodify', 'bulkWrite'])
 
 export class Sessions {
   private readonly sessions = new Map<string, Session>()
@@ -246,7 +247,7 @@ export class Sessions {
       this.end(txn, 'aborted')
       throw e
     }
-    if (reply.ok !== 1 || reply.writeErrors !== undefined) {
+    if (reply.ok !== 1 || reply.writeErrors !== undefined || (typeof reply.nErrors === 'number' && reply.nErrors > 0)) {
       this.end(txn, 'aborted')
       return reply
     }
