@@ -11,6 +11,7 @@ import { RecordEvents, ResourceServices } from './service/index.js'
 import type { SvcContext, SvcCoreOptions } from './types.js'
 import { startPeriodic } from './periodic.js'
 import { transactionsSupported } from './service/durable/transaction.js'
+import { bulkWriteSupported } from './service/durable/one-command.js'
 import { SchemaEvolution } from './evolution/index.js'
 import { startupCheck, type SchemaCheckMode } from './evolution/startup-check.js'
 import {
@@ -111,10 +112,12 @@ async function useTransactions (app: FastifyInstance, db: SvcCoreOptions['db'], 
     )
   }
   const on = option !== false && supported
+  // Asked now rather than by the first create: whether a create and its effects go in one command.
+  const oneCommandCreates = on && (await bulkWriteSupported(db.client))
   app.log
     .child({ name: '@svc/core' })
     .info(
-      { transactions: on, option },
+      { transactions: on, option, oneCommandCreates },
       on ? 'durable effects commit in transactions' : 'durable effects commit through write-ahead intents'
     )
   return on

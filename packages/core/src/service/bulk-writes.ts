@@ -62,7 +62,8 @@ export async function createRecords (h: WriteHost, ctx: RequestContext, inputs: 
         { ordered: true, session }
       )
       return docs.map((d) => String(d._id))
-    }
+    },
+    inserts: docs
   }))
   for (const r of results) await h.publish(r)
   return docs.map((d) => h.present(ctx, d))

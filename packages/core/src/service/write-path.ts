@@ -128,7 +128,8 @@ export async function createRecord (
       write: async (session) => {
         await h.collection.insertOne({ ...doc }, { session })
         return [after._id]
-      }
+      },
+      inserts: [doc]
     }),
     () => {
       throw duplicateId(h.collection)

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
-import type { ClientSession, Db } from 'mongodb'
-import { insertEffects, isDuplicateKey, planEffects, storedDocs } from './effect-docs.js'
+import type { ClientSession, Db, Document } from 'mongodb'
+import { insertEffects, isDuplicateKey, planEffects, storedDocs, type PlanEffects } from './effect-docs.js'
+import { bulkWriteSupported, insertTogether } from './one-command.js'
 import { BUSY, MISSED, type Attempt, type DurableContext, type DurableDoc, type PlannedWrite } from './types.js'
 
 /** The driver's labels on errors of a transaction (MongoDB transactions specification). */
@@ -35,8 +36,15 @@ export async function attemptInTransaction (d: DurableContext, plan: PlannedWrit
   try {
     // Effect documents found already stored (a replay of the same `_id`) count as written, as on the intent path.
     const stored: DurableDoc[] = []
+    const together = plan.inserts !== undefined && (await bulkWriteSupported(d.db.client))
     for (;;) {
       session.startTransaction()
+      if (together) {
+        const out = await insertsWithEffects(d, { ...plan, inserts: plan.inserts! }, effects, stored, session)
+        if (out === 'replayed') continue
+        if (!out.ok) return out
+        return (await commit(session, deadline)) ? out : BUSY
+      }
       let changed: string[]
       try {
         changed = await plan.write(session)
@@ -54,15 +62,7 @@ export async function attemptInTransaction (d: DurableContext, plan: PlannedWrit
       } catch (err) {
         await abort(session)
         if (!isDuplicateKey(err)) return refused(err)
-        const replayed = await storedDocs(d.db, due)
-        // Another unique index of an effect collection refused a document: not the client's conflict.
-        if (replayed.length === 0) {
-          throw new Error(
-            '@svc/core: the database refused a durable effect document (a unique index of its collection)',
-            { cause: err }
-          )
-        }
-        stored.push(...replayed)
+        stored.push(...(await replayedEffects(d, due, err)))
         continue
       }
       return (await commit(session, deadline)) ? { ok: true, changed } : BUSY
@@ -70,6 +70,40 @@ export async function attemptInTransaction (d: DurableContext, plan: PlannedWrit
   } finally {
     await session.endSession()
   }
+}
+
+/**
+ * A create's inserts and its effect documents in one command (see one-command.ts), not yet
+ * committed; 'replayed' when effect documents were found stored (try again without them).
+ * Failures settle as on the statement-by-statement path.
+ */
+async function insertsWithEffects (
+  d: DurableContext,
+  plan: PlannedWrite & { inserts: readonly Document[] },
+  effects: PlanEffects,
+  stored: DurableDoc[],
+  session: ClientSession
+): Promise<Attempt | 'replayed'> {
+  const changed = plan.targets.map((t) => t.recordId.toHexString())
+  const due = effects.due(changed).filter((doc) => !stored.includes(doc))
+  const failure = await insertTogether(d.db, plan, due, session)
+  if (failure === null) return { ok: true, changed }
+  await abort(session)
+  if (failure.at !== 'effect' || !isDuplicateKey(failure.error)) return refused(failure.error)
+  stored.push(...(await replayedEffects(d, due, failure.error)))
+  return 'replayed'
+}
+
+/** Effect documents already stored (a replayed write); none means another unique index refused one. */
+async function replayedEffects (d: DurableContext, due: DurableDoc[], err: unknown): Promise<DurableDoc[]> {
+  const replayed = await storedDocs(d.db, due)
+  // Another unique index of an effect collection refused a document: not the client's conflict.
+  if (replayed.length === 0) {
+    throw new Error('@svc/core: the database refused a durable effect document (a unique index of its collection)', {
+      cause: err
+    })
+  }
+  return replayed
 }
 
 async function abort (session: ClientSession): Promise<void> {

@@ -1,4 +1,4 @@
-import type { ClientSession, Collection, Db, ObjectId } from 'mongodb'
+import type { ClientSession, Collection, Db, Document, ObjectId } from 'mongodb'
 import type { FastifyBaseLogger } from 'fastify'
 import type { WriteResult } from '../types.js'
 import type { DurableDoc, IntentStore, RecordState } from './intents.js'
@@ -41,6 +41,12 @@ export interface PlannedWrite {
   targets: Target[]
   results: WriteResult[]
   write: (session?: ClientSession) => Promise<string[]>
+  /**
+   * Set when `write` is exactly inserting these documents into `coll`, in order, changing every
+   * target (a create): in a transaction on a server with the bulkWrite command they go with the
+   * effect documents in one command (see one-command.ts).
+   */
+  inserts?: readonly Document[]
 }
 
 /** What a durable service needs: its effects, the shared intent store and how to commit. */
