@@ -154,3 +154,60 @@ t.test('a server without the bulkWrite command (MongoDB 7): statement by stateme
   t.same(writesOf(seen), ['insert', 'insert', 'commitTransaction'], 'the record, its effect row, the commit')
   t.equal(await db.collection('effects').countDocuments({ recordId: res.json()._id }), 1)
 })
+
+t.test('an update and a delete: the read, then the guarded statement with its effect row in one bulkWrite', async (t) => {
+  const { uri } = await getTestDb(t)
+  const { db, seen } = await watched(t, uri)
+  const app = await buildCoreApp(t, { db, schemas: SCHEMAS, plugins: [withLog] })
+  const u = makeUser()
+  const made = await app.inject({ method: 'POST', url: '/api/v1/tasks', headers: u.headers, payload: { title: 'u' } })
+  const id = made.json()._id
+  seen.length = 0
+  const put = await app.inject({ method: 'PUT', url: `/api/v1/tasks/${id}`, headers: u.headers, payload: { status: 'done' } })
+  t.equal(put.statusCode, 200)
+  t.same(writesOf(seen), ['bulkWrite', 'commitTransaction'])
+  const ops = seen.find((e) => e.commandName === 'bulkWrite')!.command.ops
+  t.match(ops[0], { update: 0, filter: { _id: { toHexString: Function } }, updateMods: { $set: { status: 'done' } } })
+  t.equal(ops.length, 3, 'the update, its updated and transitioned rows')
+  t.same(
+    (await db.collection('effects').find({ recordId: id }).sort({ action: 1 }).toArray()).map((e) => [e.action, e.to]),
+    [
+      ['created', null],
+      ['transitioned', 'done'],
+      ['updated', null]
+    ]
+  )
+  seen.length = 0
+  const del = await app.inject({ method: 'DELETE', url: `/api/v1/tasks/${id}`, headers: u.headers })
+  t.equal(del.statusCode, 200)
+  t.same(writesOf(seen), ['bulkWrite', 'commitTransaction'])
+  t.match(seen.find((e) => e.commandName === 'bulkWrite')!.command.ops[0], { delete: 0 })
+  t.equal(await db.collection('tasks').countDocuments({}), 0)
+  t.equal(await db.collection('effects').countDocuments({ recordId: id, action: 'deleted' }), 1)
+})
+
+t.test('a stale guard (the record moved since it was read): nothing lands, the write is planned again', async (t) => {
+  const { uri } = await getTestDb(t)
+  const { db, seen } = await watched(t, uri)
+  const app = await buildCoreApp(t, { db, schemas: SCHEMAS, plugins: [withLog] })
+  const u = makeUser()
+  const id = (
+    await app.inject({ method: 'POST', url: '/api/v1/tasks', headers: u.headers, payload: { title: 's' } })
+  ).json()._id
+  // Another writer changes the record between this PUT's read and its write.
+  let moved = false
+  seen.length = 0
+  const tasks = db.collection('tasks')
+  app.svc.services.get('tasks').addDurableEffect('mover', async () => {
+    if (!moved) {
+      moved = true
+      await tasks.updateOne({ title: 's' }, { $set: { n: 99, updatedAt: new Date(Date.now() + 60_000) } })
+    }
+    return []
+  })
+  const put = await app.inject({ method: 'PUT', url: `/api/v1/tasks/${id}`, headers: u.headers, payload: { title: 's2' } })
+  t.equal(put.statusCode, 200)
+  t.same(writesOf(seen), ['bulkWrite', 'abortTransaction', 'bulkWrite', 'commitTransaction'], 'missed, aborted, planned again')
+  t.match(put.json(), { title: 's2', n: 99 }, 'the second plan saw the other write')
+  t.equal(await db.collection('effects').countDocuments({ recordId: id, action: 'updated' }), 1, 'one row: the missed attempt left none')
+})

@@ -63,7 +63,7 @@ export async function createRecords (h: WriteHost, ctx: RequestContext, inputs: 
       )
       return docs.map((d) => String(d._id))
     },
-    inserts: docs
+    statement: { insert: docs }
   }))
   for (const r of results) await h.publish(r)
   return docs.map((d) => h.present(ctx, d))

@@ -18,6 +18,7 @@ import {
 import { and, stamp, type Operation } from './tenancy.js'
 import type { DeleteStrategy, RecordJson, TombstoneUpdate, WriteResult } from './types.js'
 import { nextStamp, type PlannedWrite } from './durable/commit.js'
+import type { RecordStatement } from './durable/types.js'
 import { stateOf } from './durable/intents.js'
 
 /**
@@ -129,7 +130,7 @@ export async function createRecord (
         await h.collection.insertOne({ ...doc }, { session })
         return [after._id]
       },
-      inserts: [doc]
+      statement: { insert: [doc] }
     }),
     () => {
       throw duplicateId(h.collection)
@@ -238,7 +239,8 @@ export async function updateRecord (
       targets: [{ recordId: _id, from: stateOf(previous), to: updatedAt.getTime() }],
       results,
       write: async (session) =>
-        (await h.collection.updateOne(guard, change, { session })).matchedCount === 1 ? [after._id] : []
+        (await h.collection.updateOne(guard, change, { session })).matchedCount === 1 ? [after._id] : [],
+      statement: { updateOne: { filter: guard, update: change } }
     }
   })
   for (const r of results) await h.publish(r)
@@ -270,11 +272,13 @@ export async function deleteRecord (h: WriteHost, ctx: RequestContext, id: strin
     const before = toJson<RecordJson>(current)
     const guard = asRead(current)
     let write: (session?: ClientSession) => Promise<string[]>
+    let statement: RecordStatement
     let to: number | null = null
     if (tombstone === null) {
       after = null
       write = async (session) =>
         (await h.collection.deleteOne(guard, { session })).deletedCount === 1 ? [before._id] : []
+      statement = { deleteOne: { filter: guard } }
     } else {
       const updatedAt = nextStamp(from)
       const change: TombstoneUpdate = { ...tombstone, $set: { ...tombstone.$set, updatedAt } }
@@ -282,6 +286,7 @@ export async function deleteRecord (h: WriteHost, ctx: RequestContext, id: strin
       to = updatedAt.getTime()
       write = async (session) =>
         (await h.collection.updateOne(guard, change, { session })).matchedCount === 1 ? [before._id] : []
+      statement = { updateOne: { filter: guard, update: change } }
     }
     result = {
       action: 'deleted',
@@ -292,7 +297,7 @@ export async function deleteRecord (h: WriteHost, ctx: RequestContext, id: strin
       before,
       after: after === null ? null : toJson<RecordJson>(after)
     }
-    return { coll: h.collection, targets: [{ recordId: _id, from, to }], results: [result], write }
+    return { coll: h.collection, targets: [{ recordId: _id, from, to }], results: [result], write, statement }
   })
   await h.publish(result!)
   // A removal (not a tombstone) is final: attached blobs go with it.
@@ -342,7 +347,8 @@ export async function patchRecord (
       targets: [{ recordId: current._id, from: stateOf(current), to: updatedAt.getTime() }],
       results: [result],
       write: async (session) =>
-        (await h.collection.updateOne(asRead(current), full, { session })).matchedCount === 1 ? [before._id] : []
+        (await h.collection.updateOne(asRead(current), full, { session })).matchedCount === 1 ? [before._id] : [],
+      statement: { updateOne: { filter: asRead(current), update: full } }
     }
   })
   if (images !== null) await h.publish(result!)

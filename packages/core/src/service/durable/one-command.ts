@@ -7,7 +7,7 @@ import {
   type Document,
   type MongoClient
 } from 'mongodb'
-import type { DurableDoc, PlannedWrite } from './types.js'
+import type { DurableDoc, PlannedWrite, RecordStatement } from './types.js'
 
 /** mongod's code for a command it does not have. */
 const COMMAND_NOT_FOUND = 59
@@ -44,45 +44,53 @@ async function ask (client: MongoClient): Promise<boolean> {
   }
 }
 
-/** Where a failed one-command write failed: the record inserts, an effect document, or the command as a whole. */
-export type OneCommandFailure =
-  | { at: 'record'; error: MongoServerError }
-  | { at: 'effect'; error: MongoServerError }
-  | { at: 'command'; error: unknown }
+/** A one-command write: landed (the statement matched), or where it failed — the record statement, an effect document, or the command as a whole. */
+export type OneCommandOutcome =
+  | { ok: true; landed: boolean }
+  | { ok: false; at: 'record' | 'effect'; error: MongoServerError }
+  | { ok: false; at: 'command'; error: unknown }
+
+function recordModels (ns: string, statement: RecordStatement): Array<AnyClientBulkWriteModel<Document>> {
+  if ('insert' in statement) {
+    return statement.insert.map((doc) => ({ name: 'insertOne' as const, namespace: ns, document: { ...doc } }))
+  }
+  if ('updateOne' in statement) return [{ name: 'updateOne', namespace: ns, ...statement.updateOne }]
+  return [{ name: 'deleteOne', namespace: ns, ...statement.deleteOne }]
+}
 
 /**
- * A create's record inserts and its effect documents in one ordered bulkWrite inside the
- * session's transaction: one round trip instead of one per collection. Answers null when all
- * landed, else where it failed (the transaction is then aborted by the server or by the caller).
+ * The record statement and the effect documents in one ordered bulkWrite inside the session's
+ * transaction: one round trip instead of one per collection. An update or delete whose guard no
+ * longer matches has not landed (the caller aborts, so its effect documents go too). On a
+ * failure the transaction is aborted by the server or by the caller.
  */
-export async function insertTogether (
+export async function writeTogether (
   db: Db,
-  plan: PlannedWrite & { inserts: readonly Document[] },
+  plan: PlannedWrite,
+  statement: RecordStatement,
   effects: readonly DurableDoc[],
   session: ClientSession
-): Promise<OneCommandFailure | null> {
+): Promise<OneCommandOutcome> {
+  const records = recordModels(`${plan.coll.dbName}.${plan.coll.collectionName}`, statement)
   const models: Array<AnyClientBulkWriteModel<Document>> = [
-    ...plan.inserts.map((doc) => ({
-      name: 'insertOne' as const,
-      namespace: `${plan.coll.dbName}.${plan.coll.collectionName}`,
-      document: { ...doc }
-    })),
+    ...records,
     ...effects.map((e) => ({
       name: 'insertOne' as const,
       namespace: `${db.databaseName}.${e.collection}`,
-      document: { ...e.document }
+      document: { ...e.document } as Document
     }))
   ]
   try {
-    await db.client.bulkWrite(models, { session, ordered: true })
-    return null
+    const r = await db.client.bulkWrite(models, { session, ordered: true })
+    const landed = 'updateOne' in statement ? r.matchedCount === 1 : 'deleteOne' in statement ? r.deletedCount === 1 : true
+    return { ok: true, landed }
   } catch (err) {
-    if (!(err instanceof MongoClientBulkWriteError)) return { at: 'command', error: err }
+    if (!(err instanceof MongoClientBulkWriteError)) return { ok: false, at: 'command', error: err }
     const [first] = [...err.writeErrors].sort((a, b) => a[0] - b[0])
-    if (first === undefined) return { at: 'command', error: err.cause ?? err }
+    if (first === undefined) return { ok: false, at: 'command', error: err.cause ?? err }
     const [index, { code, message }] = first
-    // As the insert command would have thrown it: the envelope reads code and `dup key` from it.
+    // As the single-statement command would have thrown it: the envelope reads code and `dup key` from it.
     const error = new MongoServerError({ message, errmsg: message, code })
-    return { at: index < plan.inserts.length ? 'record' : 'effect', error }
+    return { ok: false, at: index < records.length ? 'record' : 'effect', error }
   }
 }

@@ -1,8 +1,16 @@
 import { setTimeout as sleep } from 'node:timers/promises'
-import type { ClientSession, Db, Document } from 'mongodb'
+import type { ClientSession, Db } from 'mongodb'
 import { insertEffects, isDuplicateKey, planEffects, storedDocs, type PlanEffects } from './effect-docs.js'
-import { bulkWriteSupported, insertTogether } from './one-command.js'
-import { BUSY, MISSED, type Attempt, type DurableContext, type DurableDoc, type PlannedWrite } from './types.js'
+import { bulkWriteSupported, writeTogether } from './one-command.js'
+import {
+  BUSY,
+  MISSED,
+  type Attempt,
+  type DurableContext,
+  type DurableDoc,
+  type PlannedWrite,
+  type RecordStatement
+} from './types.js'
 
 /** The driver's labels on errors of a transaction (MongoDB transactions specification). */
 export const TRANSIENT = 'TransientTransactionError'
@@ -36,11 +44,11 @@ export async function attemptInTransaction (d: DurableContext, plan: PlannedWrit
   try {
     // Effect documents found already stored (a replay of the same `_id`) count as written, as on the intent path.
     const stored: DurableDoc[] = []
-    const together = plan.inserts !== undefined && (await bulkWriteSupported(d.db.client))
+    const statement = plan.statement !== undefined && (await bulkWriteSupported(d.db.client)) ? plan.statement : null
     for (;;) {
       session.startTransaction()
-      if (together) {
-        const out = await insertsWithEffects(d, { ...plan, inserts: plan.inserts! }, effects, stored, session)
+      if (statement !== null) {
+        const out = await writeWithEffects(d, plan, statement, effects, stored, session)
         if (out === 'replayed') continue
         if (!out.ok) return out
         return (await commit(session, deadline)) ? out : BUSY
@@ -73,24 +81,26 @@ export async function attemptInTransaction (d: DurableContext, plan: PlannedWrit
 }
 
 /**
- * A create's inserts and its effect documents in one command (see one-command.ts), not yet
+ * The record statement and its effect documents in one command (see one-command.ts), not yet
  * committed; 'replayed' when effect documents were found stored (try again without them).
- * Failures settle as on the statement-by-statement path.
+ * Outcomes settle as on the statement-by-statement path.
  */
-async function insertsWithEffects (
+async function writeWithEffects (
   d: DurableContext,
-  plan: PlannedWrite & { inserts: readonly Document[] },
+  plan: PlannedWrite,
+  statement: RecordStatement,
   effects: PlanEffects,
   stored: DurableDoc[],
   session: ClientSession
 ): Promise<Attempt | 'replayed'> {
-  const changed = plan.targets.map((t) => t.recordId.toHexString())
-  const due = effects.due(changed).filter((doc) => !stored.includes(doc))
-  const failure = await insertTogether(d.db, plan, due, session)
-  if (failure === null) return { ok: true, changed }
+  const targets = plan.targets.map((t) => t.recordId.toHexString())
+  const due = effects.due(targets).filter((doc) => !stored.includes(doc))
+  const out = await writeTogether(d.db, plan, statement, due, session)
+  if (out.ok && out.landed) return { ok: true, changed: targets }
   await abort(session)
-  if (failure.at !== 'effect' || !isDuplicateKey(failure.error)) return refused(failure.error)
-  stored.push(...(await replayedEffects(d, due, failure.error)))
+  if (out.ok) return MISSED
+  if (out.at !== 'effect' || !isDuplicateKey(out.error)) return refused(out.error)
+  stored.push(...(await replayedEffects(d, due, out.error)))
   return 'replayed'
 }
 

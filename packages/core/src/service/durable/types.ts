@@ -42,12 +42,18 @@ export interface PlannedWrite {
   results: WriteResult[]
   write: (session?: ClientSession) => Promise<string[]>
   /**
-   * Set when `write` is exactly inserting these documents into `coll`, in order, changing every
-   * target (a create): in a transaction on a server with the bulkWrite command they go with the
-   * effect documents in one command (see one-command.ts).
+   * `write` as one statement on `coll` (a create's inserts, a guarded updateOne or deleteOne): in
+   * a transaction on a server with the bulkWrite command it goes with the effect documents in one
+   * command (one-command.ts). It must change exactly what `write` would.
    */
-  inserts?: readonly Document[]
+  statement?: RecordStatement
 }
+
+/** A planned write as a single statement: the documents inserted in order, or one guarded update or delete (landed iff it matched). */
+export type RecordStatement =
+  | { insert: readonly Document[] }
+  | { updateOne: { filter: Document; update: Document } }
+  | { deleteOne: { filter: Document } }
 
 /** What a durable service needs: its effects, the shared intent store and how to commit. */
 export interface DurableContext {
