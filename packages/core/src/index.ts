@@ -113,11 +113,11 @@ async function useTransactions (app: FastifyInstance, db: SvcCoreOptions['db'], 
   }
   const on = option !== false && supported
   // Asked now rather than by the first create: whether a create and its effects go in one command.
-  const oneCommandCreates = on && (await bulkWriteSupported(db.client))
+  const oneCommandWrites = on && (await bulkWriteSupported(db.client))
   app.log
     .child({ name: '@svc/core' })
     .info(
-      { transactions: on, option, oneCommandCreates },
+      { transactions: on, option, oneCommandWrites },
       on ? 'durable effects commit in transactions' : 'durable effects commit through write-ahead intents'
     )
   return on

@@ -144,7 +144,7 @@ t.test('a server without the bulkWrite command (MongoDB 7): statement by stateme
   })
   t.match(
     lines.filter((l) => l.transactions !== undefined),
-    [{ transactions: true, oneCommandCreates: false }],
+    [{ transactions: true, oneCommandWrites: false }],
     'the start-up line says so'
   )
   const u = makeUser()
