@@ -4,6 +4,7 @@ import { MongoClient, type CommandStartedEvent, type Db } from 'mongodb'
 import { getFailPointTestDb, getTestDb, type Teardownable } from '@svc/testkit'
 import { buildCoreApp, makeUser } from './helper.js'
 import { SCHEMAS, withLog } from './fixtures/durable-schemas.js'
+import { buildLogApp, stamped } from './fixtures/event-log-app.js'
 
 // On a server with the bulkWrite command (MongoDB 8.0+, devdb), a create's record and its effect
 // documents go in one command inside the transaction, then the commit: two round trips where the
@@ -210,4 +211,47 @@ t.test('a stale guard (the record moved since it was read): nothing lands, the w
   t.same(writesOf(seen), ['bulkWrite', 'abortTransaction', 'bulkWrite', 'commitTransaction'], 'missed, aborted, planned again')
   t.match(put.json(), { title: 's2', n: 99 }, 'the second plan saw the other write')
   t.equal(await db.collection('effects').countDocuments({ recordId: id, action: 'updated' }), 1, 'one row: the missed attempt left none')
+})
+
+t.test('the event sequencer stamps a batch in one bulkWrite with its counter, or statement by statement without the command', async (t) => {
+  for (const withCommand of [true, false]) {
+    const { client, uri } = await getFailPointTestDb(t)
+    const admin = client.db('admin')
+    if (!withCommand) {
+      await admin.command({
+        configureFailPoint: 'failCommand',
+        mode: 'alwaysOn',
+        data: { failCommands: ['bulkWrite'], errorCode: 59 }
+      })
+    }
+    const { db, seen } = await watched(t, uri)
+    const app = await buildLogApp(t, { db })
+    const u = makeUser()
+    for (const title of ['e1', 'e2', 'e3']) {
+      const res = await app.inject({ method: 'POST', url: '/api/v1/tasks', headers: u.headers, payload: { title } })
+      t.equal(res.statusCode, 201)
+    }
+    await stamped(app, 3)
+    const events = await db.collection('svc_events').find({}).sort({ seq: 1 }).toArray()
+    t.same(
+      events.map((e) => [e.seq, e.record.title, 'pending' in e]),
+      [
+        [1, 'e1', false],
+        [2, 'e2', false],
+        [3, 'e3', false]
+      ],
+      'numbered in write order, pending gone'
+    )
+    const stamps = seen.filter(
+      (e) =>
+        (e.commandName === 'bulkWrite' && JSON.stringify(e.command.nsInfo).includes('svc_leases')) ||
+        (e.commandName === 'update' && e.command.update === 'svc_events')
+    )
+    t.ok(stamps.length > 0, 'the sequencer stamped')
+    t.ok(
+      stamps.every((e) => e.commandName === (withCommand ? 'bulkWrite' : 'update')),
+      withCommand ? 'stamps and counter in one command' : 'an update command without bulkWrite'
+    )
+    if (!withCommand) await admin.command({ configureFailPoint: 'failCommand', mode: 'off' })
+  }
 })

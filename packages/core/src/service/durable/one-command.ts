@@ -3,6 +3,7 @@ import {
   MongoServerError,
   type AnyClientBulkWriteModel,
   type ClientSession,
+  type Collection,
   type Db,
   type Document,
   type MongoClient
@@ -44,6 +45,24 @@ async function ask (client: MongoClient): Promise<boolean> {
   }
 }
 
+/** `db.collection` as a bulkWrite namespace. */
+export function namespaceOf (coll: Collection<any>): string {
+  return `${coll.dbName}.${coll.collectionName}`
+}
+
+/**
+ * The error a bulkWrite failed with, as its single-statement command would have thrown it: the
+ * first write error (code and message: the envelope reads `dup key` from it), or the command's
+ * own error (its labels, TransientTransactionError say, are on that one).
+ */
+export function unwrapBulkWriteError (err: unknown): unknown {
+  if (!(err instanceof MongoClientBulkWriteError)) return err
+  const [first] = [...err.writeErrors].sort((a, b) => a[0] - b[0])
+  if (first === undefined) return err.cause ?? err
+  const { code, message } = first[1]
+  return Object.assign(new MongoServerError({ message, errmsg: message, code }), { index: first[0] })
+}
+
 /** A one-command write: landed (the statement matched), or where it failed — the record statement, an effect document, or the command as a whole. */
 export type OneCommandOutcome =
   | { ok: true; landed: boolean }
@@ -71,7 +90,7 @@ export async function writeTogether (
   effects: readonly DurableDoc[],
   session: ClientSession
 ): Promise<OneCommandOutcome> {
-  const records = recordModels(`${plan.coll.dbName}.${plan.coll.collectionName}`, statement)
+  const records = recordModels(namespaceOf(plan.coll), statement)
   const models: Array<AnyClientBulkWriteModel<Document>> = [
     ...records,
     ...effects.map((e) => ({
@@ -84,13 +103,11 @@ export async function writeTogether (
     const r = await db.client.bulkWrite(models, { session, ordered: true })
     const landed = 'updateOne' in statement ? r.matchedCount === 1 : 'deleteOne' in statement ? r.deletedCount === 1 : true
     return { ok: true, landed }
-  } catch (err) {
-    if (!(err instanceof MongoClientBulkWriteError)) return { ok: false, at: 'command', error: err }
-    const [first] = [...err.writeErrors].sort((a, b) => a[0] - b[0])
-    if (first === undefined) return { ok: false, at: 'command', error: err.cause ?? err }
-    const [index, { code, message }] = first
-    // As the single-statement command would have thrown it: the envelope reads code and `dup key` from it.
-    const error = new MongoServerError({ message, errmsg: message, code })
-    return { ok: false, at: index < records.length ? 'record' : 'effect', error }
+  } catch (thrown) {
+    const error = unwrapBulkWriteError(thrown)
+    if (!(error instanceof MongoServerError) || typeof (error as { index?: unknown }).index !== 'number') {
+      return { ok: false, at: 'command', error }
+    }
+    return { ok: false, at: (error as unknown as { index: number }).index < records.length ? 'record' : 'effect', error }
   }
 }
