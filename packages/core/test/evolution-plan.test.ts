@@ -134,7 +134,14 @@ t.test(
     t.equal(stage.impact!.checked, 600)
     t.ok(stage.impact!.failing > 700 && stage.impact!.failing < 1300, `~1000 extrapolated (${stage.impact!.failing})`)
     const [lo, hi] = stage.impact!.failingRange!
-    t.ok(lo < 1000 && hi > 1000 && hi - lo < 400, `a 95 % interval around the truth [${lo}, ${hi}]`)
+    const failing = stage.impact!.failing
+    t.ok(lo <= failing && failing <= hi, `the interval [${lo}, ${hi}] holds the estimate`)
+    // 600 of 3,000 at p = 1/3: σ ≈ 52, so a 95 % interval is ≈ 200 wide.
+    t.ok(hi - lo > 150 && hi - lo < 400, `a 95 % interval's width (${hi - lo})`)
+    // A 95 % interval misses the truth in 1 run of 20 by design (a CI run saw [1001, 1234]);
+    // widened by its half-width (≈ 4σ) it misses in about 1 of 15,000.
+    const half = (hi - lo) / 2
+    t.ok(lo - half < 1000 && hi + half > 1000, `the truth (1000) near the interval [${lo}, ${hi}]`)
     t.ok(stage.impact!.tenants >= 5, 'tenants seen failing in the sample')
     const region = change(plan.changes, 'field-added', 'region')
     t.equal(region.impact!.failing, 0, 'every record has a region')
