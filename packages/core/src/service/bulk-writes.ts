@@ -8,6 +8,7 @@ import { buildFilter } from './filter.js'
 import { checkInitial, stampInitial } from './state-machine.js'
 import { and, stamp } from './tenancy.js'
 import type { RecordJson, TombstoneUpdate, WriteResult } from './types.js'
+import { fromStatement } from './durable/statement.js'
 import { applyChange, asRead, newWriteId, type WriteHost } from './write-path.js'
 import { nextStamp } from './durable/commit.js'
 import { stateOf } from './durable/intents.js'
@@ -56,14 +57,11 @@ export async function createRecords (h: WriteHost, ctx: RequestContext, inputs: 
     coll: h.collection,
     targets: docs.map((d) => ({ recordId: d._id as ObjectId, from: null, to: now.getTime() })),
     results,
-    write: async (session) => {
-      await h.collection.insertMany(
-        docs.map((d) => ({ ...d })),
-        { ordered: true, session }
-      )
-      return docs.map((d) => String(d._id))
-    },
-    statement: { insert: docs }
+    ...fromStatement(
+      h.collection,
+      { insertMany: docs },
+      docs.map((d) => String(d._id))
+    )
   }))
   for (const r of results) await h.publish(r)
   return docs.map((d) => h.present(ctx, d))

@@ -1,4 +1,4 @@
-import { ObjectId, type ClientSession, type Collection, type Document } from 'mongodb'
+import { ObjectId, type Collection, type Document } from 'mongodb'
 import type { FastifyBaseLogger } from 'fastify'
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js'
 import type { RequestContext } from '../identity.js'
@@ -19,6 +19,7 @@ import { and, stamp, type Operation } from './tenancy.js'
 import type { DeleteStrategy, RecordJson, TombstoneUpdate, WriteResult } from './types.js'
 import { nextStamp, type PlannedWrite } from './durable/commit.js'
 import type { RecordStatement } from './durable/types.js'
+import { fromStatement } from './durable/statement.js'
 import { stateOf } from './durable/intents.js'
 
 /**
@@ -126,11 +127,7 @@ export async function createRecord (
       coll: h.collection,
       targets: [{ recordId: _id, from: null, to: now.getTime() }],
       results: [result],
-      write: async (session) => {
-        await h.collection.insertOne({ ...doc }, { session })
-        return [after._id]
-      },
-      statement: { insert: [doc] }
+      ...fromStatement(h.collection, { insertOne: doc }, [after._id])
     }),
     () => {
       throw duplicateId(h.collection)
@@ -238,9 +235,7 @@ export async function updateRecord (
       coll: h.collection,
       targets: [{ recordId: _id, from: stateOf(previous), to: updatedAt.getTime() }],
       results,
-      write: async (session) =>
-        (await h.collection.updateOne(guard, change, { session })).matchedCount === 1 ? [after._id] : [],
-      statement: { updateOne: { filter: guard, update: change } }
+      ...fromStatement(h.collection, { updateOne: { filter: guard, update: change } }, [after._id])
     }
   })
   for (const r of results) await h.publish(r)
@@ -271,21 +266,16 @@ export async function deleteRecord (h: WriteHost, ctx: RequestContext, id: strin
     const from = stateOf(current)
     const before = toJson<RecordJson>(current)
     const guard = asRead(current)
-    let write: (session?: ClientSession) => Promise<string[]>
     let statement: RecordStatement
     let to: number | null = null
     if (tombstone === null) {
       after = null
-      write = async (session) =>
-        (await h.collection.deleteOne(guard, { session })).deletedCount === 1 ? [before._id] : []
       statement = { deleteOne: { filter: guard } }
     } else {
       const updatedAt = nextStamp(from)
       const change: TombstoneUpdate = { ...tombstone, $set: { ...tombstone.$set, updatedAt } }
       after = applyChange(current, change)
       to = updatedAt.getTime()
-      write = async (session) =>
-        (await h.collection.updateOne(guard, change, { session })).matchedCount === 1 ? [before._id] : []
       statement = { updateOne: { filter: guard, update: change } }
     }
     result = {
@@ -297,7 +287,12 @@ export async function deleteRecord (h: WriteHost, ctx: RequestContext, id: strin
       before,
       after: after === null ? null : toJson<RecordJson>(after)
     }
-    return { coll: h.collection, targets: [{ recordId: _id, from, to }], results: [result], write, statement }
+    return {
+      coll: h.collection,
+      targets: [{ recordId: _id, from, to }],
+      results: [result],
+      ...fromStatement(h.collection, statement, [before._id])
+    }
   })
   await h.publish(result!)
   // A removal (not a tombstone) is final: attached blobs go with it.
@@ -346,9 +341,7 @@ export async function patchRecord (
       coll: h.collection,
       targets: [{ recordId: current._id, from: stateOf(current), to: updatedAt.getTime() }],
       results: [result],
-      write: async (session) =>
-        (await h.collection.updateOne(asRead(current), full, { session })).matchedCount === 1 ? [before._id] : [],
-      statement: { updateOne: { filter: asRead(current), update: full } }
+      ...fromStatement(h.collection, { updateOne: { filter: asRead(current), update: full } }, [before._id])
     }
   })
   if (images !== null) await h.publish(result!)

@@ -52,15 +52,20 @@ export function namespaceOf (coll: Collection<any>): string {
 
 /**
  * The error a bulkWrite failed with, as its single-statement command would have thrown it: the
- * first write error (code and message: the envelope reads `dup key` from it), or the command's
- * own error (its labels, TransientTransactionError say, are on that one).
+ * first write error (code and message: the envelope reads `dup key` from it) with the index of its
+ * op, or the command's own error (its labels, TransientTransactionError say, are on that one).
  */
-export function unwrapBulkWriteError (err: unknown): unknown {
-  if (!(err instanceof MongoClientBulkWriteError)) return err
+function bulkWriteFailure (err: unknown): { error: unknown } | { error: MongoServerError; index: number } {
+  if (!(err instanceof MongoClientBulkWriteError)) return { error: err }
   const [first] = [...err.writeErrors].sort((a, b) => a[0] - b[0])
-  if (first === undefined) return err.cause ?? err
-  const { code, message } = first[1]
-  return Object.assign(new MongoServerError({ message, errmsg: message, code }), { index: first[0] })
+  if (first === undefined) return { error: err.cause ?? err }
+  const [index, { code, message }] = first
+  return { error: new MongoServerError({ message, errmsg: message, code }), index }
+}
+
+/** A failed bulkWrite's error as the single-statement command would have thrown it (bulkWriteFailure). */
+export function unwrapBulkWriteError (err: unknown): unknown {
+  return bulkWriteFailure(err).error
 }
 
 /** A one-command write: landed (the statement matched), or where it failed — the record statement, an effect document, or the command as a whole. */
@@ -70,8 +75,9 @@ export type OneCommandOutcome =
   | { ok: false; at: 'command'; error: unknown }
 
 function recordModels (ns: string, statement: RecordStatement): Array<AnyClientBulkWriteModel<Document>> {
-  if ('insert' in statement) {
-    return statement.insert.map((doc) => ({ name: 'insertOne' as const, namespace: ns, document: { ...doc } }))
+  if ('insertOne' in statement || 'insertMany' in statement) {
+    const docs = 'insertOne' in statement ? [statement.insertOne] : statement.insertMany
+    return docs.map((doc) => ({ name: 'insertOne' as const, namespace: ns, document: { ...doc } }))
   }
   if ('updateOne' in statement) return [{ name: 'updateOne', namespace: ns, ...statement.updateOne }]
   return [{ name: 'deleteOne', namespace: ns, ...statement.deleteOne }]
@@ -104,10 +110,8 @@ export async function writeTogether (
     const landed = 'updateOne' in statement ? r.matchedCount === 1 : 'deleteOne' in statement ? r.deletedCount === 1 : true
     return { ok: true, landed }
   } catch (thrown) {
-    const error = unwrapBulkWriteError(thrown)
-    if (!(error instanceof MongoServerError) || typeof (error as { index?: unknown }).index !== 'number') {
-      return { ok: false, at: 'command', error }
-    }
-    return { ok: false, at: (error as unknown as { index: number }).index < records.length ? 'record' : 'effect', error }
+    const failure = bulkWriteFailure(thrown)
+    if (!('index' in failure)) return { ok: false, at: 'command', error: failure.error }
+    return { ok: false, at: failure.index < records.length ? 'record' : 'effect', error: failure.error }
   }
 }

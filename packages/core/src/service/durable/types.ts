@@ -44,14 +44,18 @@ export interface PlannedWrite {
   /**
    * `write` as one statement on `coll` (a create's inserts, a guarded updateOne or deleteOne): in
    * a transaction on a server with the bulkWrite command it goes with the effect documents in one
-   * command (one-command.ts). It must change exactly what `write` would.
+   * command (one-command.ts). Give both with `fromStatement` (statement.ts), so they cannot differ.
    */
   statement?: RecordStatement
 }
 
-/** A planned write as a single statement: the documents inserted in order, or one guarded update or delete (landed iff it matched). */
+/**
+ * A planned write as a single statement, named as the driver's collection method it is: one
+ * document inserted, several in order, or one guarded update or delete (landed iff it matched).
+ */
 export type RecordStatement =
-  | { insert: readonly Document[] }
+  | { insertOne: Document }
+  | { insertMany: readonly Document[] }
   | { updateOne: { filter: Document; update: Document } }
   | { deleteOne: { filter: Document } }
 
