@@ -295,3 +295,33 @@ t.test('a field named __proto__ is stored like any other (mongod keeps it)', asy
   t.same(Object.keys(doc?.p ?? {}), ['__proto__', 'x'])
   t.equal(({} as Record<string, unknown>).x, undefined, 'no prototype was touched')
 })
+
+t.test('a pipeline updateMany: each document computed from its own fields and the let variables', async (t) => {
+  const c = h.db.collection<any>('u_pipeline_many')
+  const ids = Array.from({ length: 40 }, (_, i) => `e${i}`)
+  await c.insertMany(ids.map((_id, i) => ({ _id, n: i, pending: true })))
+  const shuffled = [...ids].reverse()
+  const res = await c.updateMany(
+    { _id: { $in: ids }, pending: { $exists: true } },
+    [
+      {
+        $set: {
+          seq: { $add: ['$$from', { $indexOfArray: [{ $literal: shuffled }, '$_id'] }] },
+          twice: { $multiply: ['$n', 2] }
+        }
+      },
+      { $unset: 'pending' }
+    ],
+    { let: { from: 101 } }
+  )
+  t.equal(res.modifiedCount, 40)
+  const docs = await c.find({}, { sort: { n: 1 } }).toArray()
+  t.same(
+    docs.map((d) => [d.seq, d.twice, 'pending' in d]),
+    ids.map((_, i) => [101 + 39 - i, 2 * i, false]),
+    'each document got its own values'
+  )
+  const second = await c.updateMany({}, [{ $set: { seq: { $add: ['$$from', '$n'] } } }], { let: { from: 1000 } })
+  t.equal(second.modifiedCount, 40, 'another statement with other variables')
+  t.same((await c.findOne({ _id: 'e3' }))?.seq, 1003)
+})

@@ -193,6 +193,21 @@ function immutableIdError (): CommandError {
   )
 }
 
+/**
+ * One Aggregator per statement, not per document: an `updateMany` with a pipeline (the event
+ * log stamps its batches with one) compiles its options once. Kept while the statement's parsed
+ * form lives, for the variables it ran with.
+ */
+const pipelines = new WeakMap<ParsedUpdate, { variables: Document | undefined; agg: Aggregator }>()
+
+function pipelineOf (parsed: ParsedUpdate & { kind: 'pipeline' }, variables: Document | undefined): Aggregator {
+  const cached = pipelines.get(parsed)
+  if (cached !== undefined && cached.variables === variables) return cached.agg
+  const agg = new Aggregator(parsed.stages, mingoOptions(variables !== undefined ? { variables } : {}))
+  pipelines.set(parsed, { variables, agg })
+  return agg
+}
+
 export function applyUpdate (doc: Document, parsed: ParsedUpdate, opts: ApplyOptions = {}): Document {
   if (parsed.kind === 'replacement') {
     const rep = cloneDoc(parsed.doc)
@@ -209,10 +224,7 @@ export function applyUpdate (doc: Document, parsed: ParsedUpdate, opts: ApplyOpt
   if (parsed.kind === 'pipeline') {
     let out: Document
     try {
-      out = new Aggregator(
-        parsed.stages,
-        mingoOptions(opts.variables !== undefined ? { variables: opts.variables } : {})
-      ).run([cloneDoc(doc)])[0] as Document
+      out = pipelineOf(parsed, opts.variables).run([cloneDoc(doc)])[0] as Document
     } catch (e) {
       throw translateMingoError(e)
     }
