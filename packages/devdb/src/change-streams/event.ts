@@ -4,6 +4,7 @@ import { CommandError } from '../errors.js'
 import type { Catalog } from '../engine/catalog.js'
 import type { ChangeEntry } from './history.js'
 import { describeUpdate } from './update-description.js'
+import type { CostlyField } from './pushdown.js'
 
 export type FullDocumentMode = 'default' | 'updateLookup' | 'whenAvailable' | 'required'
 export type BeforeChangeMode = 'off' | 'whenAvailable' | 'required'
@@ -13,25 +14,45 @@ export interface EventOptions {
   fullDocumentBeforeChange: BeforeChangeMode
 }
 
-export function changeEvent (e: ChangeEntry, token: Document, opts: EventOptions, catalog: Catalog): Document {
+/**
+ * `needs`: the costly fields to build (undefined: all) — a pipeline that neither reads nor keeps
+ * the others gets events without them. A required image is looked for anyway: its absence is an error.
+ */
+export function changeEvent (
+  e: ChangeEntry,
+  token: Document,
+  opts: EventOptions,
+  catalog: Catalog,
+  needs?: Set<CostlyField>
+): Document {
   const ev: Document = { _id: token, operationType: e.op, clusterTime: e.time, wallTime: e.wallTime }
+  const post = needs === undefined || needs.has('fullDocument') || opts.fullDocument === 'required'
   switch (e.op) {
     case 'insert':
     case 'replace':
-      ev.fullDocument = e.post
+      if (post) ev.fullDocument = e.post
       break
     case 'update':
+      if (!post || opts.fullDocument === 'default') break
       if (opts.fullDocument === 'updateLookup') {
         ev.fullDocument = catalog.get(e.db, e.coll as string)?.getById(e.id) ?? null
-      } else if (opts.fullDocument !== 'default') ev.fullDocument = postImage(e, opts.fullDocument)
+      } else ev.fullDocument = postImage(e, opts.fullDocument)
       break
     default:
   }
-  ev.ns = e.coll !== undefined ? { db: e.db, coll: e.coll } : { db: e.db }
+  ev.ns = namespace(e)
   if (e.to !== undefined) ev.to = e.to
   if (e.id !== undefined) ev.documentKey = { _id: e.id }
-  if (e.op === 'update') ev.updateDescription = describeUpdate(e.pre ?? {}, e.post ?? {})
-  if (opts.fullDocumentBeforeChange !== 'off' && (e.op === 'update' || e.op === 'replace' || e.op === 'delete')) {
+  if (e.op === 'update' && (needs === undefined || needs.has('updateDescription'))) {
+    ev.updateDescription = describeUpdate(e.pre ?? {}, e.post ?? {})
+  }
+  const pre =
+    needs === undefined || needs.has('fullDocumentBeforeChange') || opts.fullDocumentBeforeChange === 'required'
+  if (
+    pre &&
+    opts.fullDocumentBeforeChange !== 'off' &&
+    (e.op === 'update' || e.op === 'replace' || e.op === 'delete')
+  ) {
     ev.fullDocumentBeforeChange = preImage(e, opts.fullDocumentBeforeChange)
   }
   if (e.txn !== undefined) {
@@ -39,6 +60,28 @@ export function changeEvent (e: ChangeEntry, token: Document, opts: EventOptions
     ev.txnNumber = e.txn.txnNumber
   }
   return ev
+}
+
+/** An event's cheap fields only (HEAD_FIELDS), for a pipeline's leading `$match` to test before the event is built. */
+export function eventHead (e: ChangeEntry, token: Document): Document {
+  const head: Document = {
+    _id: token,
+    operationType: e.op,
+    clusterTime: e.time,
+    wallTime: e.wallTime,
+    ns: namespace(e)
+  }
+  if (e.to !== undefined) head.to = e.to
+  if (e.id !== undefined) head.documentKey = { _id: e.id }
+  if (e.txn !== undefined) {
+    head.lsid = e.txn.lsid
+    head.txnNumber = e.txn.txnNumber
+  }
+  return head
+}
+
+function namespace (e: ChangeEntry): Document {
+  return e.coll !== undefined ? { db: e.db, coll: e.coll } : { db: e.db }
 }
 
 function postImage (e: ChangeEntry, mode: FullDocumentMode): Document | null {

@@ -9,7 +9,8 @@ import type { ClusterClock } from '../txn/cluster-time.js'
 import type { ResultSource, TailSource } from '../engine/cursors.js'
 import { CommandError } from '../errors.js'
 import type { ChangeEntry, ChangeHistory } from './history.js'
-import { changeEvent } from './event.js'
+import { changeEvent, eventHead } from './event.js'
+import type { Pushdown } from './pushdown.js'
 import { inScope, invalidates, type Scope } from './scope.js'
 import type { ChangeStreamSpec } from './spec.js'
 import { encodeToken } from './token.js'
@@ -21,6 +22,8 @@ export interface SourceOptions {
   catalog: Catalog
   clock: ClusterClock
   transform?: (event: Document) => Document | undefined
+  /** What the pipeline lets the source skip (see pushdown.ts) */
+  pushdown?: Pushdown
   start: number
 }
 
@@ -60,7 +63,10 @@ export class ChangeStreamSource implements ResultSource {
       this.posTime = e.time
       if (!inScope(this.o.scope, e)) continue
       if (invalidates(this.o.scope, e)) this.invalidatedBy = e
-      const out = this.emit(changeEvent(e, this.token(e, false), this.o.spec, this.o.catalog), false)
+      const token = this.token(e, false)
+      const prefilter = this.o.pushdown?.prefilter
+      if (prefilter !== undefined && !prefilter(eventHead(e, token))) continue
+      const out = this.emit(changeEvent(e, token, this.o.spec, this.o.catalog, this.o.pushdown?.needs), false)
       if (out !== undefined) return out
     }
     return undefined

@@ -21,6 +21,7 @@ import type { Scope } from './scope.js'
 import type { ChangeHistory } from './history.js'
 import { decodeToken } from './token.js'
 import { ChangeStreamSource } from './source.js'
+import { planPushdown } from './pushdown.js'
 
 /** Stages mongod accepts after $changeStream */
 const ALLOWED = new Set([
@@ -93,6 +94,7 @@ export function openChangeStream (cmd: Document, ctx: CommandContext): Document 
     catalog: ctx.server.catalog,
     clock: ctx.server.clock,
     transform,
+    pushdown: rest.length === 0 ? undefined : planPushdown(rest),
     start: startSeq(spec, history, ctx)
   })
   const ns = scope.kind === 'coll' ? `${scope.db}.${scope.coll}` : `${ctx.db}.$cmd.aggregate`
