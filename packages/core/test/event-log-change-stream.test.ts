@@ -1,5 +1,5 @@
 import t from 'tap'
-import { MongoClient, type CommandStartedEvent } from 'mongodb'
+import { MongoClient, type CommandStartedEvent, type Db } from 'mongodb'
 import { getFailPointTestDb, getStandaloneTestDb } from '@svc/testkit'
 import type { LoggedEvent } from '../src/kit.js'
 import { makeUser } from './helper.js'
@@ -64,7 +64,7 @@ t.test('a failing change stream: the log polls, reopens the stream, and loses no
   const onStart = (ev: CommandStartedEvent): void => {
     const first =
       ev.commandName === 'aggregate' ? (ev.command.pipeline as Array<Record<string, unknown>>)?.[0] : undefined
-    if (first?.$changeStream !== undefined && ev.command.aggregate === 'svc_events') opens.push(Date.now())
+    if (first?.$changeStream !== undefined && ev.command.aggregate === 1) opens.push(Date.now())
   }
   client.on('commandStarted', onStart)
   const app = await buildLogApp(t, { db, eventLog: { pollMs: 50, leaseMs: 900 } })
@@ -94,3 +94,65 @@ t.test('a failing change stream: the log polls, reopens the stream, and loses no
   )
   await db.admin().command({ configureFailPoint: 'failCommand', mode: 'off' })
 })
+
+/** A client of its own on `uri` that counts the log's head reads (`find` on svc_events by `seq >`). */
+async function countingDb (t: Tap.Test, uri: string): Promise<{ db: Db; reads: () => number }> {
+  const client = new MongoClient(uri, { monitorCommands: true })
+  await client.connect()
+  t.teardown(async () => {
+    await client.close()
+  })
+  let reads = 0
+  client.on('commandStarted', (ev: CommandStartedEvent) => {
+    if (ev.commandName === 'find' && ev.command.find === 'svc_events' && ev.command.filter?.seq?.$gt !== undefined) {
+      reads++
+    }
+  })
+  return { db: client.db(), reads: () => reads }
+}
+
+t.test(
+  'two instances: the counter on the stream wakes the other one; a batch already read is not read again',
+  async (t) => {
+    const { uri } = await getFailPointTestDb(t)
+    const a = await countingDb(t, uri)
+    const leader = await buildLogApp(t, { db: a.db, eventLog: SLOW_POLL })
+    await eventually(() => leader.svc.eventLog.leading, 5000)
+    const b = await countingDb(t, uri)
+    const other = await buildLogApp(t, { db: b.db, eventLog: SLOW_POLL })
+    t.equal(other.svc.eventLog.leading, false, 'the second instance does not lead')
+    const seenA: LoggedEvent[] = []
+    const seenB: Array<{ e: LoggedEvent; at: number }> = []
+    await leader.svc.eventLog.follow(null, (events) => {
+      seenA.push(...events)
+    })
+    await other.svc.eventLog.follow(null, (events) => {
+      for (const e of events) seenB.push({ e, at: Date.now() })
+    })
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    // Only the leader's counter, seen on the other instance's stream, can wake it before its 5 s poll.
+    const at = Date.now()
+    await post(leader, 'to the other')
+    const got = await eventually(() => seenB.find((s) => s.e.record?.title === 'to the other'), 4000)
+    t.ok(got.at - at < 2500, `the other instance read it ${got.at - at} ms after the write, with a 5 s poll period`)
+    // The leader reads each batch once: its own stamp wakes its follower, and the counter's move
+    // that comes back on its stream finds it already there.
+    await eventually(() => seenA.some((e) => e.record?.title === 'to the other'), 4000)
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    const before = a.reads()
+    for (let i = 0; i < 5; i++) {
+      await post(leader, `one by one ${i}`)
+      await eventually(() => seenA.some((e) => e.record?.title === `one by one ${i}`), 4000)
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+    const reads = a.reads() - before
+    // One read per batch, and at most one more if the 5 s poll happened to tick meanwhile (a stamp per event would double them).
+    t.ok(reads >= 5 && reads <= 6, `the leader read the log's head ${reads} times for 5 batches`)
+    await eventually(() => seenB.filter((s) => s.e.record?.title?.startsWith('one by one') === true).length === 5, 4000)
+    t.same(
+      seenB.map((s) => s.e.seq),
+      seenA.map((e) => e.seq),
+      'both instances saw the same events in one order'
+    )
+  }
+)

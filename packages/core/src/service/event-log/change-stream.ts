@@ -1,18 +1,39 @@
-import type { ChangeStream, Collection, Document } from 'mongodb'
+import type { ChangeStream, Db, Document } from 'mongodb'
 import type { FastifyBaseLogger } from 'fastify'
 
-/** Inserts (new events to stamp) and updates (stamps to read); only the kind travels, not the document. */
-const PIPELINE: Document[] = [
-  { $match: { operationType: { $in: ['insert', 'update'] } } },
-  { $project: { operationType: 1 } }
-]
+/** What the log's stream watches: new events, and the sequencer's counter (where its lease document keeps it). */
+export interface WatchTargets {
+  events: string
+  leases: string
+  sequencerLease: string
+}
 
 /**
- * Whether the deployment serves change streams on `coll` (replica sets and sharded clusters do,
- * a standalone mongod does not): opens the stream the log would use and asks for its first batch.
+ * Inserts into the log (new events to stamp) and moves of the sequencer's counter (a stamped
+ * batch, whatever its size): only the kind and the new counter travel, never a document. One
+ * signal per batch rather than one per stamped event; a server pushes the `$match` into its scan.
  */
-export async function changeStreamsSupported (coll: Collection<any>): Promise<boolean> {
-  const stream = coll.watch(PIPELINE, { maxAwaitTimeMS: 1 })
+export function watchPipeline (t: WatchTargets): Document[] {
+  return [
+    {
+      $match: {
+        $or: [
+          { operationType: 'insert', 'ns.coll': t.events },
+          { operationType: 'update', 'ns.coll': t.leases, 'documentKey._id': t.sequencerLease }
+        ]
+      }
+    },
+    { $project: { operationType: 1, 'updateDescription.updatedFields.seq': 1 } }
+  ]
+}
+
+/**
+ * Whether the deployment serves change streams on `db` (replica sets and sharded clusters do,
+ * a standalone mongod does not, nor a user without the privilege): opens the stream the log
+ * would use and asks for its first batch.
+ */
+export async function changeStreamsSupported (db: Db, targets: WatchTargets): Promise<boolean> {
+  const stream = db.watch(watchPipeline(targets), { maxAwaitTimeMS: 1 })
   try {
     await stream.tryNext()
     return true
@@ -26,8 +47,8 @@ export async function changeStreamsSupported (coll: Collection<any>): Promise<bo
 export interface WatchHandlers {
   /** An event was inserted (the sequencer has work). */
   inserted: () => void
-  /** An event was stamped (followers have something to read). */
-  stamped: () => void
+  /** The sequencer's counter moved to `head`: events up to it are stamped (followers behind it have something to read). */
+  stamped: (head: number) => void
   /** The stream is open (again) and has answered: catch up on what happened meanwhile, then rely on it. */
   up: () => void
   /** The stream failed: poll until it is back. */
@@ -35,13 +56,14 @@ export interface WatchHandlers {
 }
 
 /**
- * One change stream per process on `svc_events`, used as a wake-up signal only: the sequencer
- * and the follower still read by index, so ordering and gap-freedom never depend on the stream.
+ * One change stream per process on the database (`watchPipeline`), used as a wake-up signal only:
+ * the sequencer and the follower still read by index, so ordering and gap-freedom never depend on it.
  * The driver resumes it across transient errors; any other error closes it, the loops fall
  * back to polling, and it is reopened after `retryMs`.
  */
 export class EventWatch {
-  readonly #coll: Collection<any>
+  readonly #db: Db
+  readonly #pipeline: Document[]
   readonly #on: WatchHandlers
   readonly #log: FastifyBaseLogger
   readonly #retryMs: number
@@ -49,8 +71,9 @@ export class EventWatch {
   #timer: NodeJS.Timeout | null = null
   #closed = false
 
-  constructor (coll: Collection<any>, on: WatchHandlers, opts: { log: FastifyBaseLogger; retryMs: number }) {
-    this.#coll = coll
+  constructor (db: Db, targets: WatchTargets, on: WatchHandlers, opts: { log: FastifyBaseLogger; retryMs: number }) {
+    this.#db = db
+    this.#pipeline = watchPipeline(targets)
     this.#on = on
     this.#log = opts.log
     this.#retryMs = opts.retryMs
@@ -58,10 +81,14 @@ export class EventWatch {
 
   start (): void {
     if (this.#closed) return
-    const stream = this.#coll.watch(PIPELINE)
-    stream.on('change', (change: { operationType?: string }) => {
+    const stream = this.#db.watch(this.#pipeline)
+    stream.on('change', (change: Document) => {
       if (change.operationType === 'insert') this.#on.inserted()
-      else this.#on.stamped()
+      else {
+        // The lease's other updates (renewals, the sweep's mark) carry no counter.
+        const head: unknown = change.updateDescription?.updatedFields?.seq
+        if (typeof head === 'number') this.#on.stamped(head)
+      }
     })
     stream.once('error', (err) => {
       if (this.#stream !== stream) return

@@ -67,8 +67,8 @@ export class EventLog {
       sweepIntervalMs: settings.sweepIntervalMs,
       retainMs: () => this.retentionMs,
       log,
-      stamped: () => {
-        this.#follower.pump.nudge()
+      stamped: (head) => {
+        this.#follower.announce(head)
       }
     })
     this.#cursors = new EventCursors(deps.cursorKey)
@@ -211,7 +211,8 @@ export class EventLog {
     const { settings, log } = this.#d
     await this.#store.ensureIndexes()
     for (const c of this.#consumers.values()) await c.register()
-    const streams = settings.changeStreams !== false && (await changeStreamsSupported(this.#store.coll))
+    const targets = { events: EVENTS_COLLECTION, leases: LEASES_COLLECTION, sequencerLease: SEQUENCER_LEASE }
+    const streams = settings.changeStreams !== false && (await changeStreamsSupported(this.#d.db, targets))
     this.#mode = streams ? 'change-stream' : 'poll'
     this.#sequencer.pump.start()
     this.#follower.pump.start()
@@ -219,13 +220,14 @@ export class EventLog {
     if (streams) {
       const relaxed = Math.max(settings.pollMs, Math.min(1000, settings.leaseMs / 3))
       this.#watch = new EventWatch(
-        this.#store.coll,
+        this.#d.db,
+        targets,
         {
           inserted: () => {
             this.#sequencer.pump.nudge()
           },
-          stamped: () => {
-            this.#follower.pump.nudge()
+          stamped: (head) => {
+            this.#follower.announce(head)
           },
           up: () => {
             this.#pace(relaxed)

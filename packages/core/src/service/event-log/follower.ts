@@ -16,6 +16,9 @@ export class Follower implements FollowerSource {
   readonly pump: Pump
   readonly pageSize: number
   #last: number | null = null
+  #reading = false
+  /** The highest head announced while a read was out (0: none). */
+  #heardDuringRead = 0
 
   constructor (store: EventStore, opts: { pageSize: number; pollMs: number; log: FastifyBaseLogger }) {
     this.#store = store
@@ -48,6 +51,18 @@ export class Follower implements FollowerSource {
     return sub
   }
 
+  /**
+   * Events up to `head` are stamped (this process's sequencer, or another's counter seen on the
+   * change stream): a read only when this follower is behind it — a batch it stamped itself and
+   * already read is announced again by the stream, and costs nothing then.
+   */
+  announce (head: number): void {
+    if (this.#last !== null && head <= this.#last) return
+    // During a read, whether it reached `head` is known only once it returns.
+    if (this.#reading) this.#heardDuringRead = Math.max(this.#heardDuringRead, head)
+    else this.pump.nudge()
+  }
+
   drop (sub: Subscription): void {
     this.#subs.delete(sub)
   }
@@ -59,12 +74,18 @@ export class Follower implements FollowerSource {
       return false
     }
     const from = this.#last ?? (await this.#store.lastSeq())
-    const batch = await this.#store.read(from, this.pageSize)
-    if (batch.length === 0) {
-      this.#last ??= from
-      return false
+    this.#heardDuringRead = 0
+    this.#reading = true
+    let batch: LoggedEvent[]
+    try {
+      batch = await this.#store.read(from, this.pageSize)
+    } finally {
+      this.#reading = false
     }
-    this.#last = batch[batch.length - 1].seq
+    this.#last = batch.length === 0 ? from : batch[batch.length - 1].seq
+    // A stamp committed after the read began: read again (once per announcement, so never a loop).
+    if (this.#heardDuringRead > this.#last) this.pump.nudge()
+    if (batch.length === 0) return false
     for (const sub of this.#subs) sub.offer(batch)
     return batch.length === this.pageSize
   }

@@ -33,8 +33,8 @@ export interface SequencerDeps {
   /** The longest retention any consumer asked for. */
   retainMs: () => number
   log: FastifyBaseLogger
-  /** Called after a batch was stamped (wakes this process's follower). */
-  stamped: () => void
+  /** Called after a batch was stamped, with the counter (wakes this process's follower). */
+  stamped: (head: number) => void
 }
 
 /**
@@ -68,7 +68,7 @@ export class Sequencer {
   async step (): Promise<boolean> {
     if (!(await this.#lead())) return false
     const n = this.#d.transactions ? await this.#stampInTransaction() : await this.#stampPlain()
-    if (n > 0) this.#d.stamped()
+    if (n > 0 && this.#counter !== null) this.#d.stamped(this.#counter)
     if (n < this.#d.batchSize && Date.now() >= this.#nextSweep && this.#counter !== null) {
       await this.#sweep(this.#counter)
     }
