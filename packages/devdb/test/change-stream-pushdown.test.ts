@@ -6,7 +6,7 @@
  * `$match: { $expr: true }` that turns both off.
  */
 import t from 'tap'
-import type { ChangeStream, Document } from 'mongodb'
+import { BSON, Timestamp, type ChangeStream, type Document } from 'mongodb'
 import { setup, mongoError } from './fixtures/devdb-harness.js'
 import { planPushdown, queryFields } from '../src/change-streams/pushdown.js'
 
@@ -44,6 +44,30 @@ t.test('what a pipeline lets the source skip', async (t) => {
   t.equal(expr.prefilter, undefined)
   t.equal(expr.needs, undefined)
   t.equal(planPushdown([{ $project: { _id: 0 } }]).needs, undefined, 'an exclusion is not analysed')
+  const project = seq.project
+  t.ok(project !== undefined, 'matches on the head, then one inclusion: the projection is applied directly')
+  t.same(
+    project?.({
+      _id: { _data: 'x' },
+      operationType: 'update',
+      ns: { db: 'x', coll: 'b' },
+      updateDescription: { updatedFields: { holder: 'y' }, removedFields: [] }
+    }),
+    { _id: { _data: 'x' }, operationType: 'update', updateDescription: { updatedFields: {} } },
+    'in the document’s order, an empty sub-document kept as mongod keeps it'
+  )
+  const throughTime = planPushdown([{ $project: { 'clusterTime.t': 1 } }]).project
+  t.equal(
+    throughTime?.({ _id: 1, clusterTime: new Timestamp({ t: 1, i: 1 }) }),
+    undefined,
+    'a path through a value that is not a document: the pipeline decides'
+  )
+  t.equal(byDocument.project, undefined, 'a match the prefilter cannot take: no shortcut')
+  t.equal(
+    planPushdown([{ $project: { ns: 1, 'ns.db': 1 } }]).project,
+    undefined,
+    'a path collision is left to mingo’s error'
+  )
   t.same([...(queryFields({ $and: [{ a: 1 }, { 'b.c': { $gt: 1 } }], $comment: 'x' }) ?? [])], ['a', 'b'])
   t.equal(queryFields({ $where: 'true' }), null)
   t.equal(queryFields({ $or: 'not an array' }), null)
@@ -130,6 +154,11 @@ t.test('the same events as without pushdown, tokens included', async (t) => {
     t.ok(expected.length > 0, `${label}: the plain stream saw events`)
     seen.push(await drain(fast))
     t.same(seen[seen.length - 1], expected, label)
+    t.same(
+      seen[seen.length - 1].map((e) => BSON.serialize(e).toString('hex')),
+      expected.map((e) => BSON.serialize(e).toString('hex')),
+      `${label}: byte for byte (field order too)`
+    )
   }
   t.same(
     seen[0].map((e) => [e.operationType, e.updateDescription?.updatedFields?.seq]),

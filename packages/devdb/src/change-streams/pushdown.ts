@@ -2,7 +2,8 @@
  * What a stream's pipeline lets devdb skip, as mongod rewrites a `$match` on the event's metadata
  * into its oplog scan: leading `$match` stages that read only an event's cheap fields (its kind,
  * namespace, key, times) are tested before the event is built, so a stream that keeps a few kinds
- * of change does not pay for building the others; and a pipeline of `$match` and inclusion
+ * of change does not pay for building the others; such matches followed by one inclusion
+ * `$project` need no pipeline run at all (the projection is applied directly); and a pipeline of `$match` and inclusion
  * `$project` stages (one at least) that neither reads nor keeps `fullDocument`,
  * `updateDescription` or `fullDocumentBeforeChange` gets events without them (its output is the
  * same: nothing reads them, the projection drops them). Anything not understood here (`$expr`, `$where`, other stages, computed
@@ -37,6 +38,55 @@ export interface Pushdown {
   prefilter?: (head: Document) => boolean
   /** The costly fields the pipeline reads or returns; undefined: all of them. */
   needs?: Set<CostlyField>
+  /**
+   * The whole pipeline, when it is the prefilter's matches and then one inclusion `$project`:
+   * that projection, applied directly (no copy, no mingo). Undefined for an event whose shape it
+   * does not handle (a path through an array or a scalar): the pipeline then runs as usual.
+   */
+  project?: (event: Document) => Document | undefined
+}
+
+/** A projection's paths as a tree: `true` keeps the whole value. */
+type Paths = Map<string, Paths | true>
+
+function pathTree (keys: string[]): Paths | null {
+  const root: Paths = new Map()
+  for (const key of keys) {
+    const parts = key.split('.')
+    let node = root
+    for (let i = 0; i < parts.length; i++) {
+      const have = node.get(parts[i])
+      if (i === parts.length - 1) {
+        if (have !== undefined) return null // a path collision: mingo reports it
+        node.set(parts[i], true)
+      } else if (have === true) {
+        return null
+      } else {
+        const next: Paths = have ?? new Map()
+        node.set(parts[i], next)
+        node = next
+      }
+    }
+  }
+  return root
+}
+
+/** mongod's inclusion: the kept fields in the document's order, sub-documents walked into; undefined where that needs more. */
+function include (doc: Document, paths: Paths): Document | undefined {
+  const out: Document = {}
+  for (const key of Object.keys(doc)) {
+    const sub = paths.get(key)
+    if (sub === undefined) continue
+    const value = doc[key]
+    if (sub === true) out[key] = value
+    else {
+      if (!isPlainDoc(value)) return undefined
+      const inner = include(value, sub)
+      if (inner === undefined) return undefined
+      out[key] = inner
+    }
+  }
+  return out
 }
 
 /** Logical operators whose operands are whole queries; `$comment` reads nothing. */
@@ -102,5 +152,11 @@ export function planPushdown (stages: Document[]): Pushdown {
     }
   }
   if (analysable && projected) out.needs = new Set(COSTLY.filter((f) => read.has(f)))
+  const last = stages[stages.length - 1]
+  if (analysable && tests.length === stages.length - 1 && stageName(last) === '$project') {
+    const keys = Object.keys(last.$project as Document)
+    const paths = pathTree(keys.includes('_id') ? keys : ['_id', ...keys])
+    if (paths !== null) out.project = (event) => include(event, paths)
+  }
   return out
 }

@@ -85,6 +85,9 @@ export class ChangeStreamSource implements ResultSource {
   /** The pipeline's output for an event; it must keep the event's `_id`, the resume token. */
   private emit (event: Document, always: boolean): Document | undefined {
     if (this.o.transform === undefined) return event
+    // The prefilter passed it and the projection keeps `_id`: the pipeline's output, directly.
+    const projected = always ? undefined : this.o.pushdown?.project?.(event)
+    if (projected !== undefined) return projected
     const out = this.o.transform(event)
     if (out === undefined) return always ? event : undefined
     if (!sameValue(out._id, event._id)) {
