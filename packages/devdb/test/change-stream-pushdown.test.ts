@@ -185,3 +185,38 @@ t.test('a required image is still required when the projection drops it', async 
   await c.updateOne({ _id: 1 }, { $set: { n: 2 } })
   t.equal((await mongoError(async () => await cs.next())).code, 47, 'NoMatchingDocument, as mongod')
 })
+
+t.test(
+  'getMore waits out the changes the leading match drops, as mongod does, instead of answering empty',
+  async (t) => {
+    const c = h.db.collection<any>('pd_wait')
+    await c.insertOne({ _id: 0 })
+    const opened = await h.db.command({
+      aggregate: 'pd_wait',
+      pipeline: [{ $changeStream: {} }, { $match: { operationType: 'delete' } }],
+      cursor: {}
+    })
+    const id = opened.cursor.id
+    const getMore = async (): Promise<{ ms: number; batch: Document[]; token: unknown }> => {
+      const at = Date.now()
+      const res = await h.db.command({ getMore: id, collection: 'pd_wait', maxTimeMS: 400 })
+      return { ms: Date.now() - at, batch: res.cursor.nextBatch, token: res.cursor.postBatchResumeToken }
+    }
+    const waiting = getMore()
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    await c.insertOne({ _id: 1 })
+    await c.updateOne({ _id: 1 }, { $set: { a: 1 } })
+    const quiet = await waiting
+    t.same(quiet.batch, [], 'nothing it keeps')
+    t.ok(quiet.ms >= 350, `it waited its time out (${quiet.ms} ms) through an insert and an update`)
+    const next = getMore()
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    await c.deleteOne({ _id: 1 })
+    const got = await next
+    t.equal(got.batch.length, 1)
+    t.equal(got.batch[0].operationType, 'delete')
+    t.ok(got.ms < 350, `and answers at the first change it keeps (${got.ms} ms)`)
+    t.not(JSON.stringify(got.token), JSON.stringify(quiet.token), 'the resume token moved past what it stepped over')
+    await h.db.command({ killCursors: 'pd_wait', cursors: [id] })
+  }
+)

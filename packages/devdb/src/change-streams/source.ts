@@ -61,15 +61,22 @@ export class ChangeStreamSource implements ResultSource {
       if (e === undefined) return undefined
       this.pos = e.seq
       this.posTime = e.time
-      if (!inScope(this.o.scope, e)) continue
+      if (this.passedOver(e)) continue
       if (invalidates(this.o.scope, e)) this.invalidatedBy = e
-      const token = this.token(e, false)
-      const prefilter = this.o.pushdown?.prefilter
-      if (prefilter !== undefined && !prefilter(eventHead(e, token))) continue
-      const out = this.emit(changeEvent(e, token, this.o.spec, this.o.catalog, this.o.pushdown?.needs), false)
+      const out = this.emit(
+        changeEvent(e, this.token(e, false), this.o.spec, this.o.catalog, this.o.pushdown?.needs),
+        false
+      )
       if (out !== undefined) return out
     }
     return undefined
+  }
+
+  /** A change this stream never returns: out of its scope, or dropped by the pipeline's leading match before being built. */
+  private passedOver (e: ChangeEntry): boolean {
+    if (!inScope(this.o.scope, e)) return true
+    const prefilter = this.o.pushdown?.prefilter
+    return prefilter !== undefined && !invalidates(this.o.scope, e) && !prefilter(eventHead(e, this.token(e, false)))
   }
 
   private token (e: ChangeEntry, invalidate: boolean): Document {
@@ -101,12 +108,16 @@ export class ChangeStreamSource implements ResultSource {
     return out
   }
 
-  /** Waits until an event in scope may be there (or ms pass); changes out of scope are stepped over meanwhile. */
+  /**
+   * Waits until an event the stream may return is there (or ms pass); changes out of scope or
+   * dropped by the leading match are stepped over meanwhile — as mongod's getMore waits out oplog
+   * entries its filter drops, rather than answering an empty batch for each.
+   */
   private async awaitData (ms: number): Promise<void> {
     const until = Date.now() + ms
     while (!this.ended && this.invalidatedBy === undefined) {
       let e = this.o.history.after(this.pos)
-      while (e !== undefined && !inScope(this.o.scope, e)) {
+      while (e !== undefined && this.passedOver(e)) {
         this.pos = e.seq
         this.posTime = e.time
         e = this.o.history.after(this.pos)
