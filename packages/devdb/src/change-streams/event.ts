@@ -62,8 +62,11 @@ export function changeEvent (
   return ev
 }
 
-/** An event's cheap fields only (HEAD_FIELDS), for a pipeline's leading `$match` to test before the event is built. */
-export function eventHead (e: ChangeEntry, token: Document): Document {
+/**
+ * An event's cheap fields only (HEAD_FIELDS), for a pipeline's leading `$match` to test before
+ * the event is built; `withDocument` (fullDocument 'default'): an insert's or replacement's document too.
+ */
+export function eventHead (e: ChangeEntry, token: Document, withDocument: boolean): Document {
   const head: Document = {
     _id: token,
     operationType: e.op,
@@ -71,6 +74,7 @@ export function eventHead (e: ChangeEntry, token: Document): Document {
     wallTime: e.wallTime,
     ns: namespace(e)
   }
+  if (withDocument && (e.op === 'insert' || e.op === 'replace')) head.fullDocument = e.post
   if (e.to !== undefined) head.to = e.to
   if (e.id !== undefined) head.documentKey = { _id: e.id }
   if (e.txn !== undefined) {

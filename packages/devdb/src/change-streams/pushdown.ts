@@ -16,7 +16,11 @@ import { mingoOptions } from '../query/options.js'
 import { translateMingoError } from '../query/mingo-errors.js'
 import { stageName } from '../query/pipeline.js'
 
-/** The fields an event has before its images and update description are added. */
+/**
+ * The fields an event has before its images and update description are added — and, with
+ * `fullDocument: 'default'`, its `fullDocument` too: that is only an insert's or a replacement's
+ * stored document (nothing to copy or look up), absent from every other event.
+ */
 export const HEAD_FIELDS = new Set([
   '_id',
   'operationType',
@@ -120,7 +124,8 @@ function inclusionFields (projection: unknown): Set<string> | null {
   return out
 }
 
-export function planPushdown (stages: Document[]): Pushdown {
+export function planPushdown (stages: Document[], opts: { documentInHead?: boolean } = {}): Pushdown {
+  const cheap = (f: string): boolean => HEAD_FIELDS.has(f) || (opts.documentInHead === true && f === 'fullDocument')
   const out: Pushdown = {}
   const tests: Query[] = []
   let leading = true
@@ -138,7 +143,7 @@ export function planPushdown (stages: Document[]): Pushdown {
     }
     for (const f of fields) read.add(f)
     if (name === '$project') projected = true
-    if (leading && name === '$match' && [...fields].every((f) => HEAD_FIELDS.has(f))) {
+    if (leading && name === '$match' && [...fields].every(cheap)) {
       tests.push(new Query(stage.$match as Document, mingoOptions({})))
     } else leading = false
   }

@@ -76,7 +76,11 @@ export class ChangeStreamSource implements ResultSource {
   private passedOver (e: ChangeEntry): boolean {
     if (!inScope(this.o.scope, e)) return true
     const prefilter = this.o.pushdown?.prefilter
-    return prefilter !== undefined && !invalidates(this.o.scope, e) && !prefilter(eventHead(e, this.token(e, false)))
+    return (
+      prefilter !== undefined &&
+      !invalidates(this.o.scope, e) &&
+      !prefilter(eventHead(e, this.token(e, false), this.o.spec.fullDocument === 'default'))
+    )
   }
 
   private token (e: ChangeEntry, invalidate: boolean): Document {

@@ -94,7 +94,7 @@ export function openChangeStream (cmd: Document, ctx: CommandContext): Document 
     catalog: ctx.server.catalog,
     clock: ctx.server.clock,
     transform,
-    pushdown: rest.length === 0 ? undefined : planPushdown(rest),
+    pushdown: rest.length === 0 ? undefined : planPushdown(rest, { documentInHead: spec.fullDocument === 'default' }),
     start: startSeq(spec, history, ctx)
   })
   const ns = scope.kind === 'coll' ? `${scope.db}.${scope.coll}` : `${ctx.db}.$cmd.aggregate`
