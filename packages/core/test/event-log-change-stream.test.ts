@@ -95,24 +95,26 @@ t.test('a failing change stream: the log polls, reopens the stream, and loses no
   await db.admin().command({ configureFailPoint: 'failCommand', mode: 'off' })
 })
 
-/** A client of its own on `uri` that counts the log's head reads (`find` on svc_events by `seq >`). */
-async function countingDb (t: Tap.Test, uri: string): Promise<{ db: Db; reads: () => number }> {
+/** A client of its own on `uri` that counts the log's head reads (`find` on svc_events by `seq >`) and its stream's getMores. */
+async function countingDb (t: Tap.Test, uri: string): Promise<{ db: Db; reads: () => number; wakes: () => number }> {
   const client = new MongoClient(uri, { monitorCommands: true })
   await client.connect()
   t.teardown(async () => {
     await client.close()
   })
   let reads = 0
+  let wakes = 0
   client.on('commandStarted', (ev: CommandStartedEvent) => {
     if (ev.commandName === 'find' && ev.command.find === 'svc_events' && ev.command.filter?.seq?.$gt !== undefined) {
       reads++
     }
+    if (ev.commandName === 'getMore' && ev.command.collection === '$cmd.aggregate') wakes++
   })
-  return { db: client.db(), reads: () => reads }
+  return { db: client.db(), reads: () => reads, wakes: () => wakes }
 }
 
 t.test(
-  'two instances: the counter on the stream wakes the other one; a batch already read is not read again',
+  'two instances: the counter on the stream wakes the other one; a batch already read is not read again, nor a process’s own insert',
   async (t) => {
     const { uri } = await getFailPointTestDb(t)
     const a = await countingDb(t, uri)
@@ -140,6 +142,7 @@ t.test(
     await eventually(() => seenA.some((e) => e.record?.title === 'to the other'), 4000)
     await new Promise((resolve) => setTimeout(resolve, 200))
     const before = a.reads()
+    const wokenBefore = a.wakes()
     for (let i = 0; i < 5; i++) {
       await post(leader, `one by one ${i}`)
       await eventually(() => seenA.some((e) => e.record?.title === `one by one ${i}`), 4000)
@@ -148,7 +151,17 @@ t.test(
     const reads = a.reads() - before
     // One read per batch, and at most one more if the 5 s poll happened to tick meanwhile (a stamp per event would double them).
     t.ok(reads >= 5 && reads <= 6, `the leader read the log's head ${reads} times for 5 batches`)
+    // Its stream brings the counter's 5 moves, not its own 5 inserts (its writes woke its sequencer directly).
+    const woken = a.wakes() - wokenBefore
+    t.ok(woken >= 5 && woken <= 7, `the leader's stream answered ${woken} times for 5 writes`)
     await eventually(() => seenB.filter((s) => s.e.record?.title?.startsWith('one by one') === true).length === 5, 4000)
+    // A write on the instance that does not lead reaches the leader's sequencer by its stream.
+    const fromOther = Date.now()
+    await post(other, 'from the other')
+    await eventually(() => seenA.some((e) => e.record?.title === 'from the other'), 4000)
+    const took = Date.now() - fromOther
+    t.ok(took < 2500, `the other instance's write was stamped and read ${took} ms later, with a 5 s poll period`)
+    await eventually(() => seenB.some((s) => s.e.record?.title === 'from the other'), 4000)
     t.same(
       seenB.map((s) => s.e.seq),
       seenA.map((e) => e.seq),

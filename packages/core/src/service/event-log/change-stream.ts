@@ -6,19 +6,22 @@ export interface WatchTargets {
   events: string
   leases: string
   sequencerLease: string
+  /** This process's events are left out: its own writes wake its loops directly. */
+  origin: string
 }
 
 /**
- * Inserts into the log (new events to stamp) and moves of the sequencer's counter (a stamped
- * batch, whatever its size): only the kind and the new counter travel, never a document. One
- * signal per batch rather than one per stamped event; a server pushes the `$match` into its scan.
+ * Other processes' inserts into the log (new events to stamp) and moves of the sequencer's
+ * counter (a stamped batch, whatever its size): only the kind and the new counter travel, never a
+ * document. One signal per batch rather than one per stamped event, none for this process's own
+ * writes; a server pushes the `$match` into its scan.
  */
 export function watchPipeline (t: WatchTargets): Document[] {
   return [
     {
       $match: {
         $or: [
-          { operationType: 'insert', 'ns.coll': t.events },
+          { operationType: 'insert', 'ns.coll': t.events, 'fullDocument.origin': { $ne: t.origin } },
           { operationType: 'update', 'ns.coll': t.leases, 'documentKey._id': t.sequencerLease }
         ]
       }

@@ -28,6 +28,8 @@ export interface EventDoc {
    */
   pending?: number
   seq?: number
+  /** The process that wrote it (its event log's holder id): that process's change stream skips it, its own write already woke its loops. */
+  origin?: string
 }
 
 /** A stamped event as consumers get it. */
@@ -93,8 +95,8 @@ function nextOrder (now: number): number {
   return lastOrder
 }
 
-/** The log document of one write result (the in-process record event's type, owner and payload). */
-export function eventDoc (result: WriteResult, at: Date): EventDoc {
+/** The log document of one write result (the in-process record event's type, owner and payload), written by `origin`. */
+export function eventDoc (result: WriteResult, at: Date, origin?: string): EventDoc {
   const { model } = result
   const owner = result.after?.userId ?? result.before?.userId
   const bulk = result.numAffected !== undefined
@@ -110,12 +112,13 @@ export function eventDoc (result: WriteResult, at: Date): EventDoc {
     ...(bulk ? { filter: result.filter ?? {}, numAffected: result.numAffected } : {}),
     ...(result.transition !== undefined ? { transition: result.transition } : {}),
     at,
-    pending: nextOrder(at.getTime())
+    pending: nextOrder(at.getTime()),
+    ...(origin !== undefined ? { origin } : {})
   }
 }
 
 /** The consumer's view of a stored, stamped document. */
 export function loggedEvent (doc: EventDoc & { seq: number }): LoggedEvent {
-  const { _id, pending: _pending, ...rest } = doc
+  const { _id, pending: _pending, origin: _origin, ...rest } = doc
   return { id: _id, ...rest }
 }

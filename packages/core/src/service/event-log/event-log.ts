@@ -114,7 +114,7 @@ export class EventLog {
     this.#enabled = true
     for (const s of this.#d.services()) {
       s.addDurableEffect('svc-events', (result) => [
-        { collection: EVENTS_COLLECTION, document: eventDoc(result, new Date()) }
+        { collection: EVENTS_COLLECTION, document: eventDoc(result, new Date(), this.#holder) }
       ])
       // A local write wakes the sequencer at once (if this process leads; others find it by polling or the stream).
       s.onWrite(() => {
@@ -211,7 +211,12 @@ export class EventLog {
     const { settings, log } = this.#d
     await this.#store.ensureIndexes()
     for (const c of this.#consumers.values()) await c.register()
-    const targets = { events: EVENTS_COLLECTION, leases: LEASES_COLLECTION, sequencerLease: SEQUENCER_LEASE }
+    const targets = {
+      events: EVENTS_COLLECTION,
+      leases: LEASES_COLLECTION,
+      sequencerLease: SEQUENCER_LEASE,
+      origin: this.#holder
+    }
     const streams = settings.changeStreams !== false && (await changeStreamsSupported(this.#d.db, targets))
     this.#mode = streams ? 'change-stream' : 'poll'
     this.#sequencer.pump.start()
