@@ -169,7 +169,12 @@ t.test('read pages by seq; head; cursors are opaque, signed and checked', async 
   )
   t.same(await log.read(3), [], 'nothing after the head')
   t.match(first[0], { id: String, type: 'tasks.created', userId: u.userId, at: Date })
-  t.notOk('_id' in first[0] || 'pending' in first[0], 'the consumer view has `id`, not storage fields')
+  t.notOk(
+    '_id' in first[0] || 'pending' in first[0] || 'origin' in first[0],
+    'the consumer view has `id`, not storage fields (nor the writing process)'
+  )
+  const stored = await app.svc.db.collection(EVENTS_COLLECTION).findOne({ _id: first[0].id as never })
+  t.type(stored?.origin, 'string', 'the stored event names the process that wrote it')
   await t.rejects(log.read(0, 0), TypeError)
 
   const cursor = log.encodeCursor(2)
