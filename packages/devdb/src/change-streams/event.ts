@@ -40,7 +40,7 @@ export function changeEvent (
       break
     default:
   }
-  ev.ns = namespace(e)
+  ev.ns = e.coll !== undefined ? { db: e.db, coll: e.coll } : { db: e.db }
   if (e.to !== undefined) ev.to = e.to
   if (e.id !== undefined) ev.documentKey = { _id: e.id }
   if (e.op === 'update' && (needs === undefined || needs.has('updateDescription'))) {
@@ -62,30 +62,17 @@ export function changeEvent (
   return ev
 }
 
+const HEAD_OPTIONS: EventOptions = { fullDocument: 'default', fullDocumentBeforeChange: 'off' }
+const NOTHING_COSTLY = new Set<CostlyField>()
+const STORED_DOCUMENT = new Set<CostlyField>(['fullDocument'])
+
 /**
  * An event's cheap fields only (HEAD_FIELDS), for a pipeline's leading `$match` to test before
- * the event is built; `withDocument` (fullDocument 'default'): an insert's or replacement's document too.
+ * the event is built: `changeEvent` without images or update description; `withDocument`
+ * (fullDocument 'default'): with an insert's or replacement's stored document.
  */
-export function eventHead (e: ChangeEntry, token: Document, withDocument: boolean): Document {
-  const head: Document = {
-    _id: token,
-    operationType: e.op,
-    clusterTime: e.time,
-    wallTime: e.wallTime,
-    ns: namespace(e)
-  }
-  if (withDocument && (e.op === 'insert' || e.op === 'replace')) head.fullDocument = e.post
-  if (e.to !== undefined) head.to = e.to
-  if (e.id !== undefined) head.documentKey = { _id: e.id }
-  if (e.txn !== undefined) {
-    head.lsid = e.txn.lsid
-    head.txnNumber = e.txn.txnNumber
-  }
-  return head
-}
-
-function namespace (e: ChangeEntry): Document {
-  return e.coll !== undefined ? { db: e.db, coll: e.coll } : { db: e.db }
+export function eventHead (e: ChangeEntry, token: Document, catalog: Catalog, withDocument: boolean): Document {
+  return changeEvent(e, token, HEAD_OPTIONS, catalog, withDocument ? STORED_DOCUMENT : NOTHING_COSTLY)
 }
 
 function postImage (e: ChangeEntry, mode: FullDocumentMode): Document | null {

@@ -1,13 +1,16 @@
 /**
  * What a stream's pipeline lets devdb skip, as mongod rewrites a `$match` on the event's metadata
- * into its oplog scan: leading `$match` stages that read only an event's cheap fields (its kind,
- * namespace, key, times) are tested before the event is built, so a stream that keeps a few kinds
- * of change does not pay for building the others; such matches followed by one inclusion
- * `$project` need no pipeline run at all (the projection is applied directly); and a pipeline of `$match` and inclusion
- * `$project` stages (one at least) that neither reads nor keeps `fullDocument`,
- * `updateDescription` or `fullDocumentBeforeChange` gets events without them (its output is the
- * same: nothing reads them, the projection drops them). Anything not understood here (`$expr`, `$where`, other stages, computed
- * projections) keeps the plain path: the whole event, through the whole pipeline.
+ * into its oplog scan:
+ * - leading `$match` stages that read only an event's cheap fields (its kind, namespace, key,
+ *   times) are tested before the event is built, so a stream that keeps a few kinds of change
+ *   does not pay for building the others;
+ * - such matches followed by one inclusion `$project` need no pipeline run at all (the
+ *   projection is applied directly);
+ * - a pipeline of `$match` and inclusion `$project` stages (one at least) that neither reads nor
+ *   keeps `fullDocument`, `updateDescription` or `fullDocumentBeforeChange` gets events without
+ *   them (its output is the same: nothing reads them, the projection drops them).
+ * Anything not understood here (`$expr`, `$where`, other stages, computed projections) keeps the
+ * plain path: the whole event, through the whole pipeline.
  */
 import type { Document } from 'bson'
 import { Query } from 'mingo/query'
@@ -17,9 +20,9 @@ import { translateMingoError } from '../query/mingo-errors.js'
 import { stageName } from '../query/pipeline.js'
 
 /**
- * The fields an event has before its images and update description are added — and, with
- * `fullDocument: 'default'`, its `fullDocument` too: that is only an insert's or a replacement's
- * stored document (nothing to copy or look up), absent from every other event.
+ * The fields an event has before its images and update description are added. With
+ * `fullDocument: 'default'` (`documentInHead`), `fullDocument` is cheap too: it is only an
+ * insert's or a replacement's stored document (nothing to copy or look up).
  */
 export const HEAD_FIELDS = new Set([
   '_id',

@@ -61,26 +61,22 @@ export class ChangeStreamSource implements ResultSource {
       if (e === undefined) return undefined
       this.pos = e.seq
       this.posTime = e.time
-      if (this.passedOver(e)) continue
+      const token = this.token(e, false)
+      if (this.passedOver(e, token)) continue
       if (invalidates(this.o.scope, e)) this.invalidatedBy = e
-      const out = this.emit(
-        changeEvent(e, this.token(e, false), this.o.spec, this.o.catalog, this.o.pushdown?.needs),
-        false
-      )
+      const out = this.emit(changeEvent(e, token, this.o.spec, this.o.catalog, this.o.pushdown?.needs), false)
       if (out !== undefined) return out
     }
     return undefined
   }
 
   /** A change this stream never returns: out of its scope, or dropped by the pipeline's leading match before being built. */
-  private passedOver (e: ChangeEntry): boolean {
+  private passedOver (e: ChangeEntry, token?: Document): boolean {
     if (!inScope(this.o.scope, e)) return true
     const prefilter = this.o.pushdown?.prefilter
-    return (
-      prefilter !== undefined &&
-      !invalidates(this.o.scope, e) &&
-      !prefilter(eventHead(e, this.token(e, false), this.o.spec.fullDocument === 'default'))
-    )
+    if (prefilter === undefined || invalidates(this.o.scope, e)) return false
+    const head = eventHead(e, token ?? this.token(e, false), this.o.catalog, this.o.spec.fullDocument === 'default')
+    return !prefilter(head)
   }
 
   private token (e: ChangeEntry, invalidate: boolean): Document {
