@@ -9,3 +9,5 @@ export interface TestSummary {
 }
 
 export function summarize(lines: string[], exitCode: number): TestSummary
+
+export function failingPoints(lines: string[]): string[][]

@@ -5,6 +5,71 @@
 const TAP_SUMMARY = /^(\S+):test: # \{ (total: \d+[^}]*) \}\s*$/
 const TASK_ERROR = /^(\S+)#test:\s+ERROR\s+command .* exited \(\d+\)/
 const FAILED_LIST = /^\s*Failed:\s+(.+)$/
+const TAP_LINE = /^(\S+):test: (.*)$/
+const SUBTEST = /^( *)# Subtest: (.*)$/
+const NOT_OK = /^( *)not ok \d+ - (.*?)(?: # time=[\d.]+m?s)?$/
+/** Diagnostic lines kept per failing test point: enough for the assertion, its place and diff. */
+const DIAGNOSTIC_LINES = 14
+
+/**
+ * The failing test points of every package, innermost only (a failed assertion, not each
+ * subtest and file around it), each as `pkg › file › subtest › … › message` and the first lines
+ * of its YAML diagnostic: a CI log that keeps only its tail still says what failed and where.
+ * @param {string[]} lines turbo's stdout
+ * @returns {string[][]} one list of lines per failing test point
+ */
+export function failingPoints (lines) {
+  /** @type {Map<string, { stack: string[], points: Array<{ path: string[], text: string[] }>, open: string[] | null, started: boolean, indent: number }>} */
+  const pkgs = new Map()
+  for (const raw of lines) {
+    const m = TAP_LINE.exec(raw)
+    if (m == null) continue
+    let p = pkgs.get(m[1])
+    if (p == null) pkgs.set(m[1], (p = { stack: [], points: [], open: null, started: false, indent: 0 }))
+    const line = m[2]
+    if (p.open != null) {
+      const inBlock = line.startsWith(' '.repeat(p.indent))
+      const text = line.slice(p.indent).trimEnd()
+      if (!p.started && inBlock && text === '---') {
+        p.started = true
+        continue
+      }
+      if (p.started && inBlock && text !== '...') {
+        if (p.open.length < DIAGNOSTIC_LINES) p.open.push(text)
+        continue
+      }
+      p.open = null
+      if (inBlock && text === '...') continue
+    }
+    const sub = SUBTEST.exec(line)
+    if (sub != null) {
+      const depth = sub[1].length / 4
+      p.stack.length = depth
+      p.stack.push(sub[2])
+      continue
+    }
+    const bad = NOT_OK.exec(line)
+    if (bad == null) continue
+    const depth = bad[1].length / 4
+    const point = { path: [...p.stack.slice(0, depth), bad[2]], text: [] }
+    p.points.push(point)
+    p.open = point.text
+    p.started = false
+    p.indent = bad[1].length + 2
+  }
+  /** @type {string[][]} */
+  const out = []
+  for (const [pkg, { points }] of pkgs) {
+    const key = (path) => path.join('\u0000')
+    for (const point of points) {
+      const k = key(point.path)
+      // A subtest or file that failed because something inside it did: its inner failure says more.
+      if (points.some((o) => o !== point && key(o.path).startsWith(k + '\u0000'))) continue
+      out.push([`${pkg} › ${point.path.join(' › ')}`, ...point.text.map((l) => `    ${l}`)])
+    }
+  }
+  return out
+}
 
 /**
  * @param {string[]} lines turbo's stdout

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { summarize } from '../../scripts/test-summary.mjs'
+import { failingPoints, summarize } from '../../scripts/test-summary.mjs'
 
 // The last line of `pnpm test`, from turbo's task-prefixed output as turbo 2 and tap 21 print it.
 
@@ -40,4 +40,86 @@ t.test("names the packages that failed: failing test points, a crash, turbo's ow
 
 t.test('a failed run that names no package never reads clean', async (t) => {
   t.match(summarize([], 2).line, /FAILED: turbo exited 2$/)
+})
+
+// tap 21's own report of a file with one failed assertion two subtests deep, as turbo prefixes it.
+const failingRun = `# Subtest: test/a.test.ts
+    # Subtest: outer group
+        # Subtest: inner thing
+            not ok 1 - one is two
+              ---
+              compare: ===
+              at:
+                fileName: test/a.test.ts
+                lineNumber: 4
+              diff: |
+                -2
+                +1
+              ...
+
+            ok 2 - should be equal
+            1..2
+        not ok 1 - inner thing # time=275.484ms
+          ---
+          at:
+            fileName: test/a.test.ts
+            lineNumber: 3
+          ...
+
+        1..1
+    not ok 1 - outer group # time=369.579ms
+      ---
+      at:
+        lineNumber: 2
+      ...
+
+    # Subtest: fine
+        ok 1 - x
+        1..1
+    ok 2 - fine # time=0.882ms
+    1..2
+not ok 1 - test/a.test.ts # time=511.231ms
+  ---
+  command: /usr/bin/node
+  ...
+# Subtest: test/b.test.ts
+    not ok 1 - timeout!
+      ---
+      signal: SIGTERM
+      ...
+    1..1
+not ok 2 - test/b.test.ts # time=30000ms
+# { total: 4, pass: 2, fail: 2 }`
+  .split('\n')
+  .map((line) => `@svc/mcp:test: ${line}`)
+
+t.test('repeats each innermost failing test point with its path and diagnostic', async (t) => {
+  t.same(failingPoints(failingRun), [
+    [
+      '@svc/mcp › test/a.test.ts › outer group › inner thing › one is two',
+      '    compare: ===',
+      '    at:',
+      '      fileName: test/a.test.ts',
+      '      lineNumber: 4',
+      '    diff: |',
+      '      -2',
+      '      +1'
+    ],
+    ['@svc/mcp › test/b.test.ts › timeout!', '    signal: SIGTERM']
+  ])
+  t.same(failingPoints(passing), [], 'none in a passing run')
+  t.equal(summarize(failingRun, 1).fail, 2, 'the totals read the same output')
+})
+
+t.test('a long diagnostic is cut, packages are kept apart', async (t) => {
+  const long = ['not ok 1 - big', '  ---', ...Array.from({ length: 40 }, (_, i) => `  line${i}: x`), '  ...']
+  const points = failingPoints([
+    ...long.map((l) => `@svc/a:test: ${l}`),
+    '@svc/b:test: not ok 1 - other',
+    '@svc/b:test: ok 2 - fine'
+  ])
+  t.equal(points.length, 2)
+  t.equal(points[0][0], '@svc/a › big')
+  t.equal(points[0].length, 1 + 14, 'the first 14 diagnostic lines')
+  t.same(points[1], ['@svc/b › other'], 'no diagnostic block: the line alone')
 })
