@@ -1,6 +1,7 @@
 import t from 'tap'
 import { Decimal128, Long, ObjectId } from 'mongodb'
 import { setup, mongoError } from './fixtures/devdb-harness.js'
+import { compileFilter, mingoOptions, sharedMingoOptions } from '../src/query/options.js'
 
 const h = await setup(t)
 const c = h.db.collection('q')
@@ -134,4 +135,13 @@ t.test('let variables in find and aggregate', async (t) => {
     .aggregate([{ $match: { $expr: { $eq: ['$_id', '$$id'] } } }, { $project: { v: '$$id' } }], { let: { id: 2 } })
     .toArray()
   t.same(a, [{ _id: 2, v: 2 }])
+})
+
+t.test("mingo gets its own options class: queries share devdb's operator context, not a copy each", async (t) => {
+  const options = sharedMingoOptions({ variables: { v: 3 } })
+  t.not(Object.getPrototypeOf(options), Object.prototype, 'an instance of mingo’s ComputeOptions')
+  t.equal(Object.getPrototypeOf(mingoOptions()), Object.prototype, 'plain settings where mingo spreads or extends them')
+  t.equal(options.variables?.v, 3, 'the extra settings are read through it')
+  t.ok(compileFilter({ $expr: { $eq: ['$a', '$$v'] } }, { variables: { v: 3 } })({ a: 3 }), 'variables reach $expr')
+  t.notOk(compileFilter({ $expr: { $eq: ['$a', '$$v'] } }, { variables: { v: 3 } })({ a: 4 }))
 })

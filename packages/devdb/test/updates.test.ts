@@ -325,3 +325,14 @@ t.test('a pipeline updateMany: each document computed from its own fields and th
   t.equal(second.modifiedCount, 40, 'another statement with other variables')
   t.same((await c.findOne({ _id: 'e3' }))?.seq, 1003)
 })
+
+t.test('$$NOW is one value for a whole pipeline updateMany, as mongod evaluates it per statement', async (t) => {
+  const c = h.db.collection('now_per_statement')
+  await c.insertMany(Array.from({ length: 300 }, (_, i) => ({ _id: i as never, payload: 'x'.repeat(2000) })))
+  const before = Date.now()
+  await c.updateMany({}, [{ $set: { at: '$$NOW' } }])
+  const stamps = new Set((await c.find().toArray()).map((d) => (d.at as Date).getTime()))
+  t.equal(stamps.size, 1, `every document got the same time (${stamps.size} distinct)`)
+  const [at] = [...stamps]
+  t.ok(at >= before - 1000 && at <= Date.now(), 'the time of the statement')
+})

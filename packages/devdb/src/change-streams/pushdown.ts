@@ -15,7 +15,7 @@
 import type { Document } from 'bson'
 import { Query } from 'mingo/query'
 import { isPlainDoc } from '../bson/paths.js'
-import { mingoOptions } from '../query/options.js'
+import { sharedMingoOptions } from '../query/options.js'
 import { translateMingoError } from '../query/mingo-errors.js'
 import { stageName } from '../query/pipeline.js'
 
@@ -147,7 +147,7 @@ export function planPushdown (stages: Document[], opts: { documentInHead?: boole
     for (const f of fields) read.add(f)
     if (name === '$project') projected = true
     if (leading && name === '$match' && [...fields].every(cheap)) {
-      tests.push(new Query(stage.$match as Document, mingoOptions({})))
+      tests.push(new Query(stage.$match as Document, sharedMingoOptions()))
     } else leading = false
   }
   if (tests.length > 0) {

@@ -60,6 +60,29 @@ const CONTEXT = Context.init({
   window: ops(windowOps)
 })
 
+type ComputeOptionsClass = new (options: Options, locals?: { timestamp?: number }) => Options
+
+/**
+ * mingo copies its whole operator context (several hundred entries, ~10 µs) for every Query,
+ * Aggregator and expression built from plain options; from an instance of its ComputeOptions
+ * class it uses the instance's context as is. That class is internal to mingo: it is taken once,
+ * here, from the options a query operator receives. Without it (another mingo) plain options.
+ */
+const COMPUTE_OPTIONS: ComputeOptionsClass | undefined = (() => {
+  let found: { init?: unknown } | undefined
+  const probe = Context.init({
+    query: {
+      $probe: ((_field: string, _value: unknown, options: Options) => {
+        found = (options as object).constructor as { init?: unknown }
+        return () => true
+      }) as never
+    }
+  })
+  // eslint-disable-next-line no-new
+  new Query({ a: { $probe: 1 } }, { context: probe })
+  return typeof found?.init === 'function' ? (found as unknown as ComputeOptionsClass) : undefined
+})()
+
 export function mingoOptions (extra: Partial<Options> = {}): Options {
   return {
     idKey: '_id',
@@ -72,6 +95,19 @@ export function mingoOptions (extra: Partial<Options> = {}): Options {
   }
 }
 
+/**
+ * `mingoOptions` as one of mingo's own options objects, which shares devdb's operator context
+ * instead of copying it: for queries and pipeline updates only — their operators never add to
+ * the context, where `$fill`, `$setWindowFields` and mingo's updater do (those keep the copy).
+ * `now`: the time `$$NOW` reads for everything run with them (one statement: mongod evaluates
+ * it once per statement); without it each evaluation takes the clock when first asked.
+ */
+export function sharedMingoOptions (extra: Partial<Options> = {}, now?: number): Options {
+  const options = mingoOptions(extra)
+  if (COMPUTE_OPTIONS === undefined) return options
+  return new COMPUTE_OPTIONS(options, now !== undefined ? { timestamp: now } : undefined)
+}
+
 export type Matcher = (doc: Document) => boolean
 
 const matchAll: Matcher = () => true
@@ -82,7 +118,7 @@ export function compileFilter (filter: Document | undefined, extra: Partial<Opti
   const normalized = normalizeFilter(filter)
   if (Object.keys(normalized).length === 0) return matchAll
   try {
-    const q = new Query(normalized, mingoOptions(extra))
+    const q = new Query(normalized, sharedMingoOptions(extra))
     return (doc) => {
       try {
         return q.test(doc)

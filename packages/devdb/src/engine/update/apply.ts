@@ -11,7 +11,7 @@ import { bsonTypeName, isNumeric } from '../../bson/bson-order.js'
 import { getPath, isPlainDoc, MISSING } from '../../bson/paths.js'
 import { keyString } from '../../bson/key-string.js'
 import { formatValue } from '../../bson/format-value.js'
-import { compileFilter, mingoOptions } from '../../query/options.js'
+import { compileFilter, mingoOptions, sharedMingoOptions } from '../../query/options.js'
 import { translateMingoError } from '../../query/mingo-errors.js'
 import { normalizeFilter } from '../../query/normalize-filter.js'
 import type { ParsedUpdate } from './validate.js'
@@ -195,15 +195,19 @@ function immutableIdError (): CommandError {
 
 /**
  * One Aggregator per statement, not per document: an `updateMany` with a pipeline (the event
- * log stamps its batches with one) compiles its options once. Kept while the statement's parsed
- * form lives, for the variables it ran with.
+ * log stamps its batches with one) compiles its options once, and every document reads the same
+ * `$$NOW`. Kept while the statement's parsed form lives, for the variables it ran with.
  */
 const pipelines = new WeakMap<ParsedUpdate, { variables: Document | undefined; agg: Aggregator }>()
 
 function pipelineOf (parsed: ParsedUpdate & { kind: 'pipeline' }, variables: Document | undefined): Aggregator {
   const cached = pipelines.get(parsed)
   if (cached !== undefined && cached.variables === variables) return cached.agg
-  const agg = new Aggregator(parsed.stages, mingoOptions(variables !== undefined ? { variables } : {}))
+  // `$$NOW` is one value for the whole statement, as on mongod.
+  const agg = new Aggregator(
+    parsed.stages,
+    sharedMingoOptions(variables !== undefined ? { variables } : {}, Date.now())
+  )
   pipelines.set(parsed, { variables, agg })
   return agg
 }
