@@ -10,22 +10,26 @@ const SUBTEST = /^( *)# Subtest: (.*)$/
 const NOT_OK = /^( *)not ok \d+ - (.*?)(?: # time=[\d.]+m?s)?$/
 /** Diagnostic lines kept per failing test point: enough for the assertion, its place and diff. */
 const DIAGNOSTIC_LINES = 14
+const UNSHOWN_SECTIONS = /^(stack|source|stdio|cwd|externalID|args|env):/
+const UNSHOWN_LINES = /^\s+(columnNumber|typeName|isToplevel|methodName|functionName):/
 
 /**
  * The failing test points of every package, innermost only (a failed assertion, not each
  * subtest and file around it), each as `pkg › file › subtest › … › message` and the first lines
- * of its YAML diagnostic: a CI log that keeps only its tail still says what failed and where.
+ * of its YAML diagnostic (without the stack and source excerpt): a CI log that keeps only its tail still says what failed and where.
  * @param {string[]} lines turbo's stdout
  * @returns {string[][]} one list of lines per failing test point
  */
 export function failingPoints (lines) {
-  /** @type {Map<string, { stack: string[], points: Array<{ path: string[], text: string[] }>, open: string[] | null, started: boolean, indent: number }>} */
+  /** @type {Map<string, { stack: string[], points: Array<{ path: string[], text: string[] }>, open: string[] | null, started: boolean, skipping: boolean, indent: number }>} */
   const pkgs = new Map()
   for (const raw of lines) {
     const m = TAP_LINE.exec(raw)
     if (m == null) continue
     let p = pkgs.get(m[1])
-    if (p == null) pkgs.set(m[1], (p = { stack: [], points: [], open: null, started: false, indent: 0 }))
+    if (p == null) {
+      pkgs.set(m[1], (p = { stack: [], points: [], open: null, started: false, skipping: false, indent: 0 }))
+    }
     const line = m[2]
     if (p.open != null) {
       const inBlock = line.startsWith(' '.repeat(p.indent))
@@ -35,7 +39,9 @@ export function failingPoints (lines) {
         continue
       }
       if (p.started && inBlock && text !== '...') {
-        if (p.open.length < DIAGNOSTIC_LINES) p.open.push(text)
+        // A top-level key starts a section; the stack and the source excerpt repeat what `at` says.
+        if (!text.startsWith(' ')) p.skipping = UNSHOWN_SECTIONS.test(text)
+        if (!p.skipping && !UNSHOWN_LINES.test(text) && p.open.length < DIAGNOSTIC_LINES) p.open.push(text)
         continue
       }
       p.open = null
@@ -55,6 +61,7 @@ export function failingPoints (lines) {
     p.points.push(point)
     p.open = point.text
     p.started = false
+    p.skipping = false
     p.indent = bad[1].length + 2
   }
   /** @type {string[][]} */

@@ -52,6 +52,12 @@ const failingRun = `# Subtest: test/a.test.ts
               at:
                 fileName: test/a.test.ts
                 lineNumber: 4
+                columnNumber: 7
+                typeName: Test
+              stack: |
+                Test.<anonymous> (test/a.test.ts:4:7)
+              source: |
+                t.equal(1, 2, 'one is two')
               diff: |
                 -2
                 +1
