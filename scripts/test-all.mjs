@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // `pnpm test`'s runner: every package's tap suite through turbo (four packages at a time, all of
 // them even when one fails), its output passed through untouched, then the failing test points
-// (innermost, with their diagnostics) and one line with the totals
-// of every package's tap summary and the packages that failed. The exit code is turbo's.
+// (innermost, with their diagnostics) and one line with the totals of every package's tap
+// summary and the packages that failed. The exit code is turbo's.
 // Extra arguments go to turbo (`node scripts/test-all.mjs --filter=@svc/core`).
 import { spawn } from 'node:child_process'
 import { createInterface } from 'node:readline'

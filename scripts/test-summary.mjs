@@ -16,7 +16,8 @@ const UNSHOWN_LINES = /^\s+(columnNumber|typeName|isToplevel|methodName|function
 /**
  * The failing test points of every package, innermost only (a failed assertion, not each
  * subtest and file around it), each as `pkg › file › subtest › … › message` and the first lines
- * of its YAML diagnostic (without the stack and source excerpt): a CI log that keeps only its tail still says what failed and where.
+ * of its YAML diagnostic (without the stack and source excerpt): a CI log that keeps only its
+ * tail still says what failed and where.
  * @param {string[]} lines turbo's stdout
  * @returns {string[][]} one list of lines per failing test point
  */

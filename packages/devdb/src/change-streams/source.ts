@@ -61,8 +61,9 @@ export class ChangeStreamSource implements ResultSource {
       if (e === undefined) return undefined
       this.pos = e.seq
       this.posTime = e.time
+      if (!inScope(this.o.scope, e)) continue
       const token = this.token(e, false)
-      if (this.passedOver(e, token)) continue
+      if (this.droppedByPrefilter(e, token)) continue
       if (invalidates(this.o.scope, e)) this.invalidatedBy = e
       const out = this.emit(changeEvent(e, token, this.o.spec, this.o.catalog, this.o.pushdown?.needs), false)
       if (out !== undefined) return out
@@ -71,8 +72,12 @@ export class ChangeStreamSource implements ResultSource {
   }
 
   /** A change this stream never returns: out of its scope, or dropped by the pipeline's leading match before being built. */
-  private passedOver (e: ChangeEntry, token?: Document): boolean {
-    if (!inScope(this.o.scope, e)) return true
+  private passedOver (e: ChangeEntry): boolean {
+    return !inScope(this.o.scope, e) || this.droppedByPrefilter(e)
+  }
+
+  /** The leading match's verdict on the event's head (its token encoded only when it is tested). */
+  private droppedByPrefilter (e: ChangeEntry, token?: Document): boolean {
     const prefilter = this.o.pushdown?.prefilter
     if (prefilter === undefined || invalidates(this.o.scope, e)) return false
     const head = eventHead(e, token ?? this.token(e, false), this.o.catalog, this.o.spec.fullDocument === 'default')
