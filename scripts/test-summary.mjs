@@ -40,8 +40,9 @@ export function failingPoints (lines) {
         continue
       }
       if (p.started && inBlock && text !== '...') {
-        // A top-level key starts a section; the stack and the source excerpt repeat what `at` says.
-        if (!text.startsWith(' ')) p.skipping = UNSHOWN_SECTIONS.test(text)
+        // A top-level key starts a section (a blank line inside one does not); the stack and the
+        // source excerpt repeat what `at` says.
+        if (text !== '' && !text.startsWith(' ')) p.skipping = UNSHOWN_SECTIONS.test(text)
         if (!p.skipping && !UNSHOWN_LINES.test(text) && p.open.length < DIAGNOSTIC_LINES) p.open.push(text)
         continue
       }

@@ -58,6 +58,8 @@ const failingRun = `# Subtest: test/a.test.ts
                 Test.<anonymous> (test/a.test.ts:4:7)
               source: |
                 t.equal(1, 2, 'one is two')
+${'                '}
+                const blocking = 1
               diff: |
                 -2
                 +1
