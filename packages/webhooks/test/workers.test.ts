@@ -78,9 +78,13 @@ t.test('two workers on one database deliver each attempt once', async (t) => {
   )
   await rx.waitFor(N, 60_000)
   await new Promise((resolve) => setTimeout(resolve, 300))
+  // A worker writes an attempt's row after its receiver answered, batched; closing waits for it
+  // (a row whose write failed stays missing, and its job is not settled).
+  await Promise.all([a.app.close(), b.app.close()])
   const ids = rx.received.map((r) => r.headers['x-svc-delivery'])
   t.equal(rx.received.length, N, 'every event delivered')
   t.equal(new Set(ids).size, N, 'no delivery twice')
   t.equal(new Set(rx.received.map((r) => r.body.recordId)).size, N, 'one per record')
   t.equal(await db.collection('webhook_deliveries').countDocuments(), N, 'one attempt row each')
+  t.equal(await db.collection('webhook_jobs').countDocuments({ state: 'delivered' }), N, 'every job settled')
 })
