@@ -148,7 +148,9 @@ t.test('start-up: schemaCheck off writes nothing; the option is checked; product
   const env = process.env.NODE_ENV
   process.env.NODE_ENV = 'production'
   t.teardown(() => {
-    process.env.NODE_ENV = env
+    // Restored either way: the files after this one in its share read it.
+    if (env === undefined) delete process.env.NODE_ENV
+    else process.env.NODE_ENV = env
   })
   await (await start(t, db, { schemas: [BEFORE] })).close()
   await t.rejects(

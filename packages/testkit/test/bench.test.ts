@@ -93,7 +93,9 @@ t.test("BenchProcesses: a script's first line as JSON, a database, and everythin
   const saved = process.env.MONGODB_URI
   delete process.env.MONGODB_URI
   t.teardown(() => {
-    if (saved !== undefined) process.env.MONGODB_URI = saved
+    // Restored either way: the tests after this one in the process (its share) read it.
+    if (saved === undefined) delete process.env.MONGODB_URI
+    else process.env.MONGODB_URI = saved
   })
   const db = await processes.database('bench_db')
   t.equal(db.label, '@svc/devdb (child process)')
