@@ -96,7 +96,8 @@ async function apply (env: NodeJS.ProcessEnv, killAt?: number): Promise<Run> {
   })
   return await new Promise((resolve) =>
     child.on('exit', (code, signal) => {
-      if (killAt === undefined && code !== 0) process.stderr.write(stderr)
+      // A run that ended on its own where it should have been killed, or failed, says why.
+      if (signal === null && (code !== 0 || killAt !== undefined)) process.stderr.write(stderr)
       resolve({ code, signal, lines })
     })
   )
@@ -164,7 +165,11 @@ t.test(
     }
     for (const killAt of [15_000, 40_000]) {
       const run = await apply(env, killAt)
-      t.equal(run.signal, 'SIGKILL', `killed past ${killAt} records`)
+      t.equal(
+        run.signal,
+        'SIGKILL',
+        `killed past ${killAt} records (else: exit code ${run.code}, last line ${JSON.stringify(run.lines.at(-1))})`
+      )
       const done = await db.collection('deals').countDocuments({ migratedTimes: 1 })
       t.ok(done >= killAt && done < records, `part of the records were migrated (${done})`)
     }

@@ -1,0 +1,4 @@
+// Share 2 of server's test files, in one process (see scripts/test-shares.mjs).
+import t from 'tap'
+import { runShare } from '../../../../scripts/test-shares.mjs'
+runShare(t, import.meta.url, 2, 4)

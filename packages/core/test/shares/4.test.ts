@@ -1,0 +1,4 @@
+// Share 4 of core's test files, in one process (see scripts/test-shares.mjs).
+import t from 'tap'
+import { runShare } from '../../../../scripts/test-shares.mjs'
+runShare(t, import.meta.url, 4, 4)

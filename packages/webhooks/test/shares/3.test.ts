@@ -1,0 +1,4 @@
+// Share 3 of webhooks's test files, in one process (see scripts/test-shares.mjs).
+import t from 'tap'
+import { runShare } from '../../../../scripts/test-shares.mjs'
+runShare(t, import.meta.url, 3, 3)
