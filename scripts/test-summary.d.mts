@@ -11,3 +11,7 @@ export interface TestSummary {
 export function summarize(lines: string[], exitCode: number): TestSummary
 
 export function failingPoints(lines: string[]): string[][]
+
+export function packageSpans(timed: Array<{ line: string; at: number }>): Array<{ pkg: string; ms: number }>
+
+export function formatSpans(spans: Array<{ pkg: string; ms: number }>): string

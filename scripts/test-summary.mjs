@@ -116,3 +116,31 @@ export function summarize (lines, exitCode) {
     `${totals.skip} skipped, ${totals.todo} todo (tap test points); ${verdict}`
   return { ...totals, failed: names, line }
 }
+
+/**
+ * How long each package's tests ran, from its first output line to its last (turbo streams them
+ * as they come), longest first: where the run's time went, in a log that keeps only its tail.
+ * @param {Array<{ line: string, at: number }>} timed turbo's stdout lines with when each arrived (ms)
+ * @returns {Array<{ pkg: string, ms: number }>}
+ */
+export function packageSpans (timed) {
+  /** @type {Map<string, { first: number, last: number }>} */
+  const spans = new Map()
+  for (const { line, at } of timed) {
+    const m = TAP_LINE.exec(line)
+    if (m === null) continue
+    const span = spans.get(m[1])
+    if (span === undefined) spans.set(m[1], { first: at, last: at })
+    else span.last = at
+  }
+  return [...spans].map(([pkg, s]) => ({ pkg, ms: s.last - s.first })).sort((a, b) => b.ms - a.ms)
+}
+
+/**
+ * One line of them: `package times: @svc/core 6.1 min, @svc/devdb 2.0 min, …`.
+ * @param {Array<{ pkg: string, ms: number }>} spans
+ * @returns {string}
+ */
+export function formatSpans (spans) {
+  return `package times: ${spans.map((s) => `${s.pkg} ${(s.ms / 60_000).toFixed(1)} min`).join(', ')}`
+}

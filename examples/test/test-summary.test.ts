@@ -1,5 +1,5 @@
 import t from 'tap'
-import { failingPoints, summarize } from '../../scripts/test-summary.mjs'
+import { failingPoints, formatSpans, packageSpans, summarize } from '../../scripts/test-summary.mjs'
 
 // The last line of `pnpm test`, from turbo's task-prefixed output as turbo 2 and tap 21 print it.
 
@@ -130,4 +130,22 @@ t.test('a long diagnostic is cut, packages are kept apart', async (t) => {
   t.equal(points[0][0], '@svc/a › big')
   t.equal(points[0].length, 1 + 14, 'the first 14 diagnostic lines')
   t.same(points[1], ['@svc/b › other'], 'no diagnostic block: the line alone')
+})
+
+t.test('how long each package ran: its first to its last line, longest first', async (t) => {
+  const timed = [
+    { line: '@svc/core:test: TAP version 14', at: 1_000 },
+    { line: '@svc/devdb:test: TAP version 14', at: 2_000 },
+    { line: ' Tasks:    2 successful, 2 total', at: 2_500 },
+    { line: '@svc/devdb:test: # { total: 1, pass: 1 }', at: 62_000 },
+    { line: '@svc/core:test: ok 1 - test/shares/1.test.ts # time=5.1ms', at: 200_000 },
+    { line: '@svc/core:test: # { total: 1, pass: 1 }', at: 367_000 }
+  ]
+  const spans = packageSpans(timed)
+  t.same(spans, [
+    { pkg: '@svc/core', ms: 366_000 },
+    { pkg: '@svc/devdb', ms: 60_000 }
+  ])
+  t.equal(formatSpans(spans), 'package times: @svc/core 6.1 min, @svc/devdb 1.0 min')
+  t.same(packageSpans([]), [])
 })
