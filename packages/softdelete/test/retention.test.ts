@@ -1,9 +1,10 @@
-import t from 'tap'
+import t, { type Test } from 'tap'
 import type { Document } from 'mongodb'
 import type { FastifyInstance } from 'fastify'
 import { buildApp, fakeClock, makeUser, SCHEMAS } from './helper.js'
 
 async function createAndDelete (
+  t: Test,
   app: FastifyInstance,
   headers: Record<string, string>,
   path: string,
@@ -29,13 +30,13 @@ t.test('schema retentionDays: the sweep purges older tombstones and hands them t
     }
   })
   const u = makeUser()
-  const old = await createAndDelete(app, u.headers, 'notes', { body: 'old' })
+  const old = await createAndDelete(t, app, u.headers, 'notes', { body: 'old' })
   clock.advanceDays(20)
-  const young = await createAndDelete(app, u.headers, 'notes', { body: 'young' })
+  const young = await createAndDelete(t, app, u.headers, 'notes', { body: 'young' })
   const live = (
     await app.inject({ method: 'POST', url: '/api/v1/notes', headers: u.headers, payload: { body: 'live' } })
   ).json()._id
-  await createAndDelete(app, u.headers, 'tags', { name: 'no-retention' })
+  await createAndDelete(t, app, u.headers, 'tags', { name: 'no-retention' })
   t.equal(app.svc.softDelete?.retentionDays('notes'), 30)
   t.equal(app.svc.softDelete?.retentionDays('tags'), undefined, 'no retention configured: kept forever')
 
@@ -62,8 +63,8 @@ t.test('global retention (option, then SOFT_DELETE_RETENTION_DAYS) and restored 
   const { app, db } = await buildApp(t, { softDelete: { now: clock.now, retentionDays: 7 } })
   const u = makeUser()
   t.equal(app.svc.softDelete?.retentionDays('notes'), 7)
-  const gone = await createAndDelete(app, u.headers, 'notes', { body: 'gone' })
-  const back = await createAndDelete(app, u.headers, 'notes', { body: 'back' })
+  const gone = await createAndDelete(t, app, u.headers, 'notes', { body: 'gone' })
+  const back = await createAndDelete(t, app, u.headers, 'notes', { body: 'back' })
   t.equal(
     (await app.inject({ method: 'POST', url: `/api/v1/notes/${back}/restore`, headers: u.headers })).statusCode,
     200
@@ -111,7 +112,7 @@ t.test('several replicas sweeping at once purge each tombstone exactly once', as
   })
   const u = makeUser()
   const ids: string[] = []
-  for (let i = 0; i < 10; i++) ids.push(await createAndDelete(app, u.headers, 'notes', { body: `n${i}` }))
+  for (let i = 0; i < 10; i++) ids.push(await createAndDelete(t, app, u.headers, 'notes', { body: `n${i}` }))
   clock.advanceDays(2)
   // Three concurrent sweeps over the same collection stand in for three replicas.
   const reports = await Promise.all([
@@ -141,7 +142,7 @@ t.test('a failing purge hook is logged and does not stop the sweep', async (t) =
     }
   })
   const u = makeUser()
-  await createAndDelete(app, u.headers, 'notes', { body: 'x' })
+  await createAndDelete(t, app, u.headers, 'notes', { body: 'x' })
   clock.advanceDays(2)
   t.same(await app.svc.softDelete!.sweep(), { purged: { 'v1/notes': 1 } })
   t.equal(second, 1, 'the next hook still ran')
@@ -153,7 +154,7 @@ t.test('the periodic sweep runs on its timer and stops on close', async (t) => {
   clock.advanceDays(-10)
   const { app, db } = await buildApp(t, { softDelete: { now: clock.now, retentionDays: 1, sweepIntervalMs: 20 } })
   const u = makeUser()
-  await createAndDelete(app, u.headers, 'notes', { body: 'x' })
+  await createAndDelete(t, app, u.headers, 'notes', { body: 'x' })
   clock.advanceDays(5)
   for (let i = 0; i < 500 && (await db.collection('notes').countDocuments()) > 0; i++) {
     await new Promise((resolve) => setTimeout(resolve, 20))
