@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // `pnpm test`'s runner: every package's tap suite through turbo (four packages at a time, all of
 // them even when one fails), its output passed through untouched, then the failing test points
-// (innermost, with their diagnostics), how long each package ran, and one line with the totals of every package's tap
-// summary and the packages that failed. The exit code is turbo's.
+// (innermost, with their diagnostics), how long each package ran, and one line with the totals of
+// every package's tap summary and the packages that failed. The exit code is turbo's.
 // Extra arguments go to turbo (`node scripts/test-all.mjs --filter=@svc/core`).
 import { spawn } from 'node:child_process'
 import { createInterface } from 'node:readline'
@@ -29,11 +29,10 @@ const turbo = spawn('turbo', args, {
   stdio: ['inherit', 'pipe', 'inherit'],
   shell: process.platform === 'win32'
 })
-const lines = []
+// Each line with when it came: the summaries read the lines, the package times their arrival.
 const timed = []
 createInterface({ input: turbo.stdout }).on('line', (line) => {
   process.stdout.write(`${line}\n`)
-  lines.push(line)
   timed.push({ line, at: Date.now() })
 })
 const code = await new Promise((resolve) => {
@@ -43,6 +42,7 @@ const code = await new Promise((resolve) => {
   })
   turbo.on('close', (status, signal) => resolve(status ?? (signal != null ? 1 : 0)))
 })
+const lines = timed.map((t) => t.line)
 const failures = failingPoints(lines)
 if (failures.length > 0) {
   console.log(`\nfailing test points (${failures.length}):`)

@@ -1,5 +1,3 @@
-export const SHARES_DIR: string
-
 export function shareableTestFiles(testDir: string): string[]
 
 export function shareOf<T>(files: readonly T[], index: number, count: number): T[]

@@ -13,7 +13,7 @@ import { readdirSync } from 'node:fs'
 import { dirname, join, relative, sep } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 
-export const SHARES_DIR = 'shares'
+const SHARES_DIR = 'shares'
 
 /**
  * The test files under `testDir` that run in shares, relative to it ('/'-separated), sorted.
