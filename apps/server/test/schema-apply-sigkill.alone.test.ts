@@ -68,6 +68,18 @@ async function seed (db: Db, records: number, tenants: number): Promise<void> {
   }
 }
 
+/** The environment `svc schema apply` runs in: the database at `uri`, a fresh schema directory, no coverage. */
+function applyEnv (t: Test, uri: string, filtered: boolean): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    _TAPJS_PROCESSINFO_COVERAGE_: '0',
+    NODE_ENV: 'test',
+    JWT_SECRET: 'sigkill-secret-0123456789abcdef0123',
+    SCHEMA_DIR: schemaDir(t, filtered),
+    MONGODB_URI: uri
+  }
+}
+
 interface Run {
   code: number | null
   signal: string | null
@@ -158,14 +170,7 @@ t.test(
     })
     const records = 100_000
     await seed(db, records, 100)
-    const env = {
-      ...process.env,
-      _TAPJS_PROCESSINFO_COVERAGE_: '0',
-      NODE_ENV: 'test',
-      JWT_SECRET: 'sigkill-secret-0123456789abcdef0123',
-      SCHEMA_DIR: schemaDir(t, false),
-      MONGODB_URI: uri
-    }
+    const env = applyEnv(t, uri, false)
     for (const killAt of [15_000, 40_000]) {
       const run = await apply(env, killAt)
       t.equal(
@@ -197,14 +202,7 @@ for (const filtered of [true, false]) {
       const { db, uri } = await getStandaloneTestDb(t)
       const records = 6000
       await seed(db, records, 20)
-      const env = {
-        ...process.env,
-        _TAPJS_PROCESSINFO_COVERAGE_: '0',
-        NODE_ENV: 'test',
-        JWT_SECRET: 'sigkill-secret-0123456789abcdef0123',
-        SCHEMA_DIR: schemaDir(t, filtered),
-        MONGODB_URI: uri
-      }
+      const env = applyEnv(t, uri, filtered)
       const run = await apply(env, 2000)
       t.equal(run.signal, 'SIGKILL')
       const migrated = filtered ? 0 : await forgetCheckpoints(db)
