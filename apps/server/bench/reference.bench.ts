@@ -6,7 +6,7 @@
  * with one audit row in the same transaction) on the same devdb, a separate process. The one
  * setting a benchmark must change: the rate limits are raised so one tenant's load is not
  * refused (they are still counted). GET by id, a list of 20 with its total and create, in
- * alternating rounds; req/s and each server process's CPU µs per request (from /proc).
+ * alternating rounds; req/s, each server process's CPU µs per request and the database's (from /proc).
  * Goals (issue 23): GET ≥ 0.9×, list-20 ≥ 0.85×, create ≥ 0.8×.
  * BENCH_SECONDS, BENCH_CONNECTIONS, BENCH_ROUNDS as in @svc/testkit/bench; BENCH_DEVELOPMENT=1 runs
  * serve.ts's development settings instead (metrics on, access lines off).
@@ -25,6 +25,7 @@ try {
   ])
   const rawUrl = `http://127.0.0.1:${raw.rawPort}`
   const id = ids[100]
+  const dbCpu = async (): Promise<number> => cpuOf(server.dbPid!)
   const create = { method: 'POST', headers, body: JSON.stringify({ title: 'bench note', n: 5 }) }
   const cases: Array<[string, string, Partial<Load>?]> = [
     ['GET /:id', `/notes/${id}`],
@@ -37,14 +38,24 @@ try {
   )
   for (const [label, path, extra] of cases) {
     const [s, r] = await compareLoads([
-      { label: 'svc', url: `${server.url}/api/v1${path}`, headers, ...extra, cpu: async () => cpuOf(server.pid) },
-      { label: 'raw', url: `${rawUrl}/raw${path}`, headers, ...extra, cpu: async () => cpuOf(raw.pid) }
+      {
+        label: 'svc',
+        url: `${server.url}/api/v1${path}`,
+        headers,
+        ...extra,
+        cpu: async () => cpuOf(server.pid),
+        dbCpu
+      },
+      { label: 'raw', url: `${rawUrl}/raw${path}`, headers, ...extra, cpu: async () => cpuOf(raw.pid), dbCpu }
     ])
     console.log(
       `${label.padEnd(14)} svc ${s.rps.toFixed(0).padStart(6)} req/s   raw ${r.rps.toFixed(0).padStart(6)} req/s   ratio ${(s.rps / r.rps).toFixed(2)}`
     )
     console.log(
       `${''.padEnd(14)} server CPU per request: svc ${s.cpuUs.toFixed(0)} µs, raw ${r.cpuUs.toFixed(0)} µs (raw/svc ${(r.cpuUs / s.cpuUs).toFixed(2)})   load ${loadavg()[0].toFixed(2)}`
+    )
+    console.log(
+      `${''.padEnd(14)} database CPU per request: svc ${s.dbCpuUs.toFixed(0)} µs, raw ${r.dbCpuUs.toFixed(0)} µs`
     )
   }
 } finally {

@@ -86,6 +86,8 @@ export interface Load {
   paths?: string[]
   /** This load's server CPU so far (µs), when the loads compared run in different processes. */
   cpu?: () => Promise<number>
+  /** The database process's CPU so far (µs), when it is a separate process of this machine. */
+  dbCpu?: () => Promise<number>
 }
 
 function cycling (paths: string[]): {
@@ -94,11 +96,12 @@ function cycling (paths: string[]): {
   let next = 0
   return { requests: [{ setupRequest: (req) => ({ ...req, path: paths[next++ % paths.length] }) }] }
 }
-/** Medians over the rounds: requests per second, and server CPU µs per request (NaN without `cpu`). */
+/** Medians over the rounds: requests per second, server and database CPU µs per request (NaN without `cpu` / `dbCpu`). */
 export interface Measured {
   label: string
   rps: number
   cpuUs: number
+  dbCpuUs: number
 }
 
 /** A server's CPU time so far (µs, user + system) from an endpoint answering `process.cpuUsage()`. */
@@ -121,10 +124,12 @@ export async function compareLoads (
 ): Promise<Measured[]> {
   const rps = loads.map((): number[] => [])
   const cpuUs = loads.map((): number[] => [])
+  const dbCpuUs = loads.map((): number[] => [])
   const once = async (i: number): Promise<void> => {
-    const { label, paths, cpu: own, ...request } = loads[i]
+    const { label, paths, cpu: own, dbCpu, ...request } = loads[i]
     const serverCpu = own ?? cpu
     const before = serverCpu === undefined ? 0 : await serverCpu()
+    const dbBefore = dbCpu === undefined ? 0 : await dbCpu()
     const r = await autocannon({
       ...request,
       ...(paths === undefined ? {} : cycling(paths)),
@@ -132,17 +137,24 @@ export async function compareLoads (
       duration: settings.seconds
     })
     const used = serverCpu === undefined ? NaN : (await serverCpu()) - before
+    const dbUsed = dbCpu === undefined ? NaN : (await dbCpu()) - dbBefore
     if (r.errors + r.non2xx > 0) throw new Error(`${label}: ${r.errors + r.non2xx} errors / non-2xx responses`)
     rps[i].push(r.requests.average)
     cpuUs[i].push(used / r.requests.total)
+    dbCpuUs[i].push(dbUsed / r.requests.total)
   }
   const order = loads.map((_, i) => i)
   for (const i of order) await once(i)
-  for (const list of [...rps, ...cpuUs]) list.length = 0
+  for (const list of [...rps, ...cpuUs, ...dbCpuUs]) list.length = 0
   for (let round = 0; round < settings.rounds; round++) {
     for (const i of round % 2 === 0 ? order : [...order].reverse()) await once(i)
   }
-  return loads.map((l, i) => ({ label: l.label, rps: median(rps[i]), cpuUs: median(cpuUs[i]) }))
+  return loads.map((l, i) => ({
+    label: l.label,
+    rps: median(rps[i]),
+    cpuUs: median(cpuUs[i]),
+    dbCpuUs: median(dbCpuUs[i])
+  }))
 }
 
 /** The line every benchmark prints first: what it runs on and how long. */

@@ -38,7 +38,7 @@ t.test(
     const settings = { seconds: 1, connections: 2, rounds: 2 }
     const [a, b] = await compareLoads(
       [
-        { label: 'a', url: `${base}/a` },
+        { label: 'a', url: `${base}/a`, dbCpu: cpuFrom(`${base}/cpu`) },
         { label: 'b', url: `${base}/b`, method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } }
       ],
       cpuFrom(`${base}/cpu`),
@@ -48,6 +48,8 @@ t.test(
     t.equal(b.label, 'b')
     t.ok(a.rps > 0 && b.rps > 0, 'requests per second measured')
     t.ok(Number.isFinite(a.cpuUs) && a.cpuUs >= 0, 'server CPU per request measured')
+    t.ok(Number.isFinite(a.dbCpuUs) && a.dbCpuUs >= 0, "the database's CPU per request measured where asked")
+    t.ok(Number.isNaN(b.dbCpuUs), 'no database CPU figure where none was asked')
     const sequence = hits
       .filter((u) => u !== '/cpu')
       .reduce<string[]>((runs, u) => (runs.at(-1) === u ? runs : [...runs, u]), [])
