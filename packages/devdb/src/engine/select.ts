@@ -15,7 +15,7 @@ import type { SortKey } from '../query/sort.js'
 import { NO_DEADLINE, type Deadline } from './deadline.js'
 import { isPlainDoc } from '../bson/paths.js'
 import { isNumeric, toNumber } from '../bson/bson-order.js'
-import { indexPlan, planQuery, type QuerySpec } from '../plan/planner.js'
+import { idPointPlan, indexPlan, planQuery, type QuerySpec } from '../plan/planner.js'
 import { CachedPlanTooSlow, PlanExecutor } from '../plan/executor.js'
 import { queryShape } from '../plan/plan-cache.js'
 
@@ -130,6 +130,9 @@ export function openQuery (coll: Collection, prepared: PreparedFilter, opts: Sel
   if (natural.length > 0 && spec.sort.length > 1) {
     throw badValue('$natural sort cannot be combined with other sort keys')
   }
+  // Explain plans afresh (planCache: false) to show every candidate; a lookup by `_id` needs no planning otherwise.
+  const point = opts.planCache === false ? undefined : idPointPlan(ctx, spec)
+  if (point !== undefined) return new PlanExecutor(ctx, [point], spec.limit)
   const shape = opts.planCache === false ? undefined : queryShape(spec)
   const cached = shape === undefined ? undefined : coll.planCache.get(shape)
   if (shape !== undefined && cached !== undefined) {

@@ -88,6 +88,34 @@ function indexCandidate (
   return { root: finish(ctx, q, fetch, provision !== undefined), rank, index: ix }
 }
 
+/**
+ * A filter whose top-level `_id` equals one plain value selects at most one document through the
+ * unique `_id` index, so no other plan can do better: mongod's IDHACK, widened to filters with
+ * further predicates (checked on the fetched document). Planning, the plan cache and a trial run
+ * are skipped; undefined when the query is not such a lookup (a hint, a sort by `$natural`, text,
+ * a count, an operator or a regex as the value, a string under another collation than the index's).
+ */
+export function idPointPlan (ctx: ExecContext, q: QuerySpec): Candidate | undefined {
+  if (q.hint !== undefined || q.text || q.count === true || q.filter === undefined) return undefined
+  if (!Object.hasOwn(q.filter, '_id') || q.sort.some((k) => k.meta !== undefined)) return undefined
+  const v = q.filter._id
+  if (!pointValue(v)) return undefined
+  const ix = ctx.coll.findIndex('_id_')
+  if (ix === undefined || !ix.unique || ix.fields.length !== 1 || ix.fields[0] !== '_id') return undefined
+  if (typeof v === 'string' && !sameCollation(ix.collation, q.collation)) return undefined
+  const scan = new IndexScan(ctx, ix, [[{ lo: v, loInc: true, hi: v, hiInc: true }]], 1)
+  return { root: finish(ctx, q, new Fetch(ctx, scan, q.matcher, q.filter), false), rank: 1000, index: ix }
+}
+
+/** A value `_id: v` compares with by plain equality: no operator document, array, regex or null (which also matches a missing field). */
+function pointValue (v: unknown): boolean {
+  if (typeof v === 'string') return true
+  if (typeof v === 'number') return !Number.isNaN(v)
+  if (v instanceof Date) return !Number.isNaN(v.getTime())
+  const type = (v as { _bsontype?: string } | null)?._bsontype
+  return type === 'ObjectId' || type === 'Long' || type === 'Int32' || type === 'Double'
+}
+
 /** The plan of one index for a query (a plan-cache hit), or undefined when that index no longer applies. */
 export function indexPlan (ctx: ExecContext, q: QuerySpec, indexName: string): Candidate | undefined {
   const ix = ctx.coll.findIndex(indexName)
