@@ -79,7 +79,7 @@ const updateCommand: Handler = (cmd, ctx) => {
       checkHint(existing, st.hint)
       const variables = letVariables(st.c, 'UpdateOpEntry.c', letVars)
       // Validate the filter before creating the collection so a bad filter leaves no trace.
-      prepareFilter(existing, q, variables, collation)
+      const prepared = prepareFilter(existing, q, variables, collation)
       if (existing === undefined && st.upsert !== true) continue
       const coll = ctx.server.catalog.getOrCreate(ctx.db, name, ctx.journal)
       const r = runUpdate(
@@ -93,7 +93,8 @@ const updateCommand: Handler = (cmd, ctx) => {
           deadline: ctx.deadline,
           hint: st.hint,
           collation,
-          variables
+          variables,
+          ...(existing !== undefined ? { prepared } : {})
         },
         ctx.journal
       )

@@ -5,9 +5,9 @@
  * consistent view of what they hold.
  */
 import { BTree } from './btree.js'
-import type { Document } from 'bson'
+import type { Document, ObjectId } from 'bson'
 import { CommandError, Codes } from '../errors.js'
-import { IndexDef } from './index-def.js'
+import { IndexDef, type IndexKey } from './index-def.js'
 import { parseCollation, type Collation } from '../collation/collation.js'
 import { PlanCache } from '../plan/plan-cache.js'
 import { deepFreeze } from '../bson/doc-copy.js'
@@ -109,14 +109,18 @@ export class Collection {
   replace (oldDoc: Document, newDoc: Document): void {
     this.beforeWrite?.(this, oldDoc._id)
     const rid = this.requireRid(oldDoc)
-    const newKeys = this.indexes.map((ix) => ix.keysFor(newDoc))
-    this.indexes.forEach((ix, i) => {
-      ix.check(newDoc, newKeys[i], rid, this.ns)
-    })
-    this.indexes.forEach((ix, i) => {
-      ix.remove(ix.keysFor(oldDoc), rid)
-      ix.add(newKeys[i], rid)
-    })
+    // An index whose keys the write left as they were (most, for most updates) is not touched.
+    const changed: Array<[IndexDef, IndexKey[], IndexKey[]]> = []
+    for (const ix of this.indexes) {
+      const oldKeys = ix.keysFor(oldDoc)
+      const newKeys = ix.keysFor(newDoc)
+      if (!sameKeys(oldKeys, newKeys)) changed.push([ix, oldKeys, newKeys])
+    }
+    for (const [ix, , newKeys] of changed) ix.check(newDoc, newKeys, rid, this.ns)
+    for (const [ix, oldKeys, newKeys] of changed) {
+      ix.remove(oldKeys, rid)
+      ix.add(newKeys, rid)
+    }
     this.records.set(rid, this.freezeDocuments ? deepFreeze(newDoc) : newDoc)
   }
 
@@ -208,4 +212,29 @@ export function assertValidCollectionName (name: unknown): string {
     throw new CommandError(Codes.InvalidNamespace, 'InvalidNamespace', `Invalid collection name: ${String(name)}`)
   }
   return name
+}
+
+/**
+ * The same index keys to the letter: equal values of the same type (an int replaced by an equal
+ * double is a new key — the entry holds the value). Anything not plainly comparable counts as changed.
+ */
+function sameKeys (a: IndexKey[], b: IndexKey[]): boolean {
+  if (a.length !== b.length) return false
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]
+    const y = b[i]
+    if (x.length !== y.length) return false
+    for (let j = 0; j < x.length; j++) if (!sameKeyValue(x[j], y[j])) return false
+  }
+  return true
+}
+
+function sameKeyValue (x: unknown, y: unknown): boolean {
+  if (x === y) return typeof x !== 'number' || !Object.is(x, -0) === !Object.is(y, -0)
+  if (x instanceof Date && y instanceof Date) return x.getTime() === y.getTime()
+  const bx = (x as { _bsontype?: string } | null)?._bsontype
+  if (bx === 'ObjectId' && (y as { _bsontype?: string } | null)?._bsontype === 'ObjectId') {
+    return (x as ObjectId).equals(y as ObjectId)
+  }
+  return false
 }

@@ -4,7 +4,7 @@ import { CommandError, Codes } from '../../errors.js'
 import type { Collection } from '../collection.js'
 import type { JournalEntry } from '../../storage/types.js'
 import { keyString } from '../../bson/key-string.js'
-import { prepareFilter, selectPrepared } from '../select.js'
+import { prepareFilter, selectPrepared, type PreparedFilter } from '../select.js'
 import type { SortKey } from '../../query/sort.js'
 import type { Deadline } from '../deadline.js'
 import type { Collation } from '../../collation/collation.js'
@@ -29,6 +29,8 @@ export interface UpdateSpec {
   collation?: Collation
   /** the command's `let` and the statement's `c` (update) */
   variables?: Document
+  /** `q` already compiled for this collection (the command validated it first): not compiled twice */
+  prepared?: PreparedFilter
 }
 
 export interface UpdateOutcome {
@@ -69,7 +71,7 @@ export function runUpdate (coll: Collection, spec: UpdateSpec, journal: JournalE
   }
   if (parsed.kind === 'operators') checkArrayFilters(parsed.paths, spec.arrayFilters)
   else if (spec.arrayFilters !== undefined && spec.arrayFilters.length > 0) checkArrayFilters([], spec.arrayFilters)
-  const prepared = prepareFilter(coll, spec.q, spec.variables, spec.collation)
+  const prepared = spec.prepared ?? prepareFilter(coll, spec.q, spec.variables, spec.collation)
   const { docs } = selectPrepared(coll, prepared, {
     limit: spec.multi === true ? 0 : 1,
     sort: spec.sort,
