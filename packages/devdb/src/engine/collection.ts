@@ -230,7 +230,8 @@ function sameKeys (a: IndexKey[], b: IndexKey[]): boolean {
 }
 
 function sameKeyValue (x: unknown, y: unknown): boolean {
-  if (x === y) return typeof x !== 'number' || !Object.is(x, -0) === !Object.is(y, -0)
+  // Object.is: 0 and -0 are equal values but different keys.
+  if (x === y) return Object.is(x, y)
   if (x instanceof Date && y instanceof Date) return x.getTime() === y.getTime()
   const bx = (x as { _bsontype?: string } | null)?._bsontype
   if (bx === 'ObjectId' && (y as { _bsontype?: string } | null)?._bsontype === 'ObjectId') {
