@@ -1,15 +1,48 @@
 // Child process of reference.bench.ts: the hand-written Fastify route (core's bench baseline) on
-// the reference server's database, for its `notes`. Prints `{ rawPort, pid }` as one line.
-import { MongoClient } from 'mongodb'
+// the reference server's database, for its `notes`. Its writes commit the audit row @svc/audit
+// writes for them (the same fields: actor, request id, before, after, diff) into a collection
+// with the history index @svc/audit reads it by. Prints `{ rawPort, pid }` as one line.
+import { isDeepStrictEqual } from 'node:util'
+import { MongoClient, ObjectId, type Document } from 'mongodb'
 import { rawApp } from '../../../packages/core/bench/raw-app.js'
 import { SECRET } from './serve.js'
+
+/** Field by field, what a write changed (the identity and the update time left out, as @svc/audit does). */
+function diff (before: Document | null, after: Document): Record<string, { from: unknown; to: unknown }> {
+  const out: Record<string, { from: unknown; to: unknown }> = {}
+  for (const key of new Set([...Object.keys(before ?? {}), ...Object.keys(after)])) {
+    if (key === '_id' || key === 'updatedAt') continue
+    const from = before?.[key] ?? null
+    const to = after[key] ?? null
+    if (!isDeepStrictEqual(from, to)) out[key] = { from, to }
+  }
+  return out
+}
 
 const client = await new MongoClient(process.argv[2]).connect()
 const raw = await rawApp(client, client.db(), {
   secret: SECRET,
   collection: 'notes',
   created: (body) => (typeof body.title === 'string' ? { title: body.title, n: body.n } : null),
-  updated: (body) => (typeof body.n === 'number' ? { n: body.n } : null)
+  updated: (body) => (typeof body.n === 'number' ? { n: body.n } : null),
+  audit: {
+    collection: 'bench_audit',
+    index: { userId: 1, path: 1, recordId: 1, at: -1, _id: -1 },
+    row: (w) => ({
+      _id: new ObjectId(),
+      action: w.action === 'created' ? 'create' : 'update',
+      path: 'notes',
+      version: 'v1',
+      actor: { kind: 'user', userId: w.claims.user_id, roles: w.claims.roles ?? [], email: w.claims.email },
+      requestId: w.requestId,
+      at: w.at,
+      recordId: w.recordId,
+      userId: w.after.userId,
+      before: w.before,
+      after: w.after,
+      diff: diff(w.before, w.after)
+    })
+  }
 })
 await raw.listen({ host: '127.0.0.1', port: 0 })
 process.stdout.write(

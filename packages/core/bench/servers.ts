@@ -39,7 +39,11 @@ const raw = await rawApp(client, db, {
   collection: 'deals',
   created: (body) =>
     typeof body.title === 'string' ? { title: body.title, amount: body.amount, stage: 'open' } : null,
-  updated: (body) => (typeof body.amount === 'number' ? { amount: body.amount } : null)
+  updated: (body) => (typeof body.amount === 'number' ? { amount: body.amount } : null),
+  audit: {
+    collection: 'bench_audit',
+    row: (w) => ({ _id: new ObjectId(), type: `deals.${w.action}`, recordId: w.recordId, at: w.at })
+  }
 })
 measureRoutes(raw, commands)
 
