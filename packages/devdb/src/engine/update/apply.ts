@@ -419,3 +419,36 @@ function translateUpdateError (e: unknown): CommandError {
 export function identicalDocs (a: Document, b: Document): boolean {
   return Buffer.from(serialize(a)).equals(serialize(b))
 }
+
+/**
+ * True when an operator update certainly changed the document's BSON, judged from the top-level
+ * fields its paths touch alone: one is present before or after only, or holds another string,
+ * number, boolean or date (values that serialize differently). False means undecided, not
+ * unchanged: the caller compares the whole documents (identicalDocs), which is what most updates
+ * — a new `updatedAt`, a stamp, a renewed lease — spare.
+ */
+export function surelyModified (before: Document, after: Document, paths: readonly string[]): boolean {
+  for (const path of paths) {
+    const dot = path.indexOf('.')
+    const field = dot < 0 ? path : path.slice(0, dot)
+    const had = Object.hasOwn(before, field)
+    if (had !== Object.hasOwn(after, field)) return true
+    if (!had) continue
+    const a: unknown = before[field]
+    const b: unknown = after[field]
+    if (a === b) continue
+    if (typeof a === 'string' && typeof b === 'string') return true
+    if (typeof a === 'boolean' && typeof b === 'boolean') return true
+    // NaN !== NaN, yet both serialize alike: undecided.
+    if (typeof a === 'number' && typeof b === 'number' && !(Number.isNaN(a) && Number.isNaN(b))) return true
+    if (
+      a instanceof Date &&
+      b instanceof Date &&
+      a.getTime() !== b.getTime() &&
+      !Number.isNaN(a.getTime() + b.getTime())
+    ) {
+      return true
+    }
+  }
+  return false
+}

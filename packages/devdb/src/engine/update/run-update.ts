@@ -8,7 +8,7 @@ import { prepareFilter, selectPrepared, type PreparedFilter } from '../select.js
 import type { SortKey } from '../../query/sort.js'
 import type { Deadline } from '../deadline.js'
 import type { Collation } from '../../collation/collation.js'
-import { applyUpdate, identicalDocs } from './apply.js'
+import { applyUpdate, identicalDocs, surelyModified } from './apply.js'
 import { parseUpdate } from './validate.js'
 import { upsertSeed } from './upsert-seed.js'
 import { checkUpdatedSize, prepareForStorage } from '../../commands/write-common.js'
@@ -88,7 +88,8 @@ export function runUpdate (coll: Collection, spec: UpdateSpec, journal: JournalE
     })
     out.n++
     out.before = doc
-    if (identicalDocs(updated, doc)) {
+    const modified = parsed.kind === 'operators' && surelyModified(doc, updated, parsed.paths)
+    if (!modified && identicalDocs(updated, doc)) {
       out.after = doc
       continue
     }
