@@ -2,22 +2,10 @@
 // the reference server's database, for its `notes`. Its writes commit the audit row @svc/audit
 // writes for them (the same fields: actor, request id, before, after, diff) into a collection
 // with the history index @svc/audit reads it by. Prints `{ rawPort, pid }` as one line.
-import { isDeepStrictEqual } from 'node:util'
-import { MongoClient, ObjectId, type Document } from 'mongodb'
+import { MongoClient, ObjectId } from 'mongodb'
+import { diffRecords } from '@svc/audit'
 import { rawApp } from '../../../packages/core/bench/raw-app.js'
 import { SECRET } from './serve.js'
-
-/** Field by field, what a write changed (the identity and the update time left out, as @svc/audit does). */
-function diff (before: Document | null, after: Document): Record<string, { from: unknown; to: unknown }> {
-  const out: Record<string, { from: unknown; to: unknown }> = {}
-  for (const key of new Set([...Object.keys(before ?? {}), ...Object.keys(after)])) {
-    if (key === '_id' || key === 'updatedAt') continue
-    const from = before?.[key] ?? null
-    const to = after[key] ?? null
-    if (!isDeepStrictEqual(from, to)) out[key] = { from, to }
-  }
-  return out
-}
 
 const client = await new MongoClient(process.argv[2]).connect()
 const raw = await rawApp(client, client.db(), {
@@ -40,7 +28,7 @@ const raw = await rawApp(client, client.db(), {
       userId: w.after.userId,
       before: w.before,
       after: w.after,
-      diff: diff(w.before, w.after)
+      diff: diffRecords(w.before, w.after)
     })
   }
 })

@@ -2,10 +2,10 @@
  * `pnpm --filter @svc/server bench:reference`: what the outside benchmark measures — the reference
  * server as `svc start` runs it (compiled, every plugin and the whole surface: security headers,
  * CORS, load shedding, rate limits; NODE_ENV=production with its default settings, access lines
- * included) against a hand-written Fastify route (the same JWT check and driver query, writes
- * with one audit row in the same transaction) on the same devdb, a separate process. The one
- * setting a benchmark must change: the rate limits are raised so one tenant's load is not
- * refused (they are still counted). GET by id, a list of 20 with its total and create, in
+ * included) against a hand-written Fastify route (the same JWT check and driver query; writes
+ * commit the audit row @svc/audit writes, in the same transaction) on the same devdb, a separate
+ * process. The one setting a benchmark must change: the rate limits are raised so one tenant's
+ * load is not refused (they are still counted). GET by id, a list of 20 with its total and create, in
  * alternating rounds; req/s, each server process's CPU µs per request and the database's (from /proc).
  * Goals (issue 23): GET ≥ 0.9×, list-20 ≥ 0.85×, create ≥ 0.8×.
  * BENCH_SECONDS, BENCH_CONNECTIONS, BENCH_ROUNDS as in @svc/testkit/bench; BENCH_DEVELOPMENT=1 runs
